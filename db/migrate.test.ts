@@ -1,0 +1,49 @@
+import { createClient } from "@libsql/client";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { describe, expect, test } from "bun:test";
+import { readMigrations } from "./migration-files.ts";
+import { migrateLibsql, splitStatements } from "./migrate.ts";
+import { schema } from "./schema.ts";
+
+describe("splitStatements", () => {
+  test("splits on line-ending semicolons and drops comment lines", () => {
+    const sql = "-- header\nCREATE TABLE a (\n  x INTEGER -- inline stays\n);\nCREATE INDEX i ON a (x);\n";
+    expect(splitStatements(sql)).toEqual(["CREATE TABLE a (\n  x INTEGER -- inline stays\n)", "CREATE INDEX i ON a (x)"]);
+  });
+  test("a final statement without semicolon is kept", () => {
+    expect(splitStatements("SELECT 1;\nSELECT 2")).toEqual(["SELECT 1", "SELECT 2"]);
+  });
+});
+
+describe("migrateLibsql", () => {
+  test("applies every file once and records it like wrangler does", async () => {
+    const client = createClient({ url: ":memory:" });
+    const first = await migrateLibsql(client, readMigrations());
+    expect(first.length).toBe(readMigrations().length);
+    expect(await migrateLibsql(client, readMigrations())).toEqual([]);
+    const rs = await client.execute("SELECT name FROM d1_migrations ORDER BY id");
+    expect(rs.rows.map((r) => r.name)).toEqual(first);
+  });
+
+  test("every drizzle table and column exists in the migrated database", async () => {
+    const client = createClient({ url: ":memory:" });
+    await migrateLibsql(client, readMigrations());
+    for (const table of Object.values(schema)) {
+      const cfg = getTableConfig(table);
+      const rs = await client.execute(`PRAGMA table_info(${cfg.name})`);
+      const columns = new Set(rs.rows.map((r) => String(r.name)));
+      expect(columns.size).toBeGreaterThan(0);
+      for (const col of cfg.columns) expect(columns).toContain(col.name);
+      expect(columns.size).toBe(cfg.columns.length);
+    }
+  });
+
+  test("a failing file leaves nothing half-applied", async () => {
+    const client = createClient({ url: ":memory:" });
+    await expect(
+      migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }]),
+    ).rejects.toThrow();
+    const rs = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ok'");
+    expect(rs.rows.length).toBe(0);
+  });
+});

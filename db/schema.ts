@@ -1,0 +1,21 @@
+/** The drizzle schema object: every table, for `drizzle(…, { schema })`. */
+import { apiKeys } from "./schema/api-keys.ts";
+import { liquidityPools } from "./schema/liquidity-pools.ts";
+import { loanProducts } from "./schema/loan-products.ts";
+import { merchantConfigs } from "./schema/merchant-configs.ts";
+import { tenantSettings } from "./schema/tenant-settings.ts";
+import { tenants } from "./schema/tenants.ts";
+import { users } from "./schema/users.ts";
+import { widgetPrograms } from "./schema/widget-programs.ts";
+
+export const schema = {
+  tenants,
+  users,
+  apiKeys,
+  tenantSettings,
+  merchantConfigs,
+  loanProducts,
+  widgetPrograms,
+  liquidityPools,
+};
+export type Schema = typeof schema;

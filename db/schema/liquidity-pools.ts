@@ -1,0 +1,26 @@
+import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { STABLECOINS, TENANT_MODES } from "./vocabularies.ts";
+import { timestamp, units } from "./columns.ts";
+import { tenants } from "./tenants.ts";
+
+/**
+ * A liquidity pool principal is drawn from. `tenantId` is null for a shared
+ * pool that several tenants may be configured to draw from.
+ * Headroom = available - reserved.
+ */
+export const liquidityPools = sqliteTable(
+  "liquidity_pools",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").references(() => tenants.id),
+    mode: text("mode", { enum: TENANT_MODES }).notNull(),
+    stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
+    available: units("available_units").notNull(),
+    reserved: units("reserved_units").notNull().default(0n),
+    /** `liquidity.low` fires once when headroom falls under this. */
+    lowThreshold: units("low_threshold_units").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [index("liquidity_pools_tenant_idx").on(t.tenantId)],
+);

@@ -1,0 +1,25 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { timestamp } from "./columns.ts";
+import { ROLES, type Role } from "./vocabularies.ts";
+import { tenants } from "./tenants.ts";
+
+export { ROLES, type Role };
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    /** Lower-cased; unique across tenants because login is by e-mail alone. */
+    email: text("email").notNull().unique(),
+    role: text("role", { enum: ROLES }).notNull(),
+    /** PBKDF2-SHA256 hash and its per-user salt, both base64. */
+    passwordHash: text("password_hash").notNull(),
+    passwordSalt: text("password_salt").notNull(),
+    passwordIterations: integer("password_iterations").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [index("users_tenant_idx").on(t.tenantId)],
+);

@@ -1,0 +1,32 @@
+import { sign, verify } from "hono/jwt";
+import type { Role } from "../../db/schema/users.ts";
+
+/**
+ * Dashboard sessions: HS256 JWTs signed with the worker secret JWT_SECRET.
+ * The token names the user; role and tenant are re-read from the database on
+ * every request, so a role change or removal takes effect at once.
+ */
+export type SessionClaims = { sub: string; tid: string; role: Role; iat: number; exp: number };
+
+export async function issueSessionToken(
+  user: { id: string; tenantId: string; role: Role },
+  secret: string,
+  now: Date,
+  ttlSeconds: number,
+): Promise<{ accessToken: string; expiresAt: Date }> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + ttlSeconds;
+  const claims: SessionClaims = { sub: user.id, tid: user.tenantId, role: user.role, iat, exp };
+  return { accessToken: await sign(claims, secret, "HS256"), expiresAt: new Date(exp * 1000) };
+}
+
+/** Returns the claims, or null for a token that is malformed, forged or expired. */
+export async function verifySessionToken(token: string, secret: string): Promise<SessionClaims | null> {
+  try {
+    const payload = await verify(token, secret, "HS256");
+    if (typeof payload.sub !== "string" || typeof payload.tid !== "string") return null;
+    return payload as unknown as SessionClaims;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { formatAmount, parseAmount, roundUnits, TICKET_CAP_UNITS, UNITS_PER_COIN } from "./money.ts";
+
+describe("parseAmount", () => {
+  test("exact base units", () => {
+    expect(parseAmount("100")).toBe(100_000_000n);
+    expect(parseAmount("100.05")).toBe(100_050_000n);
+    expect(parseAmount("0.01")).toBe(10_000n);
+    expect(parseAmount("1000.00")).toBe(TICKET_CAP_UNITS);
+    expect(parseAmount("1.123456", 6)).toBe(1_123_456n);
+  });
+  test("rejects everything that is not a plain decimal within the precision", () => {
+    for (const bad of ["", " 1", "1 ", "-1", "+1", "1e3", "1.", ".5", "1.234", "0x10", "1,00", "NaN", "Infinity", "1.2.3", "١٢"]) {
+      expect(parseAmount(bad)).toBeNull();
+    }
+    expect(parseAmount("1.1234567", 6)).toBeNull();
+  });
+  test("refuses a precision finer than the unit", () => {
+    expect(() => parseAmount("1", 7)).toThrow(RangeError);
+  });
+});
+
+describe("formatAmount", () => {
+  test("fixed decimals", () => {
+    expect(formatAmount(100_000_000n)).toBe("100.00");
+    expect(formatAmount(10_000n)).toBe("0.01");
+    expect(formatAmount(0n)).toBe("0.00");
+    expect(formatAmount(1_500_000n, 6)).toBe("1.500000");
+    expect(formatAmount(-10_000n)).toBe("-0.01");
+    expect(formatAmount(7n * UNITS_PER_COIN, 0)).toBe("7");
+  });
+  test("never rounds silently", () => {
+    expect(() => formatAmount(1n)).toThrow(RangeError);
+    expect(() => formatAmount(10_001n)).toThrow(RangeError);
+  });
+  test("round-trips every 2-decimal amount (property)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (cents) => {
+        const units = cents * 10_000n;
+        const s = formatAmount(units);
+        expect(s).toMatch(/^\d+\.\d{2}$/);
+        expect(parseAmount(s)).toBe(units);
+      }),
+    );
+  });
+  test("round-trips every 6-decimal amount (property)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), (units) => {
+        expect(parseAmount(formatAmount(units, 6), 6)).toBe(units);
+      }),
+    );
+  });
+});
+
+describe("roundUnits", () => {
+  test("half up to the cent", () => {
+    expect(roundUnits(1_004_999n)).toBe(1_000_000n);
+    expect(roundUnits(1_005_000n)).toBe(1_010_000n);
+    expect(roundUnits(1_000_000n)).toBe(1_000_000n);
+    expect(roundUnits(123n, 6)).toBe(123n);
+  });
+  test("result is on the grid and within half a step (property)", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (u) => {
+        const r = roundUnits(u);
+        expect(r % 10_000n).toBe(0n);
+        const diff = r > u ? r - u : u - r;
+        expect(diff <= 5_000n).toBe(true);
+      }),
+    );
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Money is an integer count of 10^-6 stablecoin units (bigint) everywhere in
+ * the domain. This module is the only place that parses or formats amounts.
+ */
+export const UNIT_DECIMALS = 6;
+export const UNITS_PER_COIN = 10n ** BigInt(UNIT_DECIMALS);
+
+/** The product's hard cap per loan: 1,000 USD-pegged units. */
+export const TICKET_CAP_UNITS = 1_000n * UNITS_PER_COIN;
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Parses a decimal string with at most `maxDecimals` fraction digits into base units.
+ * Returns null for anything else (signs, exponents, spaces, too many decimals).
+ *
+ * @example parseAmount("100.05") // 100050000n
+ */
+export function parseAmount(input: string, maxDecimals = 2): bigint | null {
+  if (maxDecimals > UNIT_DECIMALS) throw new RangeError("maxDecimals exceeds unit precision");
+  const m = DECIMAL.exec(input);
+  if (!m) return null;
+  const [, whole, frac = ""] = m;
+  if (frac.length > maxDecimals) return null;
+  if (whole!.length > 15) return null; // far beyond any amount we handle; keeps Number() exact in SQLite
+  return BigInt(whole!) * UNITS_PER_COIN + BigInt(frac.padEnd(UNIT_DECIMALS, "0"));
+}
+
+/**
+ * Formats base units with exactly `decimals` fraction digits. Throws when the
+ * amount is not representable exactly: rounding is a pricing decision, made
+ * explicitly with `roundUnits`, never silently here.
+ *
+ * @example formatAmount(100050000n) // "100.05"
+ */
+export function formatAmount(units: bigint, decimals = 2): string {
+  if (decimals < 0 || decimals > UNIT_DECIMALS) throw new RangeError("decimals out of range");
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const step = 10n ** BigInt(UNIT_DECIMALS - decimals);
+  if (abs % step !== 0n) throw new RangeError(`${units} units is not exact at ${decimals} decimals`);
+  const whole = abs / UNITS_PER_COIN;
+  const frac = (abs % UNITS_PER_COIN).toString().padStart(UNIT_DECIMALS, "0").slice(0, decimals);
+  return `${negative ? "-" : ""}${whole}${decimals > 0 ? `.${frac}` : ""}`;
+}
+
+/** Rounds base units to `decimals` fraction digits, half up (away from zero for positives). */
+export function roundUnits(units: bigint, decimals = 2): bigint {
+  const step = 10n ** BigInt(UNIT_DECIMALS - decimals);
+  if (step === 1n) return units;
+  const rem = units % step;
+  const down = units - rem;
+  return rem * 2n >= step ? down + step : down;
+}

@@ -1,0 +1,35 @@
+import { z } from "@hono/zod-openapi";
+import { decodeCursor } from "../../db/pagination.ts";
+
+/** SPEC.md "Errors": the body of every error response. */
+export const ErrorBodySchema = z
+  .object({
+    statusCode: z.number().int().openapi({ example: 400 }),
+    message: z
+      .union([z.string(), z.array(z.string())])
+      .openapi({ description: "A sentence, or one string per bad field for validation failures (each names its field)." }),
+    error: z.string().openapi({ example: "Bad Request" }),
+  })
+  .openapi("Error");
+
+export const IdParamSchema = z.object({
+  id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+});
+
+export const TimestampSchema = z.string().openapi({ example: "2026-11-21T10:00:00.000Z", format: "date-time" });
+export const iso = (d: Date): string => d.toISOString();
+export const isoOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+/** DECISIONS.md "Lists": `limit` 1..100 (default 20), opaque `cursor`. */
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+  cursor: z
+    .string()
+    .max(200)
+    .refine((s) => decodeCursor(s) !== null, "is not a cursor this service issued")
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
+});
+
+export const pageOf = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });

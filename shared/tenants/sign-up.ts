@@ -1,0 +1,74 @@
+import type { Db } from "../../db/create-db.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { tenantSettings } from "../../db/schema/tenant-settings.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { users } from "../../db/schema/users.ts";
+import { hashPassword } from "../auth/passwords.ts";
+import { conflict } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { DEFAULT_MERCHANT_CONFIG } from "../domain/merchant-config.ts";
+import { UNITS_PER_COIN } from "../domain/money.ts";
+import { createMerchantConfigStatements } from "../merchant-config/save-merchant-config.ts";
+import { createWidgetProgramStatement } from "../widget-programs/widget-program-rows.ts";
+
+/** A new sandbox tenant's pool: 100,000.00 test USDC, `liquidity.low` under 1,000.00. */
+export const SANDBOX_POOL_UNITS = 100_000n * UNITS_PER_COIN;
+export const SANDBOX_POOL_LOW_THRESHOLD_UNITS = 1_000n * UNITS_PER_COIN;
+
+export type SignUpInput = { email: string; password: string; companyName: string; now: Date };
+
+/**
+ * Creates a sandbox tenant that can lend at once (DECISIONS.md "Dashboard
+ * identity"): the owner, settings with the company name, a POLYGON/USDC
+ * merchant configuration with its active loan product, a widget program with
+ * its embed key, and a funded sandbox pool, all in one batch.
+ */
+export async function signUp(db: Db, input: SignUpInput) {
+  const email = input.email.trim().toLowerCase();
+  const password = await hashPassword(input.password);
+  const tenant = { id: newId(), name: input.companyName.trim(), mode: "sandbox" as const, clockOffsetMs: 0, createdAt: input.now };
+  const user = {
+    id: newId(),
+    tenantId: tenant.id,
+    email,
+    role: "OWNER" as const,
+    passwordHash: password.hash,
+    passwordSalt: password.salt,
+    passwordIterations: password.iterations,
+    createdAt: input.now,
+  };
+  const config = createMerchantConfigStatements(db, tenant.id, DEFAULT_MERCHANT_CONFIG, input.now);
+  const program = createWidgetProgramStatement(db, {
+    tenantId: tenant.id,
+    mode: tenant.mode,
+    merchantConfigId: config.row.id,
+    name: "Default program",
+    allowedOrigins: [],
+    now: input.now,
+  });
+  try {
+    await db.batch([
+      db.insert(tenants).values(tenant),
+      db.insert(users).values(user),
+      db.insert(tenantSettings).values({ tenantId: tenant.id, companyName: tenant.name, updatedAt: input.now }),
+      ...config.statements,
+      program.statement,
+      db.insert(liquidityPools).values({
+        id: newId(),
+        tenantId: tenant.id,
+        mode: "sandbox",
+        stablecoin: "USDC",
+        available: SANDBOX_POOL_UNITS,
+        reserved: 0n,
+        lowThreshold: SANDBOX_POOL_LOW_THRESHOLD_UNITS,
+        createdAt: input.now,
+        updatedAt: input.now,
+      }),
+    ]);
+  } catch (err) {
+    if (isUniqueViolation(err, "users.email")) throw conflict("An account with this e-mail already exists");
+    throw err;
+  }
+  return { tenant, user };
+}

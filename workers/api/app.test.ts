@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { createApiApp, MAX_BODY_BYTES } from "./app.ts";
+import type { ApiEnv } from "./deps.ts";
+import { createTestApp, type TestApp } from "./testing/harness.ts";
+import { bearer, createKey, PASSWORD, signUpTenant } from "./testing/fixtures.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe("errors always have the spec's body", () => {
+  test("unknown route: 404", async () => {
+    const res = await t.request("GET", "/v1/nothing-here");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ statusCode: 404, message: "No route for GET /v1/nothing-here", error: "Not Found" });
+  });
+
+  test("wrong method on a known route: 405 with Allow", async () => {
+    const res = await t.request("DELETE", "/v1/me");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET");
+    expect(res.body).toEqual({ statusCode: 405, message: "Method DELETE is not allowed on /v1/me", error: "Method Not Allowed" });
+    const withParam = await t.request("PATCH", "/v1/api-keys/abc");
+    expect(withParam.status).toBe(405);
+    expect(withParam.headers.get("allow")).toBe("DELETE");
+  });
+
+  test("malformed JSON: 400", async () => {
+    const res = await t.request("POST", "/v1/auth/login", { rawBody: '{"email": ', headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: "Malformed JSON in request body", error: "Bad Request" });
+  });
+
+  test("a body that is not JSON: 415 with the error body", async () => {
+    const res = await t.request("POST", "/v1/auth/login", { rawBody: "email=a", headers: { "content-type": "text/plain" } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ statusCode: 415, message: expect.any(String), error: "Unsupported Media Type" });
+  });
+
+  test("no content-type and no body: 400 naming the missing fields", async () => {
+    const res = await t.request("POST", "/v1/auth/login");
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual(expect.arrayContaining([expect.stringMatching(/^email:/), expect.stringMatching(/^password:/)]));
+  });
+
+  test("a JSON array or null where an object is expected: 400", async () => {
+    for (const raw of ["[]", "null", '"x"', "1"]) {
+      const res = await t.request("POST", "/v1/auth/login", { rawBody: raw, headers: { "content-type": "application/json" } });
+      expect(res.status).toBe(400);
+      expect(res.body.statusCode).toBe(400);
+    }
+  });
+
+  test("wrong types and missing fields are named", async () => {
+    const res = await t.request("POST", "/v1/auth/signup", { body: { email: 5, password: true } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toHaveLength(3);
+    expect(res.body.message.map((m: string) => m.split(":")[0]).sort()).toEqual(["companyName", "email", "password"]);
+  });
+
+  test("a body over the limit: 413", async () => {
+    const res = await t.request("POST", "/v1/auth/login", { rawBody: JSON.stringify({ email: "a".repeat(MAX_BODY_BYTES), password: "x" }), headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ statusCode: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes`, error: "Payload Too Large" });
+  });
+
+  test("an unexpected exception: 500 without internals", async () => {
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => logged.push(line);
+    try {
+      const app = createApiApp(() => {
+        throw new Error("db password is hunter2");
+      });
+      const res = await app.request("/v1/me", {}, {} as ApiEnv);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ statusCode: 500, message: "Internal server error", error: "Internal Server Error" });
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+    } finally {
+      console.error = original;
+    }
+    expect(logged.join("\n")).toContain("unhandled error");
+  });
+});
+
+describe("x-request-id", () => {
+  test("on success and on every error", async () => {
+    for (const [m, p] of [["GET", "/v1/health"], ["GET", "/nowhere"], ["GET", "/v1/me"], ["PUT", "/v1/health"]] as const) {
+      const res = await t.request(m, p);
+      expect(res.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+    }
+  });
+  test("a caller's id is echoed", async () => {
+    const res = await t.request("GET", "/v1/health", { headers: { "x-request-id": "trace-abc-123" } });
+    expect(res.headers.get("x-request-id")).toBe("trace-abc-123");
+  });
+});
+
+describe("OpenAPI", () => {
+  test("3.1 document lists every route with its auth and errors", async () => {
+    const res = await t.request("GET", "/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-api-key" }));
+    expect(res.body.components.securitySchemes.DashboardSession).toEqual(expect.objectContaining({ type: "http", scheme: "bearer" }));
+    const expected: [string, string, string[]][] = [
+      ["post", "/v1/auth/signup", []],
+      ["post", "/v1/auth/login", []],
+      ["get", "/v1/me", ["ApiKey", "DashboardSession"]],
+      ["post", "/v1/users", ["DashboardSession"]],
+      ["post", "/v1/api-keys", ["DashboardSession"]],
+      ["get", "/v1/api-keys", ["DashboardSession"]],
+      ["delete", "/v1/api-keys/{id}", ["DashboardSession"]],
+    ];
+    for (const [method, path, schemes] of expected) {
+      const op = res.body.paths[path]?.[method];
+      expect(op).toBeDefined();
+      expect(op.security.flatMap((s: object) => Object.keys(s))).toEqual(schemes);
+      expect(op.description).toContain("**Auth:**");
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(schemes.length ? ["401", "429", "500"] : ["400", "429", "500"]));
+    }
+    // Every operation documents its errors with the error body.
+    for (const [path, ops] of Object.entries(res.body.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.responses["500"]?.content?.["application/json"]?.schema?.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+      }
+    }
+  });
+
+  test("interactive docs at /docs", async () => {
+    const res = await t.request("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(String(res.body)).toContain("/v1/openapi.json");
+  });
+});
+
+describe("no input makes the service answer 500", () => {
+  test("random bodies, params and queries on every documented operation", async () => {
+    const owner = await signUpTenant(t);
+    const { key } = await createKey(t, owner.token);
+    const doc = (await t.request("GET", "/v1/openapi.json")).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, o]) =>
+      Object.keys(o).map((method) => ({ path, method: method.toUpperCase() })),
+    );
+    const json = fc.oneof(
+      fc.jsonValue(),
+      fc.dictionary(fc.constantFrom("email", "password", "companyName", "name", "role", "network", "tenures", "minTicket", "allowedOrigins", "branding"), fc.jsonValue()),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ops), json, fc.string(), fc.boolean(), async (op, body, segment, useKey) => {
+        const path = op.path.replace(/\{[^}]+\}/g, encodeURIComponent(segment) || "x");
+        const headers = useKey ? { "x-api-key": key } : bearer(owner.token);
+        const res = await t.request(op.method, `${path}?limit=${encodeURIComponent(segment)}`, { body, headers });
+        expect(res.status, `${op.method} ${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        expect(res.body).toBeTypeOf("object");
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("secrets", () => {
+  test("passwords, keys and tokens never reach the logs", async () => {
+    const owner = await signUpTenant(t);
+    const { key } = await createKey(t, owner.token);
+    await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+    await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: "wrong-password-123" } });
+    const logs = t.logs.join("\n");
+    for (const secret of [PASSWORD, "wrong-password-123", key, owner.token]) expect(logs).not.toContain(secret);
+  });
+});

@@ -1,0 +1,102 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { swaggerUI } from "@hono/swagger-ui";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { DomainError, errorBodyForStatus } from "../../shared/domain/errors.ts";
+import type { AppEnv } from "./context.ts";
+import type { ApiDeps, ApiEnv } from "./deps.ts";
+import { handleError, validationHook } from "./middleware/errors.ts";
+import { ROUTES } from "./routes.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The api worker's Hono app. `makeDeps` turns the worker's bindings into the
+ * verbs' dependencies (D1 in workers; libSQL and fakes in tests).
+ */
+export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use("*", requestId({ headerName: "x-request-id" }));
+  app.use("*", async (c, next) => {
+    try {
+      await next();
+    } finally {
+      c.res.headers.set("x-request-id", c.get("requestId"));
+    }
+  });
+  app.use("*", async (c, next) => {
+    c.set("deps", makeDeps(c.env));
+    return next();
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  for (const register of ROUTES) register(app);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "Merchant backend key, created with POST /v1/api-keys; shown once, stored hashed.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "DashboardSession", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "Dashboard session from POST /v1/auth/login or /v1/auth/signup; expires (default 1 hour).",
+  });
+  app.doc31("/v1/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "svc credit API",
+      version: "v1",
+      description: [
+        "Embedded, non-custodial stablecoin credit for merchants.",
+        "",
+        "Errors always have the body `{ statusCode, message, error }`; for validation failures `message` is an array with one string per bad field, each starting with the field's path.",
+        "Every response carries `x-request-id`. Amounts are decimal strings; internally integer 10^-6 units.",
+        "Lists return `{ data, nextCursor }`, newest first, `limit` 1..100 (default 20).",
+        "Rate limits: per API key (or dashboard user) and per client IP on unauthenticated routes; a 429 carries `Retry-After` in seconds.",
+      ].join("\n"),
+    },
+    servers: [{ url: "/" }],
+  });
+  app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "svc credit API" }));
+
+  app.notFound((c) => {
+    const allowed = methodsForPath(app, c.req.path);
+    if (allowed.length > 0) {
+      return c.json(errorBodyForStatus(405, `Method ${c.req.method} is not allowed on ${c.req.path}`), 405, {
+        Allow: allowed.join(", "),
+      });
+    }
+    return c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404);
+  });
+  app.onError(handleError);
+  return app;
+}
+
+const patternCache = new WeakMap<object, { re: RegExp; method: string }[]>();
+
+/** The methods registered for a concrete path, to tell 405 from 404. */
+function methodsForPath(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  let patterns = patternCache.get(app);
+  if (!patterns) {
+    patterns = app.routes
+      .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`),
+      }));
+    patternCache.set(app, patterns);
+  }
+  return [...new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method))];
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { createDb, type Db } from "../../db/create-db.ts";
+import { systemClock, type Clock } from "../../shared/domain/clock.ts";
+import { consoleLogger, type Logger } from "./logger.ts";
+
+/** The Workers rate-limiting binding's shape; tests pass an in-memory one. */
+export type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };
+
+/** Bindings and vars of the api worker (wrangler.toml at the repository root). */
+export type ApiEnv = {
+  DB: D1Database;
+  ENVIRONMENT?: string;
+  JWT_SECRET?: string;
+  JWT_TTL_SECONDS?: string;
+  RATE_LIMIT_PERIOD_SECONDS?: string;
+  API_KEY_LIMITER: RateLimiter;
+  IP_LIMITER: RateLimiter;
+};
+
+export type ApiDeps = {
+  db: Db;
+  clock: Clock;
+  environment: "development" | "production";
+  jwtSecret: string;
+  jwtTtlSeconds: number;
+  limiters: { apiKey: RateLimiter; ip: RateLimiter; periodSeconds: number };
+  log: Logger;
+};
+
+/** Only `npm run dev` and tests may run without a configured JWT secret. */
+const DEV_JWT_SECRET = "dev-only-jwt-secret-never-used-in-deployments";
+
+const EnvSchema = z.object({
+  ENVIRONMENT: z.enum(["development", "production"]).default("production"),
+  JWT_SECRET: z.string().min(32).optional(),
+  JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  RATE_LIMIT_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+});
+
+export class ConfigurationError extends Error {}
+
+/** Parses the worker's env once per request (cheap) and builds the verbs' dependencies. */
+export function depsFromEnv(env: ApiEnv): ApiDeps {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigurationError("invalid worker configuration");
+  const { ENVIRONMENT, JWT_SECRET, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS } = parsed.data;
+  const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
+  // Fail closed: a deployment without its secret must not sign tokens with a known default.
+  if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
+  return {
+    db: createDb(env.DB),
+    clock: systemClock,
+    environment: ENVIRONMENT,
+    jwtSecret,
+    jwtTtlSeconds: JWT_TTL_SECONDS,
+    limiters: { apiKey: env.API_KEY_LIMITER, ip: env.IP_LIMITER, periodSeconds: RATE_LIMIT_PERIOD_SECONDS },
+    log: consoleLogger,
+  };
+}

@@ -1,0 +1,70 @@
+import type { MiddlewareHandler } from "hono";
+import type { Role } from "../../../db/schema/users.ts";
+import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
+import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
+import type { AppEnv } from "../context.ts";
+
+/** Which credentials a route accepts (SPEC.md "Authentication"). */
+export type AuthMode = "NONE" | "KEY" | "JWT" | "KEY_OR_JWT";
+
+const bearer = (header: string | undefined): string | null => {
+  const m = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return m ? m[1]! : null;
+};
+
+/** The client address Cloudflare (and miniflare) put on the request. */
+export const clientIp = (headers: { header(name: string): string | undefined }): string =>
+  headers.header("cf-connecting-ip") ?? "unknown";
+
+/**
+ * Resolves the principal for a route, then applies the rate limit: per API
+ * key or per dashboard user when authenticated, per client IP otherwise.
+ */
+export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  const limited = options.rateLimit ?? true;
+  return async (c, next) => {
+    const { db, jwtSecret, limiters } = c.get("deps");
+    if (mode === "NONE") {
+      if (limited && !(await limiters.ip.limit({ key: `ip:${clientIp(c.req)}` })).success) {
+        throw rateLimited(limiters.periodSeconds);
+      }
+      return next();
+    }
+    const key = c.req.header("x-api-key");
+    const token = bearer(c.req.header("authorization"));
+    let principal = null;
+    if (key !== undefined && (mode === "KEY" || mode === "KEY_OR_JWT")) {
+      principal = await principalForApiKey(db, key);
+      if (!principal) throw unauthorized("Invalid or revoked API key");
+    } else if (token && (mode === "JWT" || mode === "KEY_OR_JWT")) {
+      principal = await principalForSession(db, token, jwtSecret);
+      if (!principal) throw unauthorized("Invalid or expired session token");
+    } else if (mode === "JWT") {
+      throw unauthorized("This route requires a dashboard session: Authorization: Bearer <token> from POST /v1/auth/login");
+    } else if (mode === "KEY") {
+      throw unauthorized("Missing x-api-key header");
+    } else {
+      throw unauthorized("Missing credentials: send x-api-key or Authorization: Bearer <token>");
+    }
+    const rateKey = principal.kind === "apiKey" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+    if (limited && !(await limiters.apiKey.limit({ key: rateKey })).success) throw rateLimited(limiters.periodSeconds);
+    c.set("principal", principal);
+    return next();
+  };
+}
+
+/**
+ * Restricts a route to dashboard roles. API keys act for the merchant's
+ * backend and pass only where the route also accepts them (`allowApiKey`).
+ */
+export function requireRole(roles: readonly Role[], options: { allowApiKey?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "apiKey") {
+      if (!options.allowApiKey) throw forbidden("This route requires a dashboard user");
+    } else if (!roles.includes(p.role)) {
+      throw forbidden(`This route requires the role ${roles.join(" or ")}; you are ${p.role}`);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,40 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../../../shared/domain/errors.ts";
+import { consoleLogger } from "../logger.ts";
+
+/**
+ * The single place where errors become SPEC.md's `{ statusCode, message, error }`.
+ * Unexpected exceptions answer 500 with a generic message; the log line
+ * carries the request id and the error's name, never request data.
+ */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof DomainError) {
+    return c.json(toErrorBody(err), err.status as ContentfulStatusCode, err.headers);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own 4xx: malformed JSON, body too large and the like.
+    const status = err.status;
+    const message = status === 400 && /JSON/i.test(err.message) ? "Malformed JSON in request body" : err.message || "Bad request";
+    return c.json(errorBodyForStatus(status, message), status as ContentfulStatusCode);
+  }
+  const log = c.get("deps")?.log ?? consoleLogger;
+  log.error("unhandled error", { requestId: c.get("requestId"), name: err.name, error: err.message, stack: err.stack });
+  return c.json(errorBodyForStatus(500, "Internal server error"), 500);
+}
+
+/** One string per bad field, each naming it: `tenures.0: Invalid option: expected one of 3|7|15`. */
+export function fieldMessages(error: ZodError, target?: string): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const field = path || (target === "json" ? "body" : (target ?? "input"));
+    return `${field}: ${issue.message}`;
+  });
+}
+
+/** zod-openapi's hook: a failed validation throws our validation error. */
+export const validationHook = (result: { success: boolean; error?: ZodError; target?: string }) => {
+  if (!result.success && result.error) throw validationError(fieldMessages(result.error, result.target));
+};

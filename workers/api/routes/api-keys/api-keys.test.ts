@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { apiKeys } from "../../../../db/schema/api-keys.ts";
+import { createTestApp, type TestApp } from "../../testing/harness.ts";
+import { addUserWithRole, bearer, createKey, signUpTenant } from "../../testing/fixtures.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe("API keys", () => {
+  test("created once with its secret, stored as a SHA-256 hash, listed without secrets", async () => {
+    const owner = await signUpTenant(t);
+    const res = await t.request("POST", "/v1/api-keys", { body: { name: "backend" }, headers: bearer(owner.token) });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(String), name: "backend", key: expect.stringMatching(/^svc_test_/), prefix: res.body.key.slice(0, 13), createdAt: expect.any(String) });
+    const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, res.body.id));
+    expect(row!.keyHash).toBe(new Bun.CryptoHasher("sha256").update(res.body.key).digest("hex"));
+    expect(JSON.stringify(row)).not.toContain(res.body.key);
+
+    const list = await t.request("GET", "/v1/api-keys", { headers: bearer(owner.token) });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([{ id: res.body.id, name: "backend", prefix: res.body.prefix, createdAt: res.body.createdAt, revokedAt: null }]);
+    expect(list.body.nextCursor).toBeNull();
+    expect(JSON.stringify(list.body)).not.toContain(res.body.key);
+  });
+
+  test("the key authenticates as its tenant", async () => {
+    const owner = await signUpTenant(t);
+    const { id, key } = await createKey(t, owner.token);
+    const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+    expect(me.status).toBe(200);
+    expect(me.body.tenant.id).toBe(owner.tenantId);
+    expect(me.body.principal).toEqual({ kind: "apiKey", apiKeyId: id });
+  });
+
+  test("revocation takes effect on the very next request", async () => {
+    const owner = await signUpTenant(t);
+    const { id, key } = await createKey(t, owner.token);
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+    const revoked = await t.request("DELETE", `/v1/api-keys/${id}`, { headers: bearer(owner.token) });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    const next = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+    expect(next.status).toBe(401);
+    expect(next.body).toEqual({ statusCode: 401, message: "Invalid or revoked API key", error: "Unauthorized" });
+    const again = await t.request("DELETE", `/v1/api-keys/${id}`, { headers: bearer(owner.token) });
+    expect(again.status).toBe(200);
+    expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
+  });
+
+  test("no key and a wrong key: 401 with the error body", async () => {
+    const none = await t.request("GET", "/v1/me");
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ statusCode: 401, message: "Missing credentials: send x-api-key or Authorization: Bearer <token>", error: "Unauthorized" });
+    const wrong = await t.request("GET", "/v1/me", { headers: { "x-api-key": "svc_test_" + "x".repeat(32) } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("Unauthorized");
+    const garbageBearer = await t.request("GET", "/v1/me", { headers: { authorization: "Bearer abc.def.ghi" } });
+    expect(garbageBearer.status).toBe(401);
+  });
+
+  test("another tenant's key id: 404, and the key stays valid", async () => {
+    const a = await signUpTenant(t);
+    const b = await signUpTenant(t);
+    const { id, key } = await createKey(t, a.token);
+    const res = await t.request("DELETE", `/v1/api-keys/${id}`, { headers: bearer(b.token) });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ statusCode: 404, message: "API key not found", error: "Not Found" });
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+    const bList = await t.request("GET", "/v1/api-keys", { headers: bearer(b.token) });
+    expect(bList.body.data).toEqual([]);
+  });
+
+  test("a MEMBER gets 403 on create, list and revoke", async () => {
+    const owner = await signUpTenant(t);
+    const { id } = await createKey(t, owner.token);
+    const member = await addUserWithRole(t, owner.token, "MEMBER");
+    for (const [method, path, body] of [["POST", "/v1/api-keys", { name: "x" }], ["GET", "/v1/api-keys", undefined], ["DELETE", `/v1/api-keys/${id}`, undefined]] as const) {
+      const res = await t.request(method, path, { body, headers: bearer(member.token) });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toBe("Forbidden");
+    }
+  });
+
+  test("keys can't manage keys: the routes are dashboard-only", async () => {
+    const owner = await signUpTenant(t);
+    const { key } = await createKey(t, owner.token);
+    const res = await t.request("POST", "/v1/api-keys", { body: { name: "x" }, headers: { "x-api-key": key } });
+    expect(res.status).toBe(401);
+  });
+
+  test("pagination: newest first with an opaque cursor", async () => {
+    const owner = await signUpTenant(t);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await createKey(t, owner.token, `k${i}`)).id);
+      t.clock.advance(1);
+    }
+    const first = await t.request("GET", "/v1/api-keys?limit=2", { headers: bearer(owner.token) });
+    expect(first.body.data.map((k: { name: string }) => k.name)).toEqual(["k4", "k3"]);
+    const second = await t.request("GET", `/v1/api-keys?limit=2&cursor=${first.body.nextCursor}`, { headers: bearer(owner.token) });
+    expect(second.body.data.map((k: { name: string }) => k.name)).toEqual(["k2", "k1"]);
+    const third = await t.request("GET", `/v1/api-keys?limit=2&cursor=${second.body.nextCursor}`, { headers: bearer(owner.token) });
+    expect(third.body.data.map((k: { name: string }) => k.name)).toEqual(["k0"]);
+    expect(third.body.nextCursor).toBeNull();
+    const bad = await t.request("GET", "/v1/api-keys?limit=101", { headers: bearer(owner.token) });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message[0]).toStartWith("limit:");
+  });
+});

@@ -1,0 +1,45 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createApiKey } from "../../../../shared/api-keys/api-key-verbs.ts";
+import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const BodySchema = z.object({ name: z.string().trim().min(1).max(100) }).openapi("CreateApiKeyRequest");
+const ResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key: z.string().openapi({ description: "The secret. Shown in this response only; store it now." }),
+    prefix: z.string(),
+    createdAt: TimestampSchema,
+  })
+  .openapi("CreatedApiKey");
+
+export const route = defineRoute(
+  { auth: "JWT", roles: ADMIN_ROLES },
+  {
+    method: "post",
+    path: "/v1/api-keys",
+    tags: ["Dashboard identity"],
+    summary: "Create an API key",
+    description:
+      "Creates a key for the merchant's backend (`x-api-key`). The key is returned once, in this response; only its SHA-256 is stored.",
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    responses: { 201: { description: "Key created", content: { "application/json": { schema: ResponseSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    const { db, clock } = c.get("deps");
+    const created = await createApiKey(db, {
+      tenantId: principal.tenant.id,
+      mode: principal.tenant.mode,
+      name: c.req.valid("json").name,
+      createdByUserId: principal.kind === "user" ? principal.userId : null,
+      now: clock.now(),
+    });
+    return c.json({ id: created.id, name: created.name, key: created.key, prefix: created.prefix, createdAt: iso(created.createdAt) }, 201);
+  });

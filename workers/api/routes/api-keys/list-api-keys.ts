@@ -1,0 +1,27 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { listApiKeys } from "../../../../shared/api-keys/api-key-verbs.ts";
+import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+import { ApiKeySchema, apiKeyView } from "./schemas.ts";
+
+export const route = defineRoute(
+  { auth: "JWT", roles: ADMIN_ROLES },
+  {
+    method: "get",
+    path: "/v1/api-keys",
+    tags: ["Dashboard identity"],
+    summary: "List API keys",
+    description: "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets.",
+    request: { query: PageQuerySchema },
+    responses: { 200: { description: "A page of keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    const page = await listApiKeys(c.get("deps").db, { tenantId: c.get("principal").tenant.id, limit, cursor });
+    return c.json({ data: page.data.map(apiKeyView), nextCursor: page.nextCursor }, 200);
+  });

@@ -1,0 +1,41 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { logIn } from "../../../../shared/auth/log-in.ts";
+import { issueSessionToken } from "../../../../shared/auth/session-tokens.ts";
+import { SessionSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const BodySchema = z
+  .object({ email: z.string().max(254), password: z.string().max(256) })
+  .openapi("LoginRequest");
+
+const ResponseSchema = SessionSchema.extend({ user: UserSchema }).openapi("LoginResponse");
+
+export const route = defineRoute(
+  { auth: "NONE" },
+  {
+    method: "post",
+    path: "/v1/auth/login",
+    tags: ["Dashboard identity"],
+    summary: "Log in to the dashboard",
+    description:
+      "Exchanges dashboard credentials for a session token (JWT, default lifetime 1 hour). Wrong e-mail or password: 401, with the same message and timing either way.",
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    responses: { 200: { description: "Session", content: { "application/json": { schema: ResponseSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db, clock, jwtSecret, jwtTtlSeconds } = c.get("deps");
+    const user = await logIn(db, c.req.valid("json"));
+    const session = await issueSessionToken(user, jwtSecret, clock.now(), jwtTtlSeconds);
+    return c.json(
+      {
+        accessToken: session.accessToken,
+        expiresAt: session.expiresAt.toISOString(),
+        user: { id: user.id, email: user.email, role: user.role },
+      },
+      200,
+    );
+  });

@@ -1,0 +1,59 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
+import { RoleSchema } from "../../../../shared/schemas/auth.ts";
+import { isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import {
+  MerchantConfigSchema,
+  merchantConfigView,
+  WidgetProgramSchema,
+  widgetProgramView,
+} from "../../../../shared/schemas/merchant-config.ts";
+import { describeTenant } from "../../../../shared/tenants/describe-tenant.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const MeSchema = z
+  .object({
+    tenant: z.object({ id: z.uuid(), name: z.string(), mode: z.enum(TENANT_MODES), certifiedAt: TimestampSchema.nullable() }),
+    mode: z.enum(TENANT_MODES),
+    principal: z.discriminatedUnion("kind", [
+      z.object({ kind: z.literal("apiKey"), apiKeyId: z.uuid() }),
+      z.object({ kind: z.literal("user"), userId: z.uuid(), email: z.string(), role: RoleSchema }),
+    ]),
+    merchantConfigs: z.array(MerchantConfigSchema),
+    widgetPrograms: z.array(WidgetProgramSchema),
+  })
+  .openapi("Me");
+
+export const route = defineRoute(
+  { auth: "KEY_OR_JWT" },
+  {
+    method: "get",
+    path: "/v1/me",
+    tags: ["Dashboard identity"],
+    summary: "The calling tenant",
+    description:
+      "The tenant behind the credential, its mode (`sandbox` or `live`), who is calling, its merchant configurations with their `loanProductId`, and its widget programs with their `embedKey`.",
+    responses: { 200: { description: "The tenant", content: { "application/json": { schema: MeSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    const { tenant } = principal;
+    const described = await describeTenant(c.get("deps").db, tenant.id);
+    return c.json(
+      {
+        tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
+        mode: tenant.mode,
+        principal:
+          principal.kind === "apiKey"
+            ? { kind: "apiKey" as const, apiKeyId: principal.apiKeyId }
+            : { kind: "user" as const, userId: principal.userId, email: principal.email, role: principal.role },
+        merchantConfigs: described.merchantConfigs.map((mc) => merchantConfigView(mc, tenant.mode)),
+        widgetPrograms: described.widgetPrograms.map((p) => widgetProgramView(p.program, p)),
+      },
+      200,
+    );
+  });

@@ -1,0 +1,31 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { EmailSchema, PasswordSchema, RoleSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
+import { addUser } from "../../../../shared/users/add-user.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const BodySchema = z.object({ email: EmailSchema, password: PasswordSchema, role: RoleSchema }).openapi("CreateUserRequest");
+
+export const route = defineRoute(
+  { auth: "JWT", roles: ADMIN_ROLES, errors: [409] },
+  {
+    method: "post",
+    path: "/v1/users",
+    tags: ["Dashboard identity"],
+    summary: "Add a dashboard user",
+    description:
+      "Adds a user with a role to the caller's tenant. Only an OWNER may add an OWNER (403 otherwise). An e-mail that already has an account: 409.",
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    responses: { 201: { description: "User added", content: { "application/json": { schema: UserSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "user") throw new Error("unreachable: JWT route");
+    const { db, clock } = c.get("deps");
+    const user = await addUser(db, { ...c.req.valid("json"), tenantId: principal.tenant.id, actorRole: principal.role, now: clock.now() });
+    return c.json(user, 201);
+  });

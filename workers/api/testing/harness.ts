@@ -1,0 +1,65 @@
+import { createTestDb } from "../../../db/test-db.ts";
+import type { Db } from "../../../db/create-db.ts";
+import { fixedClock } from "../../../shared/domain/clock.ts";
+import { createApiApp } from "../app.ts";
+import type { ApiDeps, ApiEnv } from "../deps.ts";
+import type { Logger } from "../logger.ts";
+import { memoryRateLimiter } from "./memory-rate-limiter.ts";
+
+export type TestResponse<T = any> = { status: number; body: T; headers: Headers };
+
+/**
+ * The api app over a fresh in-memory libSQL database, a movable clock and
+ * in-memory rate limiters, driven through `app.request()` (tier 2).
+ */
+export async function createTestApp(options: { ipLimit?: number; keyLimit?: number } = {}) {
+  const { db, close } = await createTestDb();
+  // Starts at the real time: session tokens are checked against the system clock.
+  const clock = fixedClock(new Date());
+  const logs: string[] = [];
+  const log: Logger = {
+    info: (msg, f) => logs.push(JSON.stringify({ msg, ...f })),
+    error: (msg, f) => logs.push(JSON.stringify({ msg, ...f })),
+  };
+  const deps: ApiDeps = {
+    db: db as Db,
+    clock,
+    environment: "development",
+    jwtSecret: "test-secret-test-secret-test-secret!",
+    jwtTtlSeconds: 3600,
+    limiters: {
+      apiKey: memoryRateLimiter(options.keyLimit ?? 10_000, 60_000),
+      ip: memoryRateLimiter(options.ipLimit ?? 10_000, 60_000),
+      periodSeconds: 60,
+    },
+    log,
+  };
+  const app = createApiApp(() => deps);
+
+  async function request<T = any>(
+    method: string,
+    path: string,
+    init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.rawBody !== undefined) body = init.rawBody;
+    else if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await app.request(path, { method, headers, body }, {} as ApiEnv);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  return { app, db, deps, clock, logs, request, close };
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
