@@ -8,6 +8,17 @@ import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as getMe from "./routes/me/get-me.ts";
 import * as createUser from "./routes/users/create-user.ts";
+import * as createMerchantConfig from "./routes/merchant-configs/create-merchant-config.ts";
+import * as getMerchantConfig from "./routes/merchant-configs/get-merchant-config.ts";
+import * as listMerchantConfigs from "./routes/merchant-configs/list-merchant-configs.ts";
+import * as updateMerchantConfig from "./routes/merchant-configs/update-merchant-config.ts";
+import * as getSettings from "./routes/settings/get-settings.ts";
+import * as updateSettings from "./routes/settings/update-settings.ts";
+import * as createWidgetProgram from "./routes/widget-programs/create-widget-program.ts";
+import * as deleteWidgetProgram from "./routes/widget-programs/delete-widget-program.ts";
+import * as getWidgetProgram from "./routes/widget-programs/get-widget-program.ts";
+import * as listWidgetPrograms from "./routes/widget-programs/list-widget-programs.ts";
+import * as updateWidgetProgram from "./routes/widget-programs/update-widget-program.ts";
 
 /** Every route of the api worker. One module per operation, each exporting `route` and `register`. */
 export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
@@ -19,4 +30,15 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   createApiKey.register,
   listApiKeys.register,
   revokeApiKey.register,
+  listMerchantConfigs.register,
+  createMerchantConfig.register,
+  getMerchantConfig.register,
+  updateMerchantConfig.register,
+  getSettings.register,
+  updateSettings.register,
+  listWidgetPrograms.register,
+  createWidgetProgram.register,
+  getWidgetProgram.register,
+  updateWidgetProgram.register,
+  deleteWidgetProgram.register,
 ];

@@ -1,0 +1,22 @@
+import { z } from "@hono/zod-openapi";
+import { allowedOriginsProblems, MAX_ALLOWED_ORIGINS } from "../../../../shared/domain/origins.ts";
+
+const AllowedOriginsSchema = z
+  .array(z.string())
+  .max(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`)
+  .superRefine((origins, ctx) => {
+    for (const p of allowedOriginsProblems(origins)) ctx.addIssue({ code: "custom", path: [p.index], message: p.message });
+  })
+  .openapi({
+    description: `Up to ${MAX_ALLOWED_ORIGINS} exact origins that may embed the widget: \`https://host[:port]\` (lowercase host, no path, query, trailing slash, default port, credentials or wildcard), plus \`http://localhost[:port]\` and \`http://127.0.0.1[:port]\` for local development. Repeats are rejected. An empty list lets no page embed the widget.`,
+    example: ["https://shop.example.com", "http://localhost:3000"],
+  });
+
+/** The body of POST and PUT /v1/widget-programs (PUT replaces all three; the embed key never changes). */
+export const WidgetProgramBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).openapi({ example: "Checkout widget" }),
+    merchantConfigId: z.uuid().openapi({ description: "One of the tenant's merchant configurations; the program lends with its rail and loan product." }),
+    allowedOrigins: AllowedOriginsSchema,
+  })
+  .openapi("WidgetProgramRequest");
