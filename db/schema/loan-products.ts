@@ -1,6 +1,7 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { FEE_TYPES, LOAN_PRODUCT_STATUSES, NETWORKS, STABLECOINS } from "./vocabularies.ts";
-import { json, timestamp, units } from "./columns.ts";
+import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { LOAN_PRODUCT_STATUSES } from "./vocabularies.ts";
+import { timestamp } from "./columns.ts";
+import { lendingTermsColumns } from "./lending-terms.ts";
 import { merchantConfigs } from "./merchant-configs.ts";
 import { tenants } from "./tenants.ts";
 
@@ -23,16 +24,7 @@ export const loanProducts = sqliteTable(
     /** The product version of SPEC.md "Versioning". */
     version: text("version").notNull().default("v1"),
     status: text("status", { enum: LOAN_PRODUCT_STATUSES }).notNull(),
-    network: text("network", { enum: NETWORKS }).notNull(),
-    stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
-    tenures: json<number[]>("tenures").notNull(),
-    minTicket: units("min_ticket_units").notNull(),
-    maxTicket: units("max_ticket_units").notNull(),
-    gracePeriodDays: integer("grace_period_days").notNull(),
-    processingFeeType: text("processing_fee_type", { enum: FEE_TYPES }).notNull(),
-    processingFeeValue: units("processing_fee_value").notNull(),
-    lateFeeType: text("late_fee_type", { enum: FEE_TYPES }).notNull(),
-    lateFeeValue: units("late_fee_value").notNull(),
+    ...lendingTermsColumns(),
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },

@@ -1,6 +1,6 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { FEE_TYPES, NETWORKS, STABLECOINS } from "./vocabularies.ts";
-import { json, timestamp, units } from "./columns.ts";
+import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { timestamp } from "./columns.ts";
+import { lendingTermsColumns } from "./lending-terms.ts";
 import { tenants } from "./tenants.ts";
 
 /** A merchant configuration: exactly one rail, its limits and pricing. */
@@ -11,17 +11,7 @@ export const merchantConfigs = sqliteTable(
     tenantId: text("tenant_id")
       .notNull()
       .references(() => tenants.id),
-    network: text("network", { enum: NETWORKS }).notNull(),
-    stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
-    tenures: json<number[]>("tenures").notNull(),
-    minTicket: units("min_ticket_units").notNull(),
-    maxTicket: units("max_ticket_units").notNull(),
-    gracePeriodDays: integer("grace_period_days").notNull(),
-    processingFeeType: text("processing_fee_type", { enum: FEE_TYPES }).notNull(),
-    /** Base units for FIXED; percent × 10^6 for PERCENTAGE. */
-    processingFeeValue: units("processing_fee_value").notNull(),
-    lateFeeType: text("late_fee_type", { enum: FEE_TYPES }).notNull(),
-    lateFeeValue: units("late_fee_value").notNull(),
+    ...lendingTermsColumns(),
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },
