@@ -1,0 +1,21 @@
+import type { CronEnv } from "./env.ts";
+
+/** One structured log line per call; identifiers and outcomes only. */
+export type JobLog = (level: "info" | "error", msg: string, fields?: Record<string, unknown>) => void;
+
+export type JobInput = {
+  env: CronEnv;
+  /** The trigger's expression, e.g. `* * * * *`. */
+  cron: string;
+  /** When the trigger was due (ms since epoch), as the runtime reports it. */
+  scheduledTime: number;
+  log: JobLog;
+};
+
+/** A scheduled task: one module under workers/cron/jobs/ exports one of these. */
+export type CronJob = {
+  name: string;
+  /** The cron expressions (from wrangler.toml `[triggers]`) that run this job. */
+  crons: readonly string[];
+  run(input: JobInput): Promise<void>;
+};

@@ -1,0 +1,76 @@
+import { rm } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { REPO_ROOT, WORKERS, type WorkerKey } from "./wrangler-config.ts";
+
+export type BuiltWorker = { key: WorkerKey; config: string; scriptPath: string };
+export type Build = { outDir: string; workers: BuiltWorker[]; durationMs: number };
+
+/**
+ * Wrangler without the network: no usage metrics, no error reports, no banner
+ * (whose update check would reach the npm registry).
+ */
+const OFFLINE_ENV = {
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+const builds = new Map<string, Promise<Build>>();
+
+/**
+ * Bundles the four workers exactly as `wrangler deploy` would upload them
+ * (`--dry-run --outdir <outDir>/<worker>`), in parallel. Cached per process
+ * and output directory, so tests and the bench pay for it once.
+ *
+ * @example const { workers } = await buildWorkers(); // dist/api/index.js, dist/embed/index.js, …
+ */
+export function buildWorkers(outDir = "dist"): Promise<Build> {
+  const absolute = resolve(REPO_ROOT, outDir);
+  let build = builds.get(absolute);
+  if (!build) {
+    build = runBuild(absolute);
+    builds.set(absolute, build);
+    build.catch(() => builds.delete(absolute));
+  }
+  return build;
+}
+
+/** Where each worker's bundle is (or will be) in `outDir`, without building. */
+export function bundledWorkers(outDir = "dist"): BuiltWorker[] {
+  const absolute = resolve(REPO_ROOT, outDir);
+  return WORKERS.map(({ key, config }) => ({ key, config, scriptPath: join(absolute, key, "index.js") }));
+}
+
+async function runBuild(outDir: string): Promise<Build> {
+  const started = performance.now();
+  const workers = bundledWorkers(outDir);
+  await Promise.all(
+    workers.map(async ({ config, scriptPath }) => {
+      const workerOut = dirname(scriptPath);
+      await rm(workerOut, { recursive: true, force: true });
+      await wrangler(["deploy", "--dry-run", "--outdir", workerOut, "--config", config]);
+    }),
+  );
+  return { outDir, workers, durationMs: Math.round(performance.now() - started) };
+}
+
+async function wrangler(args: string[]): Promise<void> {
+  const proc = Bun.spawn([join(REPO_ROOT, "node_modules", ".bin", "wrangler"), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...OFFLINE_ENV },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (exit ${code}):\n${stdout}\n${stderr}`);
+}
+
+if (import.meta.main) {
+  const { outDir, workers, durationMs } = await buildWorkers(process.argv[2] ?? "dist");
+  for (const w of workers) console.log(`built ${w.key.padEnd(8)} ${w.scriptPath}`);
+  console.log(`built ${workers.length} workers into ${outDir} in ${durationMs} ms`);
+}

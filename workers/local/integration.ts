@@ -1,0 +1,76 @@
+import { startStack, type StackOptions } from "./stack.ts";
+
+/**
+ * The one helper of the miniflare tier (tier 3): the bundled workers together
+ * in workerd, driven over real HTTP. Cloudflare does not support Miniflare on
+ * Bun officially, so every miniflare-tier test goes through here and nothing
+ * else imports Miniflare.
+ */
+export type StackRequest = {
+  /** Default: GET without a body, POST with one. */
+  method?: string;
+  /** Sent as the JSON body, with `content-type: application/json`. */
+  json?: unknown;
+  /** A raw body (for malformed-body tests); ignored when `json` is set. */
+  body?: BodyInit;
+  headers?: Record<string, string>;
+};
+
+export type StackResponse<T = any> = {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the response says JSON, else the text ("" for no body). */
+  body: T;
+};
+
+export type TestStack = {
+  baseUrl: string;
+  embedUrl: string;
+  /**
+   * A request to `{base_url}` + `path` (or to `path` itself when it is an
+   * absolute URL, e.g. `${stack.embedUrl}/health`).
+   */
+  fetch<T = any>(path: string, init?: StackRequest): Promise<StackResponse<T>>;
+  /** Fires the cron worker's `scheduled()`; default cron: the first in its wrangler.toml. */
+  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
+  /** The shared D1 database, for assertions that HTTP cannot make. */
+  db(): Promise<D1Database>;
+  dispose(): Promise<void>;
+};
+
+/**
+ * Starts an in-memory stack on free ports, cron off (fire it with
+ * `scheduled()`), the bundles built once per process.
+ *
+ * @example
+ * let stack: TestStack;
+ * beforeAll(async () => { stack = await startTestStack(); });
+ * afterAll(() => stack.dispose());
+ * test("signup", async () => {
+ *   const res = await stack.fetch("/v1/auth/signup", { method: "POST", json: { email, password, companyName } });
+ *   expect(res.status).toBe(201);
+ * });
+ */
+export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel"> = {}): Promise<TestStack> {
+  const stack = await startStack({ port: 0, embedPort: 0, cronIntervalMs: 0, logLevel: "error", ...options });
+  return {
+    baseUrl: stack.baseUrl,
+    embedUrl: stack.embedUrl,
+    async fetch(path, init = {}) {
+      const headers = new Headers(init.headers);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set("content-type", "application/json");
+        body = JSON.stringify(init.json);
+      }
+      const url = /^https?:\/\//.test(path) ? path : `${stack.baseUrl}${path}`;
+      const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+      const text = await res.text();
+      const isJson = /\bjson\b/.test(res.headers.get("content-type") ?? "") && text !== "";
+      return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
+    },
+    scheduled: stack.scheduled,
+    db: async () => (await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database,
+    dispose: stack.dispose,
+  };
+}
