@@ -6,10 +6,11 @@ import { widgetPrograms } from "../../db/schema/widget-programs.ts";
 
 /**
  * What `GET /v1/me` shows of a tenant: its configurations with their active
- * loan product and its live widget programs. Two reads issued together.
+ * loan product and its live widget programs: two reads in one batch, so one
+ * round trip to D1.
  */
 export async function describeTenant(db: Db, tenantId: string) {
-  const [configs, programs] = await Promise.all([
+  const [configs, programs] = await db.batch([
     db
       .select({ config: merchantConfigs, loanProductId: loanProducts.id })
       .from(merchantConfigs)
