@@ -6,11 +6,12 @@ import { widgetPrograms } from "../../db/schema/widget-programs.ts";
 
 /**
  * What `GET /v1/me` shows of a tenant: its configurations with their active
- * loan product and its live widget programs: two reads in one batch, so one
- * round trip to D1.
+ * loan product and its live widget programs. Two reads issued together, not
+ * in one `db.batch()`: drizzle's D1 batch maps rows by column name, and these
+ * joins repeat names (`id`), which D1 then mixes up (caught by the workerd tier).
  */
 export async function describeTenant(db: Db, tenantId: string) {
-  const [configs, programs] = await db.batch([
+  const [configs, programs] = await Promise.all([
     db
       .select({ config: merchantConfigs, loanProductId: loanProducts.id })
       .from(merchantConfigs)
