@@ -3,18 +3,20 @@ import { startStack } from "./stack.ts";
 /**
  * `npm run dev`: the four workers on this machine, offline, data kept in
  * `.data/` between runs. Env: PORT (8787), EMBED_PORT (8788),
- * CRON_INTERVAL_SECONDS (5; 0 turns the cron off), LOG_LEVEL (info).
+ * CRON_INTERVAL_SECONDS (5; 0 turns the cron off), LOG_LEVEL (info),
+ * DATA_DIR (.data).
  */
 const port = Number(process.env.PORT ?? 8787);
 const embedPort = Number(process.env.EMBED_PORT ?? 8788);
 const cronSeconds = Number(process.env.CRON_INTERVAL_SECONDS ?? 5);
+const dataDir = process.env.DATA_DIR ?? ".data";
 const logLevel = (process.env.LOG_LEVEL ?? "info") as "none" | "error" | "warn" | "info" | "debug";
 
 const started = performance.now();
 const stack = await startStack({
   port,
   embedPort,
-  persistDir: ".data",
+  persistDir: dataDir,
   cronIntervalMs: cronSeconds * 1000,
   logLevel,
   logRequests: logLevel === "info" || logLevel === "debug",
@@ -27,7 +29,7 @@ svc credit local stack
   {embed_url} ${stack.embedUrl}   (embed worker: widget pages)
   API docs    ${base}/docs
 
-Started in ${Math.round(performance.now() - started)} ms; data in .data/; cron fired ${cronSeconds > 0 ? `every ${cronSeconds} s` : "never (CRON_INTERVAL_SECONDS=0)"}.
+Started in ${Math.round(performance.now() - started)} ms; data in ${dataDir}/; cron fired ${cronSeconds > 0 ? `every ${cronSeconds} s` : "never (CRON_INTERVAL_SECONDS=0)"}.
 
 Credentials:
   TOKEN=$(curl -s -X POST ${base}/v1/auth/signup -H 'content-type: application/json' \\

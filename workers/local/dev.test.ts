@@ -1,0 +1,77 @@
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+/**
+ * `npm run dev` itself: the script starts the whole stack, prints the two
+ * URLs, answers /v1/health, and keeps its D1 (migrated on start) across
+ * restarts.
+ */
+const procs: Subprocess[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.kill("SIGINT");
+    await p.exited;
+  }
+});
+
+async function startDev(dataDir: string): Promise<{ baseUrl: string; embedUrl: string; proc: Subprocess }> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "dev.ts")], {
+    env: { ...process.env, PORT: "0", EMBED_PORT: "0", DATA_DIR: dataDir, CRON_INTERVAL_SECONDS: "0", LOG_LEVEL: "warn" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  procs.push(proc);
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+    const base = /\{base_url\}\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    const embed = /\{embed_url\}\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    if (base && embed && out.includes("Credentials:")) {
+      reader.releaseLock();
+      return { baseUrl: base[1]!, embedUrl: embed[1]!, proc };
+    }
+  }
+  throw new Error(`dev did not print its URLs:\n${out}\n${await new Response(proc.stderr).text()}`);
+}
+
+async function stop(proc: Subprocess) {
+  proc.kill("SIGINT");
+  await proc.exited;
+  procs.splice(procs.indexOf(proc), 1);
+}
+
+test("npm run dev serves both URLs and persists its database across restarts", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-dev-"));
+  try {
+    const first = await startDev(dataDir);
+    const health = await fetch(`${first.baseUrl}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { status: string }).status).toBe("ok");
+    expect((await fetch(`${first.embedUrl}/health`)).status).toBe(200);
+    const email = `dev.${Date.now()}@merchant.example`;
+    const signup = await fetch(`${first.baseUrl}/v1/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery", companyName: "Dev Co" }),
+    });
+    expect(signup.status).toBe(201);
+    await stop(first.proc);
+
+    const second = await startDev(dataDir);
+    const login = await fetch(`${second.baseUrl}/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery" }),
+    });
+    expect(login.status).toBe(200);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
