@@ -1,11 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
 import { DomainError, errorBodyForStatus } from "../../shared/domain/errors.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
-import { handleError, validationHook } from "./middleware/errors.ts";
+import { handleError, validationHook } from "../../shared/http/errors.ts";
+import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -17,14 +17,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.use("*", requestId({ headerName: "x-request-id" }));
-  app.use("*", async (c, next) => {
-    try {
-      await next();
-    } finally {
-      c.res.headers.set("x-request-id", c.get("requestId"));
-    }
-  });
+  app.use("*", ...requestIdHeader());
   app.use("*", async (c, next) => {
     c.set("deps", makeDeps(c.env));
     return next();

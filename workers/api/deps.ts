@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createDb, type Db } from "../../db/create-db.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
-import { consoleLogger, type Logger } from "./logger.ts";
+import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
 
 /** The Workers rate-limiting binding's shape; tests pass an in-memory one. */
 export type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };

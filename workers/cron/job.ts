@@ -1,7 +1,5 @@
+import type { Logger } from "../../shared/observability/logger.ts";
 import type { CronEnv } from "./env.ts";
-
-/** One structured log line per call; identifiers and outcomes only. */
-export type JobLog = (level: "info" | "error", msg: string, fields?: Record<string, unknown>) => void;
 
 export type JobInput = {
   env: CronEnv;
@@ -9,7 +7,7 @@ export type JobInput = {
   cron: string;
   /** When the trigger was due (ms since epoch), as the runtime reports it. */
   scheduledTime: number;
-  log: JobLog;
+  log: Logger;
 };
 
 /** A scheduled task: one module under workers/cron/jobs/ exports one of these. */

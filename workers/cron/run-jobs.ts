@@ -1,11 +1,6 @@
 import type { CronEnv } from "./env.ts";
-import type { CronJob, JobLog } from "./job.ts";
-
-export const consoleJobLog: JobLog = (level, msg, fields) => {
-  const line = JSON.stringify({ level, msg, ...fields });
-  if (level === "error") console.error(line);
-  else console.log(line);
-};
+import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
+import type { CronJob } from "./job.ts";
 
 /**
  * Runs every job registered for the trigger's cron. Jobs are independent: one
@@ -16,13 +11,13 @@ export async function runJobs(
   jobs: readonly CronJob[],
   env: CronEnv,
   trigger: { cron: string; scheduledTime: number },
-  log: JobLog = consoleJobLog,
+  log: Logger = consoleLogger,
 ): Promise<void> {
   const due = jobs.filter((job) => job.crons.includes(trigger.cron));
   const results = await Promise.allSettled(due.map((job) => job.run({ env, ...trigger, log })));
   const failed = results.flatMap((result, i) => (result.status === "rejected" ? [{ job: due[i]!.name, reason: result.reason }] : []));
   for (const { job, reason } of failed) {
-    log("error", "cron job failed", { job, cron: trigger.cron, error: reason instanceof Error ? reason.message : String(reason) });
+    log.error("cron job failed", { job, cron: trigger.cron, error: reason instanceof Error ? reason.message : String(reason) });
   }
   if (failed.length > 0) throw new Error(`cron jobs failed: ${failed.map((f) => f.job).join(", ")}`);
 }

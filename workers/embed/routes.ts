@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { EmbedAppEnv } from "./env.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 
@@ -7,4 +7,4 @@ import * as getHealth from "./routes/health/get-health.ts";
  * under `/v1/embed/:embedKey/…` (reached on `{base_url}` through the
  * `/v1/embed/*` route), the widget's pages at the root of `{embed_url}`.
  */
-export const ROUTES: ((app: Hono<EmbedAppEnv>) => unknown)[] = [getHealth.register];
+export const ROUTES: ((app: OpenAPIHono<EmbedAppEnv>) => unknown)[] = [getHealth.register];

@@ -3,7 +3,7 @@ import type { Db } from "../../../db/create-db.ts";
 import { fixedClock } from "../../../shared/domain/clock.ts";
 import { createApiApp } from "../app.ts";
 import type { ApiDeps, ApiEnv } from "../deps.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../../../shared/observability/logger.ts";
 import { memoryRateLimiter } from "./memory-rate-limiter.ts";
 
 export type TestResponse<T = any> = { status: number; body: T; headers: Headers };

@@ -5,6 +5,6 @@ export const heartbeat: CronJob = {
   name: "heartbeat",
   crons: ["* * * * *"],
   async run({ cron, scheduledTime, log }) {
-    log("info", "cron tick", { cron, scheduledTime: new Date(scheduledTime).toISOString() });
+    log.info("cron tick", { cron, scheduledTime: new Date(scheduledTime).toISOString() });
   },
 };

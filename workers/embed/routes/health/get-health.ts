@@ -1,6 +1,17 @@
-import type { Hono } from "hono";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { EmbedAppEnv } from "../../env.ts";
 
-/** Liveness of the widget host (`{embed_url}/health`); touches no database. */
-export const register = (app: Hono<EmbedAppEnv>) =>
-  app.get("/health", (c) => c.json({ status: "ok" as const, service: "embed" as const }, 200));
+export const route = createRoute({
+  method: "get",
+  path: "/health",
+  summary: "Liveness of the widget host (`{embed_url}/health`); touches no database.",
+  responses: {
+    200: {
+      description: "The worker is up",
+      content: { "application/json": { schema: z.object({ status: z.literal("ok"), service: z.literal("embed") }) } },
+    },
+  },
+});
+
+export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
+  app.openapi(route, (c) => c.json({ status: "ok" as const, service: "embed" as const }, 200));

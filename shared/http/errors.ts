@@ -2,13 +2,14 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
-import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../../../shared/domain/errors.ts";
-import { consoleLogger } from "../logger.ts";
+import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../domain/errors.ts";
+import { consoleLogger, type Logger } from "../observability/logger.ts";
 
 /**
- * The single place where errors become SPEC.md's `{ statusCode, message, error }`.
- * Unexpected exceptions answer 500 with a generic message; the log line
- * carries the request id and the error's name, never request data.
+ * The single place where errors become SPEC.md's `{ statusCode, message, error }`,
+ * for every worker's Hono app (`app.onError(handleError)`). Unexpected
+ * exceptions answer 500 with a generic message; the log line carries the
+ * request id and the error, never request data.
  */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof DomainError) {
@@ -20,7 +21,7 @@ export function handleError(err: Error, c: Context): Response {
     const message = status === 400 && /JSON/i.test(err.message) ? "Malformed JSON in request body" : err.message || "Bad request";
     return c.json(errorBodyForStatus(status, message), status as ContentfulStatusCode);
   }
-  const log = c.get("deps")?.log ?? consoleLogger;
+  const log: Logger = (c.get("deps") as { log?: Logger } | undefined)?.log ?? consoleLogger;
   log.error("unhandled error", { requestId: c.get("requestId"), name: err.name, error: err.message, stack: err.stack });
   return c.json(errorBodyForStatus(500, "Internal server error"), 500);
 }
