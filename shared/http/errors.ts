@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../domain/errors.ts";
-import { consoleLogger, type Logger } from "../observability/logger.ts";
+import { consoleLogger, safeErrorFields, type Logger } from "../observability/logger.ts";
 
 /**
  * The single place where errors become SPEC.md's `{ statusCode, message, error }`,
@@ -22,7 +22,7 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(errorBodyForStatus(status, message), status as ContentfulStatusCode);
   }
   const log: Logger = (c.get("deps") as { log?: Logger } | undefined)?.log ?? consoleLogger;
-  log.error("unhandled error", { requestId: c.get("requestId"), name: err.name, error: err.message, stack: err.stack });
+  log.error("unhandled error", { requestId: c.get("requestId"), ...safeErrorFields(err) });
   return c.json(errorBodyForStatus(500, "Internal server error"), 500);
 }
 

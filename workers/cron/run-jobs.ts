@@ -1,5 +1,5 @@
 import type { CronEnv } from "./env.ts";
-import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
+import { consoleLogger, safeErrorFields, type Logger } from "../../shared/observability/logger.ts";
 import type { CronJob } from "./job.ts";
 
 /**
@@ -17,7 +17,7 @@ export async function runJobs(
   const results = await Promise.allSettled(due.map((job) => job.run({ env, ...trigger, log })));
   const failed = results.flatMap((result, i) => (result.status === "rejected" ? [{ job: due[i]!.name, reason: result.reason }] : []));
   for (const { job, reason } of failed) {
-    log.error("cron job failed", { job, cron: trigger.cron, error: reason instanceof Error ? reason.message : String(reason) });
+    log.error("cron job failed", { job, cron: trigger.cron, ...safeErrorFields(reason) });
   }
   if (failed.length > 0) throw new Error(`cron jobs failed: ${failed.map((f) => f.job).join(", ")}`);
 }
