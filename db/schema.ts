@@ -1,5 +1,11 @@
 /** The drizzle schema object: every table, for `drizzle(…, { schema })`. */
 import { apiKeys } from "./schema/api-keys.ts";
+import { borrowerKycAudit, borrowers } from "./schema/borrowers.ts";
+import { events } from "./schema/events.ts";
+import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
+import { loans } from "./schema/loans.ts";
+import { policies } from "./schema/policies.ts";
+import { simChainTransactions } from "./schema/sim-chain-transactions.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
 import { merchantConfigs } from "./schema/merchant-configs.ts";
@@ -17,5 +23,14 @@ export const schema = {
   loanProducts,
   widgetPrograms,
   liquidityPools,
+  borrowers,
+  borrowerKycAudit,
+  policies,
+  loans,
+  loanKycConfirmations,
+  agreements,
+  settlements,
+  events,
+  simChainTransactions,
 };
 export type Schema = typeof schema;

@@ -19,6 +19,11 @@ export const liquidityPools = sqliteTable(
     reserved: units("reserved_units").notNull().default(0n),
     /** `liquidity.low` fires once when headroom falls under this. */
     lowThreshold: units("low_threshold_units").notNull(),
+    /**
+     * The `liquidity.low` event that fired for the current dip; cleared when
+     * headroom is back at or above the threshold, which re-arms the alert.
+     */
+    lowAlertEventId: text("low_alert_event_id"),
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },

@@ -11,3 +11,23 @@ export const ROLES = ["OWNER", "ADMIN", "MEMBER"] as const;
 export const LOAN_PRODUCT_STATUSES = ["ACTIVE", "INACTIVE"] as const;
 
 export type Role = (typeof ROLES)[number];
+
+export const KYC_STATUSES = ["PENDING", "VERIFIED", "FAILED"] as const;
+export const DECISION_OUTCOMES = ["APPROVED", "DECLINED", "MANUAL_REVIEW"] as const;
+export const LOAN_STATUSES = ["CREATED", "ACTIVE", "REPAID", "DEFAULTED"] as const;
+/** Every event type of SPEC.md "Events", in the order of its table. */
+export const EVENT_TYPES = [
+  "loan.application_submitted",
+  "loan.decision",
+  "loan.approved",
+  "loan.rejected",
+  "loan.funded",
+  "loan.funding_failed",
+  "loan.repaid",
+  "loan.repayment_failed",
+  "loan.overdue",
+  "loan.defaulted",
+  "liquidity.low",
+  "liquidity.unavailable",
+  "webhook.delivery_failed",
+] as const;

@@ -10,6 +10,7 @@ import { newId } from "../domain/ids.ts";
 import { DEFAULT_MERCHANT_CONFIG } from "../domain/merchant-config.ts";
 import { UNITS_PER_COIN } from "../domain/money.ts";
 import { createMerchantConfigStatements } from "../merchant-config/save-merchant-config.ts";
+import { defaultPolicyInsert } from "../underwriting/policies.ts";
 import { createWidgetProgramStatement } from "../widget-programs/widget-program-rows.ts";
 
 /** A new sandbox tenant's pool: 100,000.00 test USDC, `liquidity.low` under 1,000.00. */
@@ -22,7 +23,8 @@ export type SignUpInput = { email: string; password: string; companyName: string
  * Creates a sandbox tenant that can lend at once (DECISIONS.md "Dashboard
  * identity"): the owner, settings with the company name, a POLYGON/USDC
  * merchant configuration with its active loan product, a widget program with
- * its embed key, and a funded sandbox pool, all in one batch.
+ * its embed key, the default underwriting policy (version 1), and a funded
+ * sandbox pool, all in one batch.
  */
 export async function signUp(db: Db, input: SignUpInput) {
   const email = input.email.trim().toLowerCase();
@@ -54,6 +56,7 @@ export async function signUp(db: Db, input: SignUpInput) {
       db.insert(tenantSettings).values({ tenantId: tenant.id, companyName: tenant.name, updatedAt: input.now }),
       ...config.statements,
       program.statement,
+      defaultPolicyInsert(db, tenant.id, input.now),
       db.insert(liquidityPools).values({
         id: newId(),
         tenantId: tenant.id,

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { createDb, type Db } from "../../db/create-db.ts";
+import type { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
+import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
+import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
+import type { ChainPort } from "../../shared/chains/chain-port.ts";
+import { simulatedChain } from "../../shared/chains/simulated/simulated-chain.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
+import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
+import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
+import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
 
 /** The Workers rate-limiting binding's shape; tests pass an in-memory one. */
@@ -15,6 +23,8 @@ export type ApiEnv = {
   RATE_LIMIT_PERIOD_SECONDS?: string;
   API_KEY_LIMITER: RateLimiter;
   IP_LIMITER: RateLimiter;
+  LOANS: DurableObjectNamespace<LoanObject>;
+  AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
 };
 
 export type ApiDeps = {
@@ -25,6 +35,11 @@ export type ApiDeps = {
   jwtTtlSeconds: number;
   limiters: { apiKey: RateLimiter; ip: RateLimiter; periodSeconds: number };
   log: Logger;
+  chain: ChainPort;
+  /** The single writer of each loan (a Durable Object per loan). */
+  loans: LoanWriter;
+  /** Single-use agreement challenges (a Durable Object per challenge). */
+  challenges: ChallengeStore;
 };
 
 /** Only `npm run dev` and tests may run without a configured JWT secret. */
@@ -47,13 +62,17 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
+  const db = createDb(env.DB);
   return {
-    db: createDb(env.DB),
+    db,
     clock: systemClock,
     environment: ENVIRONMENT,
     jwtSecret,
     jwtTtlSeconds: JWT_TTL_SECONDS,
     limiters: { apiKey: env.API_KEY_LIMITER, ip: env.IP_LIMITER, periodSeconds: RATE_LIMIT_PERIOD_SECONDS },
     log: consoleLogger,
+    chain: simulatedChain(db),
+    loans: durableLoanWriter(env.LOANS),
+    challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
   };
 }

@@ -1,6 +1,9 @@
 import { createApiApp } from "./app.ts";
 import { depsFromEnv, type ApiEnv } from "./deps.ts";
 
+export { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
+export { LoanObject } from "../../shared/loans/loan-object.ts";
+
 const app = createApiApp(depsFromEnv);
 
 export default {

@@ -1,5 +1,9 @@
+import type { LoanObject } from "../../shared/loans/loan-object.ts";
+
 /** Bindings and vars of the cron worker (workers/cron/wrangler.toml). */
 export type CronEnv = {
   DB: D1Database;
   ENVIRONMENT?: string;
+  /** The api worker's LoanObject namespace (script_name binding). */
+  LOANS: DurableObjectNamespace<LoanObject>;
 };

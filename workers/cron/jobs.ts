@@ -1,5 +1,7 @@
 import type { CronJob } from "./job.ts";
 import { heartbeat } from "./jobs/heartbeat.ts";
+import { retryFundingJob } from "./jobs/retry-funding.ts";
+import { sweepLoansJob } from "./jobs/sweep-loans.ts";
 
 /** Every scheduled task of the cron worker. */
-export const JOBS: readonly CronJob[] = [heartbeat];
+export const JOBS: readonly CronJob[] = [heartbeat, sweepLoansJob, retryFundingJob];

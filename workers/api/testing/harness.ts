@@ -1,6 +1,9 @@
 import { createTestDb } from "../../../db/test-db.ts";
 import type { Db } from "../../../db/create-db.ts";
+import { memoryChallengeStore } from "../../../shared/agreements/challenge-store.ts";
+import { simulatedChain } from "../../../shared/chains/simulated/simulated-chain.ts";
 import { fixedClock } from "../../../shared/domain/clock.ts";
+import { inProcessLoanWriter } from "../../../shared/loans/loan-commands.ts";
 import { createApiApp } from "../app.ts";
 import type { ApiDeps, ApiEnv } from "../deps.ts";
 import type { Logger } from "../../../shared/observability/logger.ts";
@@ -33,6 +36,9 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
       periodSeconds: 60,
     },
     log,
+    chain: simulatedChain(db),
+    loans: inProcessLoanWriter({ db, chain: simulatedChain(db), clock }),
+    challenges: memoryChallengeStore(),
   };
   const app = createApiApp(() => deps);
 

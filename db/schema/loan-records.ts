@@ -1,0 +1,73 @@
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { bool, timestamp, units } from "./columns.ts";
+import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
+import { loans } from "./loans.ts";
+import { tenants } from "./tenants.ts";
+import { CHAINS, STABLECOINS } from "./vocabularies.ts";
+
+/** Loan-level KYC confirmations from the merchant's backend; immutable, newest wins. */
+export const loanKycConfirmations = sqliteTable(
+  "loan_kyc_confirmations",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    loanId: text("loan_id")
+      .notNull()
+      .references(() => loans.id),
+    verified: bool("verified").notNull(),
+    merchantUserId: text("merchant_user_id"),
+    reference: text("reference"),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [index("loan_kyc_confirmations_loan_idx").on(t.loanId, t.createdAt)],
+);
+
+/** The agreement a borrower signed for a loan: one per loan, immutable. */
+export const agreements = sqliteTable("agreements", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id")
+    .notNull()
+    .references(() => tenants.id),
+  loanId: text("loan_id")
+    .notNull()
+    .unique()
+    .references(() => loans.id),
+  challengeId: text("challenge_id").notNull().unique(),
+  walletAddress: text("wallet_address").notNull(),
+  chain: text("chain", { enum: CHAINS }).notNull(),
+  /** The challenge message the wallet signed. */
+  message: text("message").notNull(),
+  /** The exact agreement text: the merchant's `agreementText` when given, else the message. */
+  agreementText: text("agreement_text").notNull(),
+  walletSignature: text("wallet_signature").notNull(),
+  createdAt: timestamp("created_at").notNull(),
+});
+
+/** Every money movement of a loan (funding now; repayments later). */
+export const settlements = sqliteTable(
+  "settlements",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    loanId: text("loan_id")
+      .notNull()
+      .references(() => loans.id),
+    kind: text("kind", { enum: SETTLEMENT_KINDS }).notNull(),
+    status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),
+    amount: units("amount_units").notNull(),
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    asset: text("asset", { enum: STABLECOINS }).notNull(),
+    txHash: text("tx_hash"),
+    fromAddress: text("from_address"),
+    toAddress: text("to_address"),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [
+    index("settlements_loan_idx").on(t.tenantId, t.loanId, t.createdAt),
+    uniqueIndex("settlements_loan_kind_tx_idx").on(t.loanId, t.kind, t.txHash),
+  ],
+);

@@ -1,0 +1,11 @@
+/** Vocabularies of loans and their money movements (plain arrays, no imports). */
+export const CHANNELS = ["WEB", "IOS", "ANDROID", "PARTNER_WEBVIEW"] as const;
+/**
+ * Where funding of an approved loan stands: NONE (not attempted), WAITING_KYC
+ * (the loan-level KYC gate is closed), AWAITING_LIQUIDITY (no headroom; retried
+ * when liquidity returns), RESERVED (principal reserved in the pool, transfer
+ * under way), FUNDED.
+ */
+export const FUNDING_STATES = ["NONE", "WAITING_KYC", "AWAITING_LIQUIDITY", "RESERVED", "FUNDED"] as const;
+export const SETTLEMENT_KINDS = ["FUNDING", "REPAYMENT", "PARTIAL_REPAYMENT", "REFUND"] as const;
+export const SETTLEMENT_STATUSES = ["CONFIRMED", "FAILED"] as const;

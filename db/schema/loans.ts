@@ -1,0 +1,87 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { borrowers } from "./borrowers.ts";
+import { bool, json, timestamp, units } from "./columns.ts";
+import { liquidityPools } from "./liquidity-pools.ts";
+import { CHANNELS, FUNDING_STATES } from "./loan-vocabularies.ts";
+import { loanProducts } from "./loan-products.ts";
+import { tenants } from "./tenants.ts";
+import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS } from "./vocabularies.ts";
+import { widgetPrograms } from "./widget-programs.ts";
+
+export type DecisionReason = { code: string; message: string };
+
+/**
+ * A loan. Terms (fees, grace, tenure) are copied from the product when the
+ * loan is created, so a later configuration change never reprices it.
+ */
+export const loans = sqliteTable(
+  "loans",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    idempotencyKey: text("idempotency_key").notNull(),
+    loanProductId: text("loan_product_id")
+      .notNull()
+      .references(() => loanProducts.id),
+    borrowerId: text("borrower_id")
+      .notNull()
+      .references(() => borrowers.id),
+    borrowerRef: text("borrower_ref").notNull(),
+    borrowerWalletAddress: text("borrower_wallet_address").notNull(),
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
+    principal: units("principal_units").notNull(),
+    processingFee: units("processing_fee_units").notNull(),
+    lateFeeType: text("late_fee_type", { enum: FEE_TYPES }).notNull(),
+    lateFeeValue: units("late_fee_value").notNull(),
+    dailyLateFee: units("daily_late_fee_units").notNull(),
+    /** Late-fee days the sweep has recorded; views compute the current count from the clock. */
+    lateFeeDays: integer("late_fee_days").notNull().default(0),
+    tenureDays: integer("tenure_days").notNull(),
+    gracePeriodDays: integer("grace_period_days").notNull(),
+    status: text("status", { enum: LOAN_STATUSES }).notNull(),
+    decisionOutcome: text("decision_outcome", { enum: DECISION_OUTCOMES }),
+    decisionReasons: json<DecisionReason[]>("decision_reasons"),
+    policyVersion: integer("policy_version"),
+    decidedAt: timestamp("decided_at"),
+    reviewedBy: text("reviewed_by"),
+    reviewedAt: timestamp("reviewed_at"),
+    reviewNote: text("review_note"),
+    fundingState: text("funding_state", { enum: FUNDING_STATES }).notNull().default("NONE"),
+    /** Set at creation from the tenant's `requiresKycBeforeFunding`, for API-originated loans. */
+    requiresKycGate: bool("requires_kyc_gate").notNull().default(false),
+    kycConfirmedAt: timestamp("kyc_confirmed_at"),
+    agreementId: text("agreement_id"),
+    programId: text("program_id").references(() => widgetPrograms.id),
+    channel: text("channel", { enum: CHANNELS }),
+    poolId: text("pool_id").references(() => liquidityPools.id),
+    fundingTxHash: text("funding_tx_hash"),
+    dueAt: timestamp("due_at"),
+    /** When `loan.overdue` fired; set once. */
+    overdueAt: timestamp("overdue_at"),
+    fundedAt: timestamp("funded_at"),
+    repaidAt: timestamp("repaid_at"),
+    defaultedAt: timestamp("defaulted_at"),
+    /**
+     * A fresh random token per write. Every change is conditional on the token
+     * it read, and the rows that go with the change (events, settlements, pool
+     * movements) are inserted only if the loan carries the new token, so a
+     * change and its consequences commit together or not at all.
+     */
+    writeToken: text("write_token").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("loans_tenant_idempotency_idx").on(t.tenantId, t.idempotencyKey),
+    index("loans_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+    index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
+    index("loans_tenant_borrower_idx").on(t.tenantId, t.borrowerId, t.status),
+    index("loans_status_due_idx").on(t.status, t.dueAt),
+    index("loans_funding_state_idx").on(t.fundingState, t.tenantId, t.createdAt),
+  ],
+);
+
+export type LoanRow = typeof loans.$inferSelect;

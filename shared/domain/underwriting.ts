@@ -1,0 +1,135 @@
+/**
+ * Underwriting (SPEC.md "What the service does" 4, DECISIONS.md "Underwriting
+ * policy"): one synchronous decision per loan, from the tenant's policy
+ * version in force. Every rule is evaluated, in the documented order, and each
+ * one that fires adds a reason, so a merchant sees every problem at once
+ * rather than one per retry.
+ */
+import { DECISION_OUTCOMES, KYC_STATUSES } from "../../db/schema/vocabularies.ts";
+import { formatAmount } from "./money.ts";
+
+export { DECISION_OUTCOMES, KYC_STATUSES };
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+export type KycStatus = (typeof KYC_STATUSES)[number];
+
+export type UnderwritingPolicy = {
+  version: number;
+  requireKycVerified: boolean;
+  /** A principal strictly above this (base units) waits for a reviewer; null: never. */
+  manualReviewAbove: bigint | null;
+  maxOpenLoansPerBorrower: number | null;
+  /** Canonical addresses (see `canonicalAddress`), so one wallet typed two ways still matches. */
+  blockedWallets: string[];
+};
+
+export type UnderwritingInput = {
+  principal: bigint;
+  /** Canonical address of the borrower's wallet. */
+  walletAddress: string;
+  borrowerKycStatus: KycStatus;
+  /** The borrower's open loans (see `isOpen`), not counting the one being decided. */
+  openLoansOfBorrower: number;
+};
+
+export type DecisionReason = { code: UnderwritingRuleCode; message: string };
+
+export type Decision = {
+  outcome: DecisionOutcome;
+  reasons: DecisionReason[];
+  policyVersion: number;
+  decidedAt: Date;
+};
+
+export type UnderwritingRuleCode = "KYC_NOT_VERIFIED" | "WALLET_BLOCKED" | "MAX_OPEN_LOANS" | "MANUAL_REVIEW_AMOUNT";
+
+export type UnderwritingRule = {
+  code: UnderwritingRuleCode;
+  order: number;
+  /** DECLINE wins over REVIEW: a loan some rule declines is never sent to a reviewer. */
+  effect: "DECLINE" | "REVIEW";
+  description: string;
+};
+
+/** The rules in evaluation order, as the API documentation prints them. */
+export const UNDERWRITING_RULES: readonly UnderwritingRule[] = [
+  {
+    code: "KYC_NOT_VERIFIED",
+    order: 1,
+    effect: "DECLINE",
+    description: "When the policy requires KYC, a borrower whose KYC status is not VERIFIED is declined.",
+  },
+  {
+    code: "WALLET_BLOCKED",
+    order: 2,
+    effect: "DECLINE",
+    description: "A borrower wallet on the policy's blocked list is declined.",
+  },
+  {
+    code: "MAX_OPEN_LOANS",
+    order: 3,
+    effect: "DECLINE",
+    description:
+      "When the policy caps open loans per borrower, a borrower who already has that many open (unpaid, not declined) loans is declined.",
+  },
+  {
+    code: "MANUAL_REVIEW_AMOUNT",
+    order: 4,
+    effect: "REVIEW",
+    description:
+      "When the policy sets a review threshold, a principal strictly above it waits for an ops reviewer, unless another rule declines.",
+  },
+];
+
+/** What a policy does until the tenant saves one: approve everything. */
+export const DEFAULT_POLICY: UnderwritingPolicy = {
+  version: 1,
+  requireKycVerified: false,
+  manualReviewAbove: null,
+  maxOpenLoansPerBorrower: null,
+  blockedWallets: [],
+};
+
+/** Two decimals when exact (every amount the API accepts), full precision otherwise, never a throw. */
+const showAmount = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
+
+/** The message of each rule when it fires; null when it does not. */
+const CHECKS: Record<UnderwritingRuleCode, (p: UnderwritingPolicy, i: UnderwritingInput) => string | null> = {
+  KYC_NOT_VERIFIED: (p, i) =>
+    p.requireKycVerified && i.borrowerKycStatus !== "VERIFIED"
+      ? `Borrower KYC status is ${i.borrowerKycStatus}; the policy requires VERIFIED`
+      : null,
+  WALLET_BLOCKED: (p, i) =>
+    p.blockedWallets.includes(i.walletAddress) ? `Wallet ${i.walletAddress} is blocked by the policy` : null,
+  MAX_OPEN_LOANS: (p, i) =>
+    p.maxOpenLoansPerBorrower !== null && i.openLoansOfBorrower >= p.maxOpenLoansPerBorrower
+      ? `Borrower has ${i.openLoansOfBorrower} open loan(s); the policy allows at most ${p.maxOpenLoansPerBorrower}`
+      : null,
+  MANUAL_REVIEW_AMOUNT: (p, i) =>
+    p.manualReviewAbove !== null && i.principal > p.manualReviewAbove
+      ? `Principal ${showAmount(i.principal)} is above the manual review threshold of ${showAmount(p.manualReviewAbove)}`
+      : null,
+};
+
+/**
+ * Decides a loan under `policy` at `now`. An APPROVED decision has no reasons.
+ *
+ * @example underwrite(DEFAULT_POLICY, { principal: 100_000_000n, walletAddress: "0x…", borrowerKycStatus: "PENDING", openLoansOfBorrower: 0 }, now)
+ * // { outcome: "APPROVED", reasons: [], policyVersion: 1, decidedAt: now }
+ */
+export function underwrite(policy: UnderwritingPolicy, input: UnderwritingInput, now: Date): Decision {
+  const fired = UNDERWRITING_RULES.flatMap((rule) => {
+    const message = CHECKS[rule.code](policy, input);
+    return message === null ? [] : [{ rule, message }];
+  });
+  const outcome: DecisionOutcome = fired.some(({ rule }) => rule.effect === "DECLINE")
+    ? "DECLINED"
+    : fired.length > 0
+      ? "MANUAL_REVIEW"
+      : "APPROVED";
+  return {
+    outcome,
+    reasons: fired.map(({ rule, message }) => ({ code: rule.code, message })),
+    policyVersion: policy.version,
+    decidedAt: now,
+  };
+}

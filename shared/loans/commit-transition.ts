@@ -1,0 +1,86 @@
+import { and, eq, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../../db/create-db.ts";
+import type { EventEnvelope } from "../../db/schema/events.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { conflict } from "../domain/errors.ts";
+import { transition, type LoanState, type LoanTrigger } from "../domain/loan-state-machine.ts";
+import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { loanCarries, newWriteToken } from "./loan-guard.ts";
+
+export const stateOf = (loan: LoanRow): LoanState => ({
+  status: loan.status,
+  outcome: loan.decisionOutcome,
+  overdue: loan.overdueAt !== null,
+});
+
+export type TransitionPlan = {
+  loan: LoanRow;
+  trigger: LoanTrigger;
+  now: Date;
+  /** Column changes besides status and outcome (timestamps, amounts, tx hash…). */
+  set?: Partial<LoanRow>;
+  /** Events beyond the transition's own (e.g. `liquidity.unavailable`), built from the new row. */
+  extraEvents?: (next: LoanRow) => EventEnvelope[];
+  /** Rows that belong to the change (settlements, pool movements), written only if it commits. */
+  statements?: (guard: SQL, next: LoanRow) => BatchItem<"sqlite">[];
+};
+
+/**
+ * Applies a trigger of the pure transition table and commits the new state,
+ * its events and its rows in one batch, conditional on the loan still
+ * carrying the write token it was read with. Refused transitions: 409.
+ */
+export async function commitTransition(db: Db, plan: TransitionPlan): Promise<LoanRow> {
+  const { loan, trigger, now } = plan;
+  const result = transition(stateOf(loan), trigger);
+  if (!result.ok) throw conflict(result.reason);
+  const next: LoanRow = {
+    ...loan,
+    ...plan.set,
+    status: result.next.status,
+    decisionOutcome: result.next.outcome,
+    overdueAt: result.next.overdue ? (loan.overdueAt ?? plan.set?.overdueAt ?? now) : null,
+    writeToken: newWriteToken(),
+    updatedAt: now,
+  };
+  const guard = loanCarries(loan.id, next.writeToken);
+  const { id, tenantId, createdAt, ...changes } = next;
+  const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now)), ...(plan.extraEvents?.(next) ?? [])];
+  const [updated] = await db.batch([
+    db
+      .update(loans)
+      .set(changes)
+      .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken)))
+      .returning({ id: loans.id }),
+    ...envelopes.map((e) => eventInsertIf(db, e, loan.id, guard)),
+    ...(plan.statements?.(guard, next) ?? []),
+  ]);
+  if (updated.length !== 1) throw conflict("The loan changed while this change was being made; retry");
+  return next;
+}
+
+/**
+ * A change of columns that is no transition (funding bookkeeping such as
+ * WAITING_KYC or RESERVED), with the same token discipline and optional rows.
+ */
+export async function commitUpdate(
+  db: Db,
+  loan: LoanRow,
+  set: Partial<LoanRow>,
+  now: Date,
+  statements?: (guard: SQL, next: LoanRow) => BatchItem<"sqlite">[],
+  condition?: SQL,
+): Promise<LoanRow | null> {
+  const next: LoanRow = { ...loan, ...set, writeToken: newWriteToken(), updatedAt: now };
+  const { id, tenantId, createdAt, ...changes } = next;
+  const [updated] = await db.batch([
+    db
+      .update(loans)
+      .set(changes)
+      .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken), condition))
+      .returning({ id: loans.id }),
+    ...(statements?.(loanCarries(loan.id, next.writeToken), next) ?? []),
+  ]);
+  return updated.length === 1 ? next : null;
+}

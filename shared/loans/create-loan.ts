@@ -1,0 +1,168 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { borrowers } from "../../db/schema/borrowers.ts";
+import { loanProducts } from "../../db/schema/loan-products.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { canonicalAddress } from "../domain/addresses.ts";
+import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
+import { newId, isUuid } from "../domain/ids.ts";
+import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
+import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
+import { isSandboxChain, RAILS, type Chain, type Network, type Stablecoin } from "../domain/rails.ts";
+import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import { loanCarries, newWriteToken } from "./loan-guard.ts";
+
+export type CreateLoanInput = {
+  loanProductId: string;
+  borrowerRef: string;
+  borrowerWalletAddress: string;
+  chain: Chain;
+  principalAmount: string;
+  idempotencyKey: string;
+  tenureDays?: number;
+  /** Widget-originated loans (embed accept) carry their program and channel. */
+  program?: { id: string; channel: "WEB" | "IOS" | "ANDROID" | "PARTNER_WEBVIEW" };
+};
+
+/**
+ * The chains a product lends on for a tenant: its rail's sandbox chain (plus
+ * SOLANA_DEVNET for USDC, DECISIONS.md "Chains") in sandbox, its live chain
+ * once certified.
+ */
+export function chainsFor(product: { network: Network; stablecoin: Stablecoin }, tenant: { mode: string }): Chain[] {
+  const rail = RAILS[product.network];
+  if (tenant.mode === "live") return [rail.liveChain];
+  return product.stablecoin === "USDC" ? [rail.sandboxChain, "SOLANA_DEVNET"] : [rail.sandboxChain];
+}
+
+async function activeProduct(db: Db, tenantId: string, productId: string) {
+  if (!isUuid(productId)) throw notFound("Loan product");
+  const [product] = await db
+    .select()
+    .from(loanProducts)
+    .where(and(eq(loanProducts.id, productId), eq(loanProducts.tenantId, tenantId), eq(loanProducts.status, "ACTIVE")))
+    .limit(1);
+  if (!product) throw notFound("Loan product");
+  return product;
+}
+
+/**
+ * Checks a loan request against its product and the tenant (SPEC.md "Chains",
+ * "Limits"): chain of the rail (a live chain without certification: 403),
+ * address valid for the chain, amount within the product's limits and the
+ * cap, tenure among the product's. Returns the canonical values.
+ */
+function checkRequest(input: CreateLoanInput, product: Awaited<ReturnType<typeof activeProduct>>, tenant: LoadedTenant) {
+  if (!isSandboxChain(input.chain) && !tenant.certifiedAt) {
+    throw forbidden(`chain ${input.chain} is a live chain; live chains are enabled after go-live certification, and this tenant is not certified`);
+  }
+  const errors: string[] = [];
+  const allowed = chainsFor(product, tenant);
+  if (!allowed.includes(input.chain)) {
+    errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} for a ${tenant.mode} tenant`);
+  }
+  const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
+  if (!address.ok) errors.push(`borrowerWalletAddress: ${address.reason}`);
+  const principal = parseAmount(input.principalAmount, 2);
+  if (principal === null || principal <= 0n) {
+    errors.push("principalAmount: must be a decimal string greater than 0 with at most 2 decimals");
+  } else if (principal < product.minTicket || principal > product.maxTicket || principal > TICKET_CAP_UNITS) {
+    errors.push(`principalAmount: must be between ${formatAmount(product.minTicket)} and ${formatAmount(product.maxTicket)}`);
+  }
+  const tenureDays = input.tenureDays ?? Math.min(...product.tenures);
+  if (!product.tenures.includes(tenureDays)) {
+    errors.push(`tenureDays: must be one of this product's tenures: ${product.tenures.join(", ")}`);
+  }
+  if (errors.length > 0) throw validationError(errors);
+  return { walletAddress: (address as { address: string }).address, principal: principal!, tenureDays };
+}
+
+async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now: Date): Promise<string> {
+  await db
+    .insert(borrowers)
+    .values({ id: newId(), tenantId, borrowerRef, kycStatus: "PENDING", createdAt: now, updatedAt: now })
+    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
+  const [row] = await db
+    .select({ id: borrowers.id })
+    .from(borrowers)
+    .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, borrowerRef)))
+    .limit(1);
+  if (!row) throw new DomainError("INTERNAL", "borrower upsert lost");
+  return row.id;
+}
+
+const findByKey = async (db: Db, tenantId: string, key: string) =>
+  (await db.select().from(loans).where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyKey, key))).limit(1))[0];
+
+/**
+ * Creates the loan in status CREATED with `loan.application_submitted`, or
+ * finds the loan this idempotency key already created. The unique index on
+ * (tenant, idempotencyKey) decides races: the insert is `ON CONFLICT DO
+ * NOTHING` and its event is written only if this insert's row exists, so 25
+ * simultaneous requests make one loan and one event. Underwriting and funding
+ * follow in the loan's writer (`processLoan`).
+ */
+export async function createLoan(
+  db: Db,
+  input: CreateLoanInput & { tenant: LoadedTenant; now: Date },
+): Promise<{ loan: LoanRow; created: boolean }> {
+  const existing = await findByKey(db, input.tenant.id, input.idempotencyKey);
+  if (existing) return { loan: existing, created: false };
+
+  const product = await activeProduct(db, input.tenant.id, input.loanProductId);
+  const checked = checkRequest(input, product, input.tenant);
+  const borrowerId = await borrowerIdFor(db, input.tenant.id, input.borrowerRef, input.now);
+  const lateFee = { type: product.lateFeeType, value: product.lateFeeValue };
+  const row: LoanRow = {
+    id: newId(),
+    tenantId: input.tenant.id,
+    idempotencyKey: input.idempotencyKey,
+    loanProductId: product.id,
+    borrowerId,
+    borrowerRef: input.borrowerRef,
+    borrowerWalletAddress: checked.walletAddress,
+    chain: input.chain,
+    stablecoin: product.stablecoin,
+    principal: checked.principal,
+    processingFee: processingFeeUnits(checked.principal, { type: product.processingFeeType, value: product.processingFeeValue }),
+    lateFeeType: lateFee.type,
+    lateFeeValue: lateFee.value,
+    dailyLateFee: dailyLateFeeUnits(checked.principal, lateFee),
+    lateFeeDays: 0,
+    tenureDays: checked.tenureDays,
+    gracePeriodDays: product.gracePeriodDays,
+    status: "CREATED",
+    decisionOutcome: null,
+    decisionReasons: null,
+    policyVersion: null,
+    decidedAt: null,
+    reviewedBy: null,
+    reviewedAt: null,
+    reviewNote: null,
+    fundingState: "NONE",
+    requiresKycGate: !input.program && input.tenant.requiresKycBeforeFunding,
+    kycConfirmedAt: null,
+    agreementId: null,
+    programId: input.program?.id ?? null,
+    channel: input.program?.channel ?? null,
+    poolId: null,
+    fundingTxHash: null,
+    dueAt: null,
+    overdueAt: null,
+    fundedAt: null,
+    repaidAt: null,
+    defaultedAt: null,
+    writeToken: newWriteToken(),
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
+  const [inserted] = await db.batch([
+    db.insert(loans).values(row).onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyKey] }).returning({ id: loans.id }),
+    eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
+  ]);
+  if (inserted.length === 1) return { loan: row, created: true };
+  const winner = await findByKey(db, input.tenant.id, input.idempotencyKey);
+  if (!winner) throw new DomainError("INTERNAL", "idempotent insert lost its winner");
+  return { loan: winner, created: false };
+}

@@ -1,0 +1,58 @@
+import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { borrowers } from "../../db/schema/borrowers.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { underwrite } from "../domain/underwriting.ts";
+import { currentPolicy } from "../underwriting/policies.ts";
+import { commitTransition } from "./commit-transition.ts";
+
+/**
+ * The borrower's other open loans (unpaid): CREATED and not declined,
+ * ACTIVE, or DEFAULTED. Read through the (tenant, borrower, status) index.
+ */
+async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, loan.tenantId),
+        eq(loans.borrowerId, loan.borrowerId),
+        ne(loans.id, loan.id),
+        or(
+          inArray(loans.status, ["ACTIVE", "DEFAULTED"]),
+          and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED"))),
+        ),
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Underwrites a loan that has no decision yet with the tenant's current
+ * policy and records the decision with `loan.decision` (SPEC.md: after
+ * `loan.application_submitted`, which creation recorded).
+ */
+export async function decideLoan(db: Db, loan: LoanRow, now: Date): Promise<LoanRow> {
+  const [policy, borrower, open] = await Promise.all([
+    currentPolicy(db, loan.tenantId),
+    db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(eq(borrowers.id, loan.borrowerId)).limit(1),
+    openLoansOf(db, loan),
+  ]);
+  const decision = underwrite(
+    policy,
+    {
+      principal: loan.principal,
+      walletAddress: loan.borrowerWalletAddress,
+      borrowerKycStatus: borrower[0]?.kycStatus ?? "PENDING",
+      openLoansOfBorrower: open,
+    },
+    now,
+  );
+  return commitTransition(db, {
+    loan,
+    trigger: { kind: "DECIDE", outcome: decision.outcome },
+    now,
+    set: { decisionReasons: decision.reasons, policyVersion: decision.policyVersion, decidedAt: decision.decidedAt },
+  });
+}

@@ -1,0 +1,189 @@
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { SIMULATED_POOL_ADDRESS } from "../chains/simulated/simulated-chain.ts";
+import { conflict } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { formatAmount } from "../domain/money.ts";
+import { dueAtFor } from "../domain/pricing.ts";
+import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
+import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import { commitTransition, commitUpdate } from "./commit-transition.ts";
+import type { LoanContext } from "./loan-context.ts";
+
+const poolSummary = (pool: PoolRow, headroom: bigint) => ({
+  id: pool.id,
+  stablecoin: pool.stablecoin,
+  available: formatAmount(pool.available),
+  reserved: formatAmount(pool.reserved),
+  headroom: formatAmount(headroom),
+  lowThreshold: formatAmount(pool.lowThreshold),
+});
+
+/**
+ * The statements of a reservation besides the reservation itself: the first
+ * time headroom falls under the pool's threshold, mark the pool and record
+ * `liquidity.low` once (the mark re-arms when liquidity is topped up).
+ */
+function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: bigint, now: Date, guard: SQL) {
+  const envelope = {
+    id: newId(),
+    type: "liquidity.low" as const,
+    createdAt: now.toISOString(),
+    tenantId: loan.tenantId,
+    data: { pool: poolSummary({ ...pool, reserved: pool.reserved + loan.principal }, headroomAfter), loanId: loan.id },
+    program: null,
+    channel: null,
+  };
+  return [
+    db
+      .update(liquidityPools)
+      .set({ lowAlertEventId: envelope.id })
+      .where(
+        and(
+          eq(liquidityPools.id, pool.id),
+          isNull(liquidityPools.lowAlertEventId),
+          sql`${liquidityPools.available} - ${liquidityPools.reserved} < ${liquidityPools.lowThreshold}`,
+          guard,
+        ),
+      ),
+    eventInsertIf(db, envelope, null, sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${envelope.id})`),
+  ];
+}
+
+/** Reserves the principal in the pool, atomically with the loan entering RESERVED; null without headroom. */
+async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date): Promise<LoanRow | null> {
+  const headroomAfter = headroomOf(pool) - loan.principal;
+  return commitUpdate(
+    db,
+    loan,
+    { fundingState: "RESERVED", poolId: pool.id },
+    now,
+    (guard) => [
+      db
+        .update(liquidityPools)
+        .set({ reserved: sql`${liquidityPools.reserved} + ${Number(loan.principal)}` as unknown as bigint, updatedAt: now })
+        .where(and(eq(liquidityPools.id, pool.id), guard)),
+      ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, guard),
+    ],
+    hasHeadroom(pool.id, loan.principal),
+  );
+}
+
+async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, now: Date): Promise<LoanRow> {
+  if (loan.fundingState === "AWAITING_LIQUIDITY") return loan; // reported when it started waiting
+  return commitTransition(db, {
+    loan,
+    trigger: { kind: "FUNDING_FAILED" },
+    now,
+    set: { fundingState: "AWAITING_LIQUIDITY" },
+    extraEvents: (next) => [
+      loanEnvelope("liquidity.unavailable", next, now, {
+        reason: pool ? "no liquidity pool has enough headroom for this principal" : "no liquidity pool for this stablecoin",
+        requested: formatAmount(loan.principal),
+        pool: pool ? poolSummary(pool, headroomOf(pool)) : null,
+      }),
+    ],
+  });
+}
+
+/**
+ * Funds an approved loan (SPEC.md "CREATED → ACTIVE"): waits for the
+ * loan-level KYC gate, reserves the principal, sends it on the loan's chain
+ * (idempotent by the reference `funding:<loanId>`), then commits ACTIVE with
+ * `fundedAt`, `dueAt`, `fundingTxHash`, the pool movement, the settlement row
+ * and `loan.funded` together. Without headroom the loan stays CREATED,
+ * waiting for liquidity, with `loan.funding_failed` and `liquidity.unavailable`
+ * (once per wait). A loan is never funded twice: every step is conditional on
+ * the state it read, and the chain send is keyed by the loan.
+ */
+export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTenant, now: Date): Promise<LoanRow> {
+  const { db } = ctx;
+  if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;
+  if (loan.requiresKycGate && (!loan.kycConfirmedAt || !loan.agreementId)) {
+    if (loan.fundingState === "WAITING_KYC") return loan;
+    const waiting = await commitUpdate(db, loan, { fundingState: "WAITING_KYC" }, now);
+    if (!waiting) throw conflict("The loan changed while it was being funded; retry");
+    return waiting;
+  }
+
+  let current = loan;
+  if (current.fundingState !== "RESERVED") {
+    const pool = await poolFor(db, tenant, current.stablecoin);
+    if (!pool) return reportNoLiquidity(db, current, null, now);
+    const reserved = await reserve(db, current, pool, now);
+    if (!reserved) {
+      const [fresh] = await db.select({ writeToken: loans.writeToken }).from(loans).where(eq(loans.id, current.id));
+      if (fresh?.writeToken !== current.writeToken) throw conflict("The loan changed while it was being funded; retry");
+      return reportNoLiquidity(db, current, pool, now);
+    }
+    current = reserved;
+  }
+
+  const poolId = current.poolId!;
+  const principal = Number(current.principal);
+  const sent = await ctx.chain.transfer({
+    chain: current.chain,
+    asset: current.stablecoin,
+    from: SIMULATED_POOL_ADDRESS,
+    to: current.borrowerWalletAddress,
+    amount: current.principal,
+    reference: `funding:${current.id}`,
+    now,
+  });
+  const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null) => ({
+    id: newId(),
+    tenantId: current.tenantId,
+    loanId: current.id,
+    kind: "FUNDING" as const,
+    status,
+    amount: current.principal,
+    chain: current.chain,
+    asset: current.stablecoin,
+    txHash,
+    fromAddress: SIMULATED_POOL_ADDRESS,
+    toAddress: current.borrowerWalletAddress,
+    createdAt: now,
+  });
+
+  if (!sent.success) {
+    // The transfer failed: release the reservation; the cron retry job tries again.
+    return commitTransition(db, {
+      loan: current,
+      trigger: { kind: "FUNDING_FAILED" },
+      now,
+      set: { fundingState: "NONE", poolId: null },
+      extraEvents: () => [],
+      statements: (guard) => [
+        db
+          .update(liquidityPools)
+          .set({ reserved: sql`${liquidityPools.reserved} - ${principal}` as unknown as bigint, updatedAt: now })
+          .where(and(eq(liquidityPools.id, poolId), guard)),
+        insertIf(db, settlements, settlement("FAILED", sent.txHash), guard),
+      ],
+    });
+  }
+
+  return commitTransition(db, {
+    loan: current,
+    trigger: { kind: "FUNDING_CONFIRMED" },
+    now,
+    set: { fundingState: "FUNDED", fundedAt: now, dueAt: dueAtFor(now, current.tenureDays), fundingTxHash: sent.txHash },
+    statements: (guard) => [
+      db
+        .update(liquidityPools)
+        .set({
+          available: sql`${liquidityPools.available} - ${principal}` as unknown as bigint,
+          reserved: sql`${liquidityPools.reserved} - ${principal}` as unknown as bigint,
+          updatedAt: now,
+        })
+        .where(and(eq(liquidityPools.id, poolId), guard)),
+      insertIf(db, settlements, settlement("CONFIRMED", sent.txHash), guard),
+    ],
+  });
+}
+

@@ -1,0 +1,88 @@
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { recordLoanAgreement } from "../agreements/loan-agreements.ts";
+import type { AgreementChallenge } from "../agreements/challenge-store.ts";
+import { DomainError, type ErrorKind } from "../domain/errors.ts";
+import { sweepLoan } from "../sweeps/sweep-loans.ts";
+import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+import { fundLoan } from "./fund-loan.ts";
+import { recordKycConfirmation, type KycConfirmationInput } from "./kyc-confirmation.ts";
+import type { LoanContext } from "./loan-context.ts";
+import { loadLoan } from "./load-loan.ts";
+import { processLoan } from "./process-loan.ts";
+import { reviewLoan, type ReviewInput } from "./review-loan.ts";
+
+/** Every change of a loan, as a message its single writer executes. */
+export type LoanCommand =
+  | { kind: "process"; tenantId: string; loanId: string }
+  | ({ kind: "review" } & ReviewInput)
+  | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
+  | { kind: "agreement"; tenantId: string; loanId: string; challenge: AgreementChallenge; walletSignature: string; agreementText: string | null }
+  | { kind: "sweep"; tenantId: string; loanId: string };
+
+/** Results cross the Durable Object boundary as values: errors keep their kind. */
+export type LoanCommandResult = { ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } };
+
+async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
+  switch (cmd.kind) {
+    case "process":
+      return processLoan(ctx, cmd.tenantId, cmd.loanId);
+    case "review":
+      return reviewLoan(ctx, cmd);
+    case "sweep":
+      return sweepLoan(ctx, cmd.tenantId, cmd.loanId);
+    case "kycConfirmation":
+    case "agreement": {
+      const tenant = await loadTenant(ctx.db, cmd.tenantId);
+      const now = tenantClock(ctx.clock, tenant).now();
+      const loan = await loadLoan(ctx.db, cmd.tenantId, cmd.loanId);
+      const recorded =
+        cmd.kind === "agreement"
+          ? await recordLoanAgreement(ctx.db, { loan, challenge: cmd.challenge, walletSignature: cmd.walletSignature, agreementText: cmd.agreementText, now })
+          : (await recordKycConfirmation(ctx.db, loan, cmd, now)).loan;
+      return fundLoan(ctx, recorded, tenant, now);
+    }
+  }
+}
+
+export async function executeLoanCommand(ctx: LoanContext, cmd: LoanCommand): Promise<LoanCommandResult> {
+  try {
+    return { ok: true, loan: await execute(ctx, cmd) };
+  } catch (err) {
+    if (err instanceof DomainError) return { ok: false, error: { kind: err.kind, detail: err.detail } };
+    throw err;
+  }
+}
+
+export const unwrapLoanResult = (result: LoanCommandResult): LoanRow => {
+  if (!result.ok) throw new DomainError(result.error.kind, result.error.detail);
+  return result.loan;
+};
+
+/**
+ * The single writer of each loan: commands for one loan run one at a time.
+ * Workers use the LoanObject Durable Object; the Bun tier an in-process lock.
+ */
+export interface LoanWriter {
+  run(cmd: LoanCommand): Promise<LoanRow>;
+}
+
+/** Runs `fn` after every earlier call with the same key has settled. */
+export function keyedMutex() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+export function inProcessLoanWriter(ctx: LoanContext): LoanWriter {
+  const withLock = keyedMutex();
+  return { run: async (cmd) => unwrapLoanResult(await withLock(cmd.loanId, () => executeLoanCommand(ctx, cmd))) };
+}

@@ -1,0 +1,20 @@
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+import { decideLoan } from "./decide-loan.ts";
+import { fundLoan } from "./fund-loan.ts";
+import type { LoanContext } from "./loan-context.ts";
+import { loadLoan } from "./load-loan.ts";
+
+/**
+ * Moves a loan as far as it can go now: underwrite it if it has no decision,
+ * then fund it if it is approved and fundable. Idempotent: a loan that is
+ * decided and funded (or waiting) is returned as it is, so replays of a
+ * creation, duplicate messages and retries are all safe to process again.
+ */
+export async function processLoan(ctx: LoanContext, tenantId: string, loanId: string): Promise<LoanRow> {
+  const tenant = await loadTenant(ctx.db, tenantId);
+  const clock = tenantClock(ctx.clock, tenant);
+  let loan = await loadLoan(ctx.db, tenantId, loanId);
+  if (loan.status === "CREATED" && loan.decisionOutcome === null) loan = await decideLoan(ctx.db, loan, clock.now());
+  return fundLoan(ctx, loan, tenant, clock.now());
+}

@@ -1,0 +1,27 @@
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+import { commitTransition } from "./commit-transition.ts";
+import { fundLoan } from "./fund-loan.ts";
+import type { LoanContext } from "./loan-context.ts";
+import { loadLoan } from "./load-loan.ts";
+
+export type ReviewInput = { tenantId: string; loanId: string; action: "APPROVE" | "REJECT"; note: string | null; reviewerUserId: string };
+
+/**
+ * An ops reviewer actions a MANUAL_REVIEW loan (DECISIONS.md "Manual review"):
+ * APPROVE → outcome APPROVED, `loan.approved`, then funding; REJECT → outcome
+ * DECLINED, `loan.rejected`, no funds. Any other loan, or a second review: 409
+ * (the transition table refuses it).
+ */
+export async function reviewLoan(ctx: LoanContext, input: ReviewInput): Promise<LoanRow> {
+  const tenant = await loadTenant(ctx.db, input.tenantId);
+  const now = tenantClock(ctx.clock, tenant).now();
+  const loan = await loadLoan(ctx.db, input.tenantId, input.loanId);
+  const reviewed = await commitTransition(ctx.db, {
+    loan,
+    trigger: { kind: input.action === "APPROVE" ? "REVIEW_APPROVE" : "REVIEW_REJECT" },
+    now,
+    set: { reviewedBy: input.reviewerUserId, reviewedAt: now, reviewNote: input.note },
+  });
+  return input.action === "APPROVE" ? fundLoan(ctx, reviewed, tenant, now) : reviewed;
+}

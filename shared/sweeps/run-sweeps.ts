@@ -1,0 +1,62 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { loans } from "../../db/schema/loans.ts";
+import type { LoanCommand, LoanWriter } from "../loans/loan-commands.ts";
+import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
+
+/** A run stops after this many pages, so one tick stays bounded; the next tick continues. */
+const MAX_PAGES = 20;
+
+export type SweepReport = { visited: number; failed: number };
+
+async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ failed: number }> {
+  const results = await Promise.allSettled(commands.map((cmd) => writer.run(cmd)));
+  return { failed: results.filter((r) => r.status === "rejected").length };
+}
+
+/**
+ * The overdue/default sweep: every due loan goes through its own writer
+ * (`sweepLoan`), page after page until none is due. Overlapping runs are
+ * harmless: each loan's writer serializes them and the second finds nothing
+ * to do. Loans that keep failing stop the loop rather than spin.
+ */
+export async function sweepDueLoans(db: Db, writer: LoanWriter, systemNow: Date, tenantId?: string): Promise<SweepReport> {
+  const report = { visited: 0, failed: 0 };
+  const failedIds = new Set<string>();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const due = (await findLoansToSweep(db, systemNow, tenantId)).filter((l) => !failedIds.has(l.loanId));
+    if (due.length === 0) break;
+    const results = await Promise.allSettled(due.map((l) => writer.run({ kind: "sweep", tenantId: l.tenantId, loanId: l.loanId })));
+    results.forEach((r, i) => r.status === "rejected" && failedIds.add(due[i]!.loanId));
+    report.visited += due.length;
+    report.failed = failedIds.size;
+    if (due.length < SWEEP_PAGE && failedIds.size === 0) break;
+  }
+  return report;
+}
+
+/**
+ * Approved loans still waiting to be funded (no liquidity before, a failed
+ * transfer, or a run cut off after reserving), oldest first. A loan whose own
+ * request is still at work is safe to touch: its writer queues this behind
+ * that request, and processing a funded loan does nothing.
+ */
+export async function retryFunding(db: Db, writer: LoanWriter, input: { tenantId?: string; limit?: number } = {}): Promise<SweepReport> {
+  const rows = await db
+    .select({ tenantId: loans.tenantId, loanId: loans.id })
+    .from(loans)
+    .where(
+      and(
+        inArray(loans.fundingState, ["AWAITING_LIQUIDITY", "RESERVED", "NONE"]),
+        eq(loans.status, "CREATED"),
+        eq(loans.decisionOutcome, "APPROVED"),
+        input.tenantId ? eq(loans.tenantId, input.tenantId) : undefined,
+      ),
+    )
+    .orderBy(asc(loans.createdAt))
+    .limit(input.limit ?? SWEEP_PAGE);
+  // Oldest first, one at a time: the first loans get the returning liquidity.
+  let failed = 0;
+  for (const r of rows) failed += (await runAll(writer, [{ kind: "process", tenantId: r.tenantId, loanId: r.loanId }])).failed;
+  return { visited: rows.length, failed };
+}

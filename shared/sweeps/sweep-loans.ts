@@ -1,0 +1,81 @@
+import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { DAY_MS, isOverdue, isPastGrace, lateFeeDays } from "../domain/pricing.ts";
+import { commitTransition, commitUpdate } from "../loans/commit-transition.ts";
+import type { LoanContext } from "../loans/loan-context.ts";
+import { loadLoan } from "../loans/load-loan.ts";
+import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+
+/** Loans a sweep handles per page; a run pages until nothing is due. */
+export const SWEEP_PAGE = 100;
+
+/**
+ * ACTIVE loans with something due at `nowMs`: overdue not yet marked, a late
+ * fee day not yet recorded, or grace elapsed. The range `status = 'ACTIVE'
+ * AND due_at < now` is read through the (tenant_id, status, due_at) or
+ * (status, due_at) index, so only loans past due are visited, never the table.
+ */
+function dueCondition(nowMs: number) {
+  const now = new Date(nowMs);
+  return and(
+    eq(loans.status, "ACTIVE"),
+    lt(loans.dueAt, now),
+    or(
+      isNull(loans.overdueAt),
+      sql`${loans.lateFeeDays} < MIN(${loans.gracePeriodDays}, (${nowMs} - ${loans.dueAt} + ${DAY_MS - 1}) / ${DAY_MS})`,
+      sql`${loans.dueAt} + ${loans.gracePeriodDays} * ${DAY_MS} < ${nowMs}`,
+    ),
+  );
+}
+
+/**
+ * The loans due for the sweep, across tenants: each tenant is judged on its
+ * own clock. Tenants on the system clock are covered by one range read;
+ * sandbox tenants whose clock was advanced are read one by one (their clock
+ * only moves forward, so the shared read never sees too much).
+ */
+export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
+  const select = (where: ReturnType<typeof and>) =>
+    db.select({ tenantId: loans.tenantId, loanId: loans.id }).from(loans).where(where).orderBy(asc(loans.dueAt)).limit(SWEEP_PAGE);
+  if (onlyTenantId) {
+    const tenant = await loadTenant(db, onlyTenantId);
+    return select(and(eq(loans.tenantId, onlyTenantId), dueCondition(systemNow.getTime() + tenant.clockOffsetMs)));
+  }
+  const advanced = await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
+  const pages = await Promise.all([
+    select(dueCondition(systemNow.getTime())),
+    ...advanced.map((t) => select(and(eq(loans.tenantId, t.id), dueCondition(systemNow.getTime() + t.offset)))),
+  ]);
+  const seen = new Set<string>();
+  return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
+}
+
+/**
+ * One loan's sweep, on its tenant's clock (SPEC.md "ACTIVE → DEFAULTED"):
+ * past `dueAt` → `loan.overdue` once; each started day past due records its
+ * late fee; past `dueAt` + grace → DEFAULTED with `loan.defaulted` once.
+ * Idempotent: a second run finds nothing to do.
+ */
+export async function sweepLoan(ctx: LoanContext, tenantId: string, loanId: string): Promise<LoanRow> {
+  const tenant = await loadTenant(ctx.db, tenantId);
+  const now = tenantClock(ctx.clock, tenant).now();
+  const loan = await loadLoan(ctx.db, tenantId, loanId);
+  if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, now)) return loan;
+  const days = lateFeeDays(loan.dueAt, now, loan.gracePeriodDays);
+  if (isPastGrace(loan.dueAt, loan.gracePeriodDays, now)) {
+    const defaultedAt = new Date(loan.dueAt.getTime() + loan.gracePeriodDays * DAY_MS);
+    return commitTransition(ctx.db, {
+      loan,
+      trigger: { kind: "GRACE_ELAPSED" },
+      now,
+      set: { defaultedAt, lateFeeDays: loan.gracePeriodDays, overdueAt: loan.overdueAt ?? now },
+    });
+  }
+  if (!loan.overdueAt) {
+    return commitTransition(ctx.db, { loan, trigger: { kind: "MARK_OVERDUE" }, now, set: { lateFeeDays: days } });
+  }
+  if (days > loan.lateFeeDays) return (await commitUpdate(ctx.db, loan, { lateFeeDays: days }, now)) ?? loan;
+  return loan;
+}

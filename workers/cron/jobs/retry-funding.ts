@@ -1,0 +1,14 @@
+import { createDb } from "../../../db/create-db.ts";
+import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
+import { retryFunding } from "../../../shared/sweeps/run-sweeps.ts";
+import type { CronJob } from "../job.ts";
+
+/** Funds approved loans that are still waiting: liquidity returned, or a run was cut off. */
+export const retryFundingJob: CronJob = {
+  name: "retry-funding",
+  crons: ["* * * * *"],
+  async run({ env, log }) {
+    const report = await retryFunding(createDb(env.DB), durableLoanWriter(env.LOANS));
+    if (report.visited > 0) log.info("funding retried", report);
+  },
+};
