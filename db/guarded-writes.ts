@@ -9,6 +9,9 @@ import type { Db } from "./create-db.ts";
  * `loans.writeToken`). Values go through the columns' own encoders, so
  * bigint units, JSON and timestamps are stored as a plain insert would; a
  * value that is itself SQL (a subquery) is embedded as is.
+ *
+ * Built with drizzle's insert-from-select rather than `db.run(sql)`: drizzle's
+ * D1 batch cannot bind the parameters of a raw statement.
  */
 export function insertIf<T extends SQLiteTable>(
   db: Db,
@@ -16,14 +19,12 @@ export function insertIf<T extends SQLiteTable>(
   values: { [K in keyof T["$inferInsert"]]: T["$inferInsert"][K] | SQL },
   condition: SQL,
 ) {
-  const columns = getTableColumns(table);
-  const entries = Object.entries(values as Record<string, unknown>).filter(
-    ([key, value]) => value !== undefined && key in columns,
-  );
-  const names = sql.join(entries.map(([key]) => sql.identifier(columns[key]!.name)), sql`, `);
-  const params = sql.join(
-    entries.map(([key, value]) => (is(value, SQL) ? value : sql.param(value, columns[key]!))),
-    sql`, `,
-  );
-  return db.run(sql`INSERT INTO ${table} (${names}) SELECT ${params} WHERE ${condition}`);
+  const given = values as Record<string, unknown>;
+  // drizzle lists every column of the table, in order, for an insert-from-select.
+  const selected = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    const value = given[key] !== undefined ? given[key] : column.default;
+    if (value === undefined || value === null) return sql`NULL`;
+    return is(value, SQL) ? value : sql.param(value, column);
+  });
+  return db.insert(table).select(sql`SELECT ${sql.join(selected, sql`, `)} WHERE ${condition}`);
 }

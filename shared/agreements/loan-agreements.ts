@@ -1,10 +1,10 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { agreements } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
-import { businessRule, conflict, validationError } from "../domain/errors.ts";
+import { businessRule, conflict, notFound, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import { verifyEvmPersonalSignature } from "../domain/signatures.ts";
@@ -132,4 +132,15 @@ export async function recordLoanAgreement(
   ]);
   if (!next) throw conflict("The loan changed while the agreement was being recorded; retry");
   return next;
+}
+
+/** The agreement on file for a loan (404 when there is none). */
+export async function agreementOf(db: Db, tenantId: string, loanId: string) {
+  const [a] = await db
+    .select({ id: agreements.id, loanId: agreements.loanId, challengeId: agreements.challengeId, walletAddress: agreements.walletAddress, agreementText: agreements.agreementText, createdAt: agreements.createdAt })
+    .from(agreements)
+    .where(and(eq(agreements.tenantId, tenantId), eq(agreements.loanId, loanId)))
+    .limit(1);
+  if (!a) throw notFound("Agreement");
+  return a;
 }

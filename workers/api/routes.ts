@@ -6,6 +6,13 @@ import * as revokeApiKey from "./routes/api-keys/revoke-api-key.ts";
 import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
+import * as confirmKyc from "./routes/loans/confirm-kyc.ts";
+import * as createAgreementChallenge from "./routes/loans/create-agreement-challenge.ts";
+import * as createLoan from "./routes/loans/create-loan.ts";
+import * as getLoan from "./routes/loans/get-loan.ts";
+import * as listLoans from "./routes/loans/list-loans.ts";
+import * as recordAgreement from "./routes/loans/record-agreement.ts";
+import * as reviewLoan from "./routes/loans/review-loan.ts";
 import * as getMe from "./routes/me/get-me.ts";
 import * as createUser from "./routes/users/create-user.ts";
 import * as createMerchantConfig from "./routes/merchant-configs/create-merchant-config.ts";
@@ -41,4 +48,11 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   getWidgetProgram.register,
   updateWidgetProgram.register,
   deleteWidgetProgram.register,
+  createLoan.register,
+  listLoans.register,
+  getLoan.register,
+  reviewLoan.register,
+  confirmKyc.register,
+  createAgreementChallenge.register,
+  recordAgreement.register,
 ];

@@ -1,0 +1,129 @@
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
+import { borrowerKycAudit, borrowers } from "../../db/schema/borrowers.ts";
+import { conflict, notFound } from "../domain/errors.ts";
+import { isUuid, newId } from "../domain/ids.ts";
+import type { KycStatus } from "../domain/underwriting.ts";
+
+export type BorrowerRow = typeof borrowers.$inferSelect;
+export type KycAuditRow = typeof borrowerKycAudit.$inferSelect;
+export type BorrowerWithAudit = { borrower: BorrowerRow; audit: KycAuditRow[] };
+
+/**
+ * The tenant's borrower whose id, else whose `borrowerRef`, is `idOrRef`
+ * (DECISIONS.md "Borrowers and KYC"). Every read is scoped to the tenant, so
+ * another tenant's borrower id is just an unknown ref here: it never
+ * resolves to, or reveals, that borrower.
+ */
+export async function findBorrower(db: Db, tenantId: string, idOrRef: string): Promise<BorrowerRow | null> {
+  if (isUuid(idOrRef)) {
+    const [byId] = await db.select().from(borrowers).where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.id, idOrRef))).limit(1);
+    if (byId) return byId;
+  }
+  const [byRef] = await db
+    .select()
+    .from(borrowers)
+    .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, idOrRef)))
+    .limit(1);
+  return byRef ?? null;
+}
+
+const auditOf = (db: Db, tenantId: string, borrowerId: string) =>
+  db
+    .select()
+    .from(borrowerKycAudit)
+    .where(and(eq(borrowerKycAudit.tenantId, tenantId), eq(borrowerKycAudit.borrowerId, borrowerId)))
+    .orderBy(asc(borrowerKycAudit.createdAt), asc(sql`rowid`));
+
+/** A borrower with its KYC audit trail, oldest change first; unknown (or another tenant's): 404. */
+export async function getBorrower(db: Db, input: { tenantId: string; idOrRef: string }): Promise<BorrowerWithAudit> {
+  const borrower = await findBorrower(db, input.tenantId, input.idOrRef);
+  if (!borrower) throw notFound("Borrower");
+  return { borrower, audit: await auditOf(db, input.tenantId, borrower.id) };
+}
+
+/** The row exactly as it was read: the condition every write of one KYC change is made on. */
+function unchangedSince(row: BorrowerRow): SQL {
+  return and(
+    eq(borrowers.id, row.id),
+    eq(borrowers.tenantId, row.tenantId),
+    eq(borrowers.kycStatus, row.kycStatus),
+    eq(borrowers.updatedAt, row.updatedAt),
+  )!;
+}
+
+/** Concurrent changes of one borrower are rare; a handful of rounds settles any realistic race. */
+const MAX_ATTEMPTS = 5;
+
+export type SetKycInput = {
+  tenantId: string;
+  idOrRef: string;
+  status: KycStatus;
+  merchantUserId: string;
+  /** `apiKey:<id>` or `user:<id>`. */
+  actor: string;
+  /** The tenant's clock. */
+  now: Date;
+};
+
+/**
+ * Records a KYC status for a borrower (SPEC.md "Borrower"): stamps
+ * `verifiedAt` with the tenant's clock on every call, whether or not the
+ * status changes, and writes one immutable audit row (from, to, who) in the
+ * same batch as the update. An unknown ref creates the borrower (status
+ * PENDING until this change), as a loan would.
+ *
+ * Both writes are conditional on the row as it was read, and `updatedAt`
+ * strictly increases with every change, so of two concurrent calls one
+ * commits and the other re-reads and applies on top of it: every call gets
+ * its own audit row with the true previous status, never a lost update.
+ */
+export async function setBorrowerKyc(db: Db, input: SetKycInput): Promise<BorrowerWithAudit> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = (await findBorrower(db, input.tenantId, input.idOrRef)) ?? (await createBorrower(db, input));
+    // Strictly later than the read, even within one millisecond: the next writer's condition must see a change.
+    const updatedAt = new Date(Math.max(input.now.getTime(), current.updatedAt.getTime() + 1));
+    const guard = sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`;
+    const [, updated] = await db.batch([
+      // The audit row first: both statements test the same, not yet changed, row.
+      insertIf(
+        db,
+        borrowerKycAudit,
+        {
+          id: newId(),
+          tenantId: input.tenantId,
+          borrowerId: current.id,
+          fromStatus: current.kycStatus,
+          toStatus: input.status,
+          merchantUserId: input.merchantUserId,
+          actor: input.actor,
+          createdAt: input.now,
+        },
+        guard,
+      ),
+      db
+        .update(borrowers)
+        .set({ kycStatus: input.status, verifiedAt: input.now, merchantUserId: input.merchantUserId, updatedAt })
+        .where(unchangedSince(current))
+        .returning(),
+    ]);
+    if (updated.length === 1) return { borrower: updated[0]!, audit: await auditOf(db, input.tenantId, current.id) };
+  }
+  throw conflict("The borrower's KYC changed at the same time, repeatedly; retry");
+}
+
+/** Creates the borrower for a new ref (PENDING, not yet verified); a concurrent creation of the same ref wins harmlessly. */
+async function createBorrower(db: Db, input: SetKycInput): Promise<BorrowerRow> {
+  await db
+    .insert(borrowers)
+    .values({ id: newId(), tenantId: input.tenantId, borrowerRef: input.idOrRef, kycStatus: "PENDING", verifiedAt: null, createdAt: input.now, updatedAt: input.now })
+    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
+  const [row] = await db
+    .select()
+    .from(borrowers)
+    .where(and(eq(borrowers.tenantId, input.tenantId), eq(borrowers.borrowerRef, input.idOrRef)))
+    .limit(1);
+  if (!row) throw conflict("The borrower could not be created; retry");
+  return row;
+}

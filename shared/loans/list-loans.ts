@@ -1,0 +1,53 @@
+import { and, eq, gte, isNull, lte, ne, or, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { loans } from "../../db/schema/loans.ts";
+import type { Chain } from "../domain/rails.ts";
+
+export const LOAN_LIST_STATUSES = ["CREATED", "ACTIVE", "REPAID", "DEFAULTED", "DECLINED"] as const;
+export type LoanListStatus = (typeof LOAN_LIST_STATUSES)[number];
+
+export type LoanFilters = {
+  status?: LoanListStatus;
+  borrowerRef?: string;
+  chain?: Chain;
+  createdFrom?: Date;
+  createdTo?: Date;
+};
+
+/**
+ * The derived DECLINED state (SPEC.md "Synthetic DECLINED state"): a declined
+ * loan stays CREATED; the CREATED filter leaves declined loans out.
+ */
+function statusCondition(status: LoanListStatus): SQL | undefined {
+  if (status === "DECLINED") return and(eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "DECLINED"));
+  if (status === "CREATED") return and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED")));
+  return eq(loans.status, status);
+}
+
+/**
+ * The tenant's loans, newest first, with DECISIONS.md's filters. Reads go
+ * through (tenant_id, status, decision_outcome, created_at) or
+ * (tenant_id, created_at).
+ */
+export async function listLoans(db: Db, input: { tenantId: string; filters: LoanFilters; limit: number; cursor?: string }) {
+  const { filters } = input;
+  const page = newestFirst(loans, input.cursor);
+  const rows = await db
+    .select()
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, input.tenantId),
+        filters.status ? statusCondition(filters.status) : undefined,
+        filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
+        filters.chain ? eq(loans.chain, filters.chain) : undefined,
+        filters.createdFrom ? gte(loans.createdAt, filters.createdFrom) : undefined,
+        filters.createdTo ? lte(loans.createdAt, filters.createdTo) : undefined,
+        page.where,
+      ),
+    )
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  return pageOf(rows, input.limit);
+}

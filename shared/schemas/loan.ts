@@ -1,0 +1,77 @@
+import { z } from "@hono/zod-openapi";
+import { CHANNELS, FUNDING_STATES } from "../../db/schema/loan-vocabularies.ts";
+import { DECISION_OUTCOMES, LOAN_STATUSES } from "../../db/schema/vocabularies.ts";
+import { CHAINS } from "../domain/rails.ts";
+import { TimestampSchema } from "./common.ts";
+import { AmountSchema } from "./money.ts";
+import { ChainSchema, StablecoinSchema } from "./merchant-config.ts";
+
+const Money = z.string().openapi({ example: "100.00", description: "Decimal string, 2 decimals" });
+const NullableTime = TimestampSchema.nullable();
+
+export const CreateLoanSchema = z
+  .object({
+    loanProductId: z.string().min(1).max(64).openapi({ description: "`loanProductId` of a merchant configuration (GET /v1/me)" }),
+    borrowerRef: z.string().trim().min(1).max(255).openapi({ description: "Your own reference for the borrower", example: "user-42" }),
+    borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({
+      description: "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… or 0:<hex>; Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",
+      example: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+    }),
+    chain: z.enum(CHAINS).openapi({ description: "The product rail's chain for the tenant's mode (sandbox: POLYGON_AMOY, BASE_SEPOLIA, TON_TESTNET; SOLANA_DEVNET for USDC products)" }),
+    principalAmount: AmountSchema,
+    idempotencyKey: z.string().min(1).max(255).openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
+    tenureDays: z.number().int().optional().openapi({ description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
+  })
+  .openapi("CreateLoanRequest");
+
+export const DecisionSchema = z
+  .object({
+    outcome: z.enum(DECISION_OUTCOMES),
+    reasons: z.array(z.object({ code: z.string(), message: z.string() })),
+    policyVersion: z.number().int().nullable(),
+    decidedAt: NullableTime,
+    reviewedBy: z.string().nullable(),
+    reviewedAt: NullableTime,
+    reviewNote: z.string().nullable(),
+  })
+  .openapi("Decision");
+
+export const LoanSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(LOAN_STATUSES),
+    derivedStatus: z.enum([...LOAN_STATUSES, "DECLINED"]).openapi({ description: "DECLINED for a declined loan (its status stays CREATED)" }),
+    loanProductId: z.string(),
+    borrowerId: z.string(),
+    borrowerRef: z.string(),
+    borrowerWalletAddress: z.string(),
+    chain: ChainSchema,
+    stablecoin: StablecoinSchema,
+    principalAmount: Money,
+    processingFee: Money,
+    lateFee: Money.openapi({ description: "Late fees accrued so far (per started day past dueAt, until repaid or defaulted)" }),
+    dailyLateFee: Money,
+    lateFeeDays: z.number().int(),
+    totalDue: Money.openapi({ description: "principal + processing fee + accrued late fees, now" }),
+    tenureDays: z.number().int(),
+    gracePeriodDays: z.number().int(),
+    decision: DecisionSchema.nullable(),
+    fundingState: z.enum(FUNDING_STATES),
+    kycGate: z.object({ required: z.boolean(), kycConfirmed: z.boolean(), agreementRecorded: z.boolean() }),
+    overdue: z.boolean(),
+    dueAt: NullableTime,
+    fundedAt: NullableTime,
+    repaidAt: NullableTime,
+    defaultedAt: NullableTime,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    idempotencyKey: z.string(),
+    program: z.string().nullable(),
+    channel: z.enum(CHANNELS).nullable(),
+    fundingTxHash: z.string().nullable(),
+  })
+  .openapi("Loan");
+
+export const LoanIdParamSchema = z.object({
+  id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+});

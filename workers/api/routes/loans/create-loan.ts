@@ -1,0 +1,47 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { DomainError } from "../../../../shared/domain/errors.ts";
+import { createLoan } from "../../../../shared/loans/create-loan.ts";
+import { loadLoan } from "../../../../shared/loans/load-loan.ts";
+import { loanView } from "../../../../shared/loans/loan-view.ts";
+import { CreateLoanSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
+import { loadTenant, tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+export const route = defineRoute(
+  { auth: "KEY", errors: [403, 404] },
+  {
+    method: "post",
+    path: "/v1/loans",
+    tags: ["Loans"],
+    summary: "Create a loan",
+    description: [
+      "Creates the loan (status CREATED, `loan.application_submitted`), underwrites it synchronously with the tenant's current policy (`loan.decision`), and, when APPROVED, funds it from the liquidity pool on the simulated chain of a sandbox tenant (`loan.funded`, status ACTIVE, `dueAt` = funding time + tenure). The response is the loan after all of that.",
+      "Idempotency: one loan per (tenant, `idempotencyKey`), whatever the concurrency (a unique index decides). A repeated key answers **200** with the original loan (and its current state), even if the rest of the body differs; a new loan answers **201**. After a 5xx, retrying with the same key is safe: the loan continues where it stopped.",
+      "Validation: `chain` must be the product rail's chain for the tenant's mode (a live chain without go-live certification: 403); the address must be valid for the chain (stored canonical); `principalAmount` within the product's minimum and maximum (cap 1000.00); `tenureDays` among the product's. An unknown or another tenant's `loanProductId`: 404.",
+      "Funding without enough pool headroom leaves the loan CREATED with `fundingState` AWAITING_LIQUIDITY and fires `loan.funding_failed` and `liquidity.unavailable`; it is funded when liquidity returns. With the tenant setting `requiresKycBeforeFunding`, an approved loan waits (`fundingState` WAITING_KYC) for `kyc-confirmation` and `agreement`.",
+    ].join("\n\n"),
+    request: { body: { required: true, content: { "application/json": { schema: CreateLoanSchema } } } },
+    responses: {
+      201: { description: "Loan created", content: { "application/json": { schema: LoanSchema } } },
+      200: { description: "The loan this idempotencyKey created before", content: { "application/json": { schema: LoanSchema } } },
+    },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db, clock, loans } = c.get("deps");
+    const tenant = await loadTenant(db, c.get("principal").tenant.id);
+    const tenantNow = () => tenantClock(clock, tenant).now();
+    const { loan, created } = await createLoan(db, { ...c.req.valid("json"), tenant, now: tenantNow() });
+    let current = loan;
+    try {
+      current = await loans.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });
+    } catch (err) {
+      // Another request is moving this loan at the same moment: answer with its state now.
+      if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
+      current = await loadLoan(db, tenant.id, loan.id);
+    }
+    return c.json(loanView(current, tenantNow()), created ? 201 : 200);
+  });

@@ -1,0 +1,28 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { loadLoan } from "../../../../shared/loans/load-loan.ts";
+import { loanView } from "../../../../shared/loans/loan-view.ts";
+import { LoanIdParamSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
+import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+export const route = defineRoute(
+  { auth: "KEY" },
+  {
+    method: "get",
+    path: "/v1/loans/{id}",
+    tags: ["Loans"],
+    summary: "Get a loan",
+    description: "The loan with its decision; late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
+    request: { params: LoanIdParamSchema },
+    responses: { 200: { description: "The loan", content: { "application/json": { schema: LoanSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db, clock } = c.get("deps");
+    const { tenant } = c.get("principal");
+    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    return c.json(loanView(loan, tenantClock(clock, tenant).now()), 200);
+  });

@@ -1,0 +1,45 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { LOAN_LIST_STATUSES, listLoans } from "../../../../shared/loans/list-loans.ts";
+import { loanView } from "../../../../shared/loans/loan-view.ts";
+import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import { LoanSchema } from "../../../../shared/schemas/loan.ts";
+import { ChainSchema } from "../../../../shared/schemas/merchant-config.ts";
+import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const QuerySchema = PageQuerySchema.extend({
+  status: z.enum(LOAN_LIST_STATUSES).optional().openapi({ param: { name: "status", in: "query" }, description: "CREATED excludes declined loans; DECLINED is the derived state" }),
+  borrowerRef: z.string().min(1).max(255).optional().openapi({ param: { name: "borrowerRef", in: "query" } }),
+  chain: ChainSchema.optional().openapi({ param: { name: "chain", in: "query" } }),
+  createdFrom: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "createdFrom", in: "query" }, description: "Inclusive, ISO-8601" }),
+  createdTo: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "createdTo", in: "query" }, description: "Inclusive, ISO-8601" }),
+});
+
+export const route = defineRoute(
+  { auth: "KEY" },
+  {
+    method: "get",
+    path: "/v1/loans",
+    tags: ["Loans"],
+    summary: "List loans",
+    description: "The tenant's loans, newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",
+    request: { query: QuerySchema },
+    responses: { 200: { description: "A page of loans", content: { "application/json": { schema: pageOf(LoanSchema) } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db, clock } = c.get("deps");
+    const { tenant } = c.get("principal");
+    const { limit, cursor, createdFrom, createdTo, ...rest } = c.req.valid("query");
+    const page = await listLoans(db, {
+      tenantId: tenant.id,
+      limit,
+      cursor,
+      filters: { ...rest, createdFrom: createdFrom ? new Date(createdFrom) : undefined, createdTo: createdTo ? new Date(createdTo) : undefined },
+    });
+    const now = tenantClock(clock, tenant).now();
+    return c.json({ data: page.data.map((l) => loanView(l, now)), nextCursor: page.nextCursor }, 200);
+  });
