@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { events } from "../../db/schema/events.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { simChainTransactions } from "../../db/schema/sim-chain-transactions.ts";
+import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
+import { createKey, signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { DomainError } from "../domain/errors.ts";
+import { processLoan } from "./process-loan.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+/**
+ * Without the single writer (the Durable Object), concurrent processing of
+ * one loan still funds it once: every step is conditional on the loan's
+ * write token, and the chain send is keyed by the loan.
+ */
+test("20 concurrent fundings of one loan, bypassing its writer: funded once, pool moved once", async () => {
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+  await t.db.update(liquidityPools).set({ available: 0n }).where(eq(liquidityPools.tenantId, owner.tenantId));
+  const created = await t.request("POST", "/v1/loans", {
+    body: {
+      loanProductId: me.body.merchantConfigs[0].loanProductId,
+      borrowerRef: "race",
+      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
+      chain: "POLYGON_AMOY",
+      principalAmount: "300.00",
+      idempotencyKey: "race-1",
+    },
+    headers: { "x-api-key": key },
+  });
+  expect(created.body.fundingState).toBe("AWAITING_LIQUIDITY");
+  await t.db.update(liquidityPools).set({ available: 10_000_000_000n }).where(eq(liquidityPools.tenantId, owner.tenantId));
+
+  const ctx = { db: t.db, chain: t.deps.chain, clock: t.clock };
+  const results = await Promise.allSettled(Array.from({ length: 20 }, () => processLoan(ctx, owner.tenantId, created.body.id)));
+  for (const r of results) {
+    if (r.status === "rejected") expect(r.reason instanceof DomainError && r.reason.kind === "CONFLICT").toBe(true);
+  }
+  expect(results.some((r) => r.status === "fulfilled" && r.value.status === "ACTIVE")).toBe(true);
+
+  const loanId = created.body.id;
+  expect(await t.db.select().from(settlements).where(eq(settlements.loanId, loanId))).toHaveLength(1);
+  expect(await t.db.select().from(simChainTransactions).where(eq(simChainTransactions.reference, `funding:${loanId}`))).toHaveLength(1);
+  const funded = await t.db.select().from(events).where(and(eq(events.loanId, loanId), eq(events.type, "loan.funded")));
+  expect(funded).toHaveLength(1);
+  const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, owner.tenantId));
+  expect(pool!.available).toBe(10_000_000_000n - 300_000_000n);
+  expect(pool!.reserved).toBe(0n);
+});
