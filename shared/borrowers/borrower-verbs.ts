@@ -54,7 +54,7 @@ function unchangedSince(row: BorrowerRow): SQL {
 }
 
 /** Concurrent changes of one borrower are rare; a handful of rounds settles any realistic race. */
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 
 export type SetKycInput = {
   tenantId: string;
@@ -71,8 +71,8 @@ export type SetKycInput = {
  * Records a KYC status for a borrower (SPEC.md "Borrower"): stamps
  * `verifiedAt` with the tenant's clock on every call, whether or not the
  * status changes, and writes one immutable audit row (from, to, who) in the
- * same batch as the update. An unknown ref creates the borrower (status
- * PENDING until this change), as a loan would.
+ * same batch as the change. An unknown ref creates the borrower, as a loan
+ * would, already with this status; its first audit row reads from PENDING.
  *
  * Both writes are conditional on the row as it was read, and `updatedAt`
  * strictly increases with every change, so of two concurrent calls one
@@ -80,50 +80,50 @@ export type SetKycInput = {
  * its own audit row with the true previous status, never a lost update.
  */
 export async function setBorrowerKyc(db: Db, input: SetKycInput): Promise<BorrowerWithAudit> {
+  const audit = (borrowerId: string, fromStatus: KycStatus, guard: SQL) =>
+    insertIf(
+      db,
+      borrowerKycAudit,
+      {
+        id: newId(),
+        tenantId: input.tenantId,
+        borrowerId,
+        fromStatus,
+        toStatus: input.status,
+        merchantUserId: input.merchantUserId,
+        actor: input.actor,
+        createdAt: input.now,
+      },
+      guard,
+    );
+  const kyc = { kycStatus: input.status, verifiedAt: input.now, merchantUserId: input.merchantUserId };
+
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = (await findBorrower(db, input.tenantId, input.idOrRef)) ?? (await createBorrower(db, input));
+    const current = await findBorrower(db, input.tenantId, input.idOrRef);
+    if (!current) {
+      // A new ref: the borrower is born with this status; its first audit row reads from PENDING, the
+      // status every borrower starts with. If the same ref is created concurrently, the insert does
+      // nothing, neither does the audit row (it needs this row's fresh id), and the next round updates.
+      const id = newId();
+      const [created] = await db.batch([
+        db
+          .insert(borrowers)
+          .values({ id, tenantId: input.tenantId, borrowerRef: input.idOrRef, ...kyc, createdAt: input.now, updatedAt: input.now })
+          .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] })
+          .returning(),
+        audit(id, "PENDING", sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${borrowers.id} = ${id})`),
+      ]);
+      if (created.length === 1) return { borrower: created[0]!, audit: await auditOf(db, input.tenantId, id) };
+      continue;
+    }
     // Strictly later than the read, even within one millisecond: the next writer's condition must see a change.
     const updatedAt = new Date(Math.max(input.now.getTime(), current.updatedAt.getTime() + 1));
-    const guard = sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`;
     const [, updated] = await db.batch([
       // The audit row first: both statements test the same, not yet changed, row.
-      insertIf(
-        db,
-        borrowerKycAudit,
-        {
-          id: newId(),
-          tenantId: input.tenantId,
-          borrowerId: current.id,
-          fromStatus: current.kycStatus,
-          toStatus: input.status,
-          merchantUserId: input.merchantUserId,
-          actor: input.actor,
-          createdAt: input.now,
-        },
-        guard,
-      ),
-      db
-        .update(borrowers)
-        .set({ kycStatus: input.status, verifiedAt: input.now, merchantUserId: input.merchantUserId, updatedAt })
-        .where(unchangedSince(current))
-        .returning(),
+      audit(current.id, current.kycStatus, sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`),
+      db.update(borrowers).set({ ...kyc, updatedAt }).where(unchangedSince(current)).returning(),
     ]);
     if (updated.length === 1) return { borrower: updated[0]!, audit: await auditOf(db, input.tenantId, current.id) };
   }
   throw conflict("The borrower's KYC changed at the same time, repeatedly; retry");
-}
-
-/** Creates the borrower for a new ref (PENDING, not yet verified); a concurrent creation of the same ref wins harmlessly. */
-async function createBorrower(db: Db, input: SetKycInput): Promise<BorrowerRow> {
-  await db
-    .insert(borrowers)
-    .values({ id: newId(), tenantId: input.tenantId, borrowerRef: input.idOrRef, kycStatus: "PENDING", verifiedAt: null, createdAt: input.now, updatedAt: input.now })
-    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
-  const [row] = await db
-    .select()
-    .from(borrowers)
-    .where(and(eq(borrowers.tenantId, input.tenantId), eq(borrowers.borrowerRef, input.idOrRef)))
-    .limit(1);
-  if (!row) throw conflict("The borrower could not be created; retry");
-  return row;
 }

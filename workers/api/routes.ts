@@ -26,6 +26,16 @@ import * as deleteWidgetProgram from "./routes/widget-programs/delete-widget-pro
 import * as getWidgetProgram from "./routes/widget-programs/get-widget-program.ts";
 import * as listWidgetPrograms from "./routes/widget-programs/list-widget-programs.ts";
 import * as updateWidgetProgram from "./routes/widget-programs/update-widget-program.ts";
+import * as getPolicy from "./routes/policies/get-policy.ts";
+import * as putPolicy from "./routes/policies/put-policy.ts";
+import * as getBorrower from "./routes/borrowers/get-borrower.ts";
+import * as setBorrowerKyc from "./routes/borrowers/set-borrower-kyc.ts";
+import * as getSandboxClock from "./routes/sandbox/get-clock.ts";
+import * as advanceSandboxClock from "./routes/sandbox/advance-clock.ts";
+import * as setSandboxLiquidity from "./routes/sandbox/set-liquidity.ts";
+import * as listEvents from "./routes/events/list-events.ts";
+import * as getEvent from "./routes/events/get-event.ts";
+import * as getSettlements from "./routes/settlements/get-settlements.ts";
 
 /** Every route of the api worker. One module per operation, each exporting `route` and `register`. */
 export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
@@ -55,4 +65,14 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   confirmKyc.register,
   createAgreementChallenge.register,
   recordAgreement.register,
+  getPolicy.register,
+  putPolicy.register,
+  getBorrower.register,
+  setBorrowerKyc.register,
+  getSandboxClock.register,
+  advanceSandboxClock.register,
+  setSandboxLiquidity.register,
+  listEvents.register,
+  getEvent.register,
+  getSettlements.register,
 ];

@@ -1,0 +1,72 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { events, type EventEnvelope } from "../../db/schema/events.ts";
+import { notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
+import type { EventType } from "./loan-events.ts";
+
+/**
+ * Cursors of the event list: the `seq` of the last event shown, opaque to
+ * callers (base64url of `seq:<n>`). `seq` is the outbox's global order, so
+ * paging is stable while new events arrive: they only ever go on top.
+ */
+export function encodeEventCursor(seq: number): string {
+  return btoa(`seq:${seq}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The `seq` in a cursor this service issued; null for anything else. */
+export function decodeEventCursor(cursor: string): number | null {
+  try {
+    const m = /^seq:(\d{1,15})$/.exec(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export type ListEventsInput = {
+  tenantId: string;
+  type?: EventType;
+  loanId?: string;
+  limit: number;
+  cursor?: string;
+};
+
+/**
+ * The tenant's events from the outbox, newest first (by `seq`), each as its
+ * envelope (DECISIONS.md "Webhooks, notifications"). Each filter combination
+ * reads one of the (tenant, seq), (tenant, type, seq) or (tenant, loan, seq)
+ * indexes. A loan filter of another tenant's loan matches nothing.
+ */
+export async function listEvents(db: Db, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
+  const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
+  if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
+  const rows = await db
+    .select({ seq: events.seq, envelope: events.envelope })
+    .from(events)
+    .where(
+      and(
+        eq(events.tenantId, input.tenantId),
+        input.type ? eq(events.type, input.type) : undefined,
+        input.loanId ? eq(events.loanId, input.loanId) : undefined,
+        before === null ? undefined : lt(events.seq, before),
+      ),
+    )
+    .orderBy(desc(events.seq))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  return { data: page.map((r) => r.envelope), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
+}
+
+/** One event of the tenant; another tenant's (or none): 404. */
+export async function getEvent(db: Db, input: { tenantId: string; id: string }): Promise<EventEnvelope> {
+  if (!isUuid(input.id)) throw notFound("Event");
+  const [row] = await db
+    .select({ envelope: events.envelope })
+    .from(events)
+    .where(and(eq(events.id, input.id), eq(events.tenantId, input.tenantId)))
+    .limit(1);
+  if (!row) throw notFound("Event");
+  return row.envelope;
+}

@@ -1,0 +1,134 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
+import type { EventEnvelope } from "../../db/schema/events.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { loans } from "../../db/schema/loans.ts";
+import type { Clock } from "../domain/clock.ts";
+import { validationError } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { formatAmount } from "../domain/money.ts";
+import type { Stablecoin } from "../domain/rails.ts";
+import { eventInsertIf } from "../events/loan-events.ts";
+import { headroomOf, type PoolRow } from "../liquidity/pools.ts";
+import type { LoanWriter } from "../loans/loan-commands.ts";
+import { retryFunding, type SweepReport } from "../sweeps/run-sweeps.ts";
+import { SANDBOX_POOL_LOW_THRESHOLD_UNITS } from "../tenants/sign-up.ts";
+import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+import { requireSandboxTenant } from "./sandbox-tenant.ts";
+
+/** Pool amounts move in whole cents; anything else (a pool edited by hand) is shown exactly rather than refused. */
+const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
+
+/** A pool as the API shows it (also the `pool` of `liquidity.low`). */
+export const poolView = (pool: PoolRow) => ({
+  id: pool.id,
+  stablecoin: pool.stablecoin,
+  available: show(pool.available),
+  reserved: show(pool.reserved),
+  headroom: show(headroomOf(pool)),
+  lowThreshold: show(pool.lowThreshold),
+});
+
+const ownPool = async (db: Db, tenantId: string, stablecoin: Stablecoin) =>
+  (
+    await db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, stablecoin)))
+      // The pool `poolFor` draws from: the tenant's oldest in this stablecoin.
+      .orderBy(asc(liquidityPools.createdAt), asc(liquidityPools.id))
+      .limit(1)
+  )[0];
+
+/** Creates the tenant's own empty pool unless it has one; one statement, so two concurrent calls make one pool. */
+async function ensureOwnPool(db: Db, tenantId: string, stablecoin: Stablecoin, lowThreshold: bigint, now: Date): Promise<PoolRow> {
+  await insertIf(
+    db,
+    liquidityPools,
+    { id: newId(), tenantId, mode: "sandbox", stablecoin, available: 0n, reserved: 0n, lowThreshold, lowAlertEventId: null, createdAt: now, updatedAt: now },
+    sql`NOT EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.tenantId} = ${tenantId} AND ${liquidityPools.stablecoin} = ${stablecoin})`,
+  );
+  return (await ownPool(db, tenantId, stablecoin))!;
+}
+
+export type SetSandboxLiquidityInput = {
+  tenantId: string;
+  stablecoin: Stablecoin;
+  available: bigint;
+  /** Omitted: the pool keeps its threshold (a new pool gets the signup default, 1,000.00). */
+  lowThreshold?: bigint;
+};
+
+export type SetSandboxLiquidityResult = {
+  pool: PoolRow;
+  /** The funding retry that ran for the tenant's approved, unfunded loans. */
+  retried: SweepReport;
+  /** The tenant's approved loans still waiting for liquidity after the retry. */
+  stillWaiting: number;
+};
+
+/**
+ * Sets the tenant's own sandbox pool for `stablecoin` (created if missing;
+ * DECISIONS.md "Sandbox helpers"), then retries funding for the tenant's
+ * loans waiting for liquidity, oldest first, before returning.
+ *
+ * `available` is the pool's balance, reservations included, so it may not
+ * fall under what is reserved for loans being funded (400). The
+ * `liquidity.low` alarm follows the new headroom: at or above the threshold
+ * it is re-armed; under it, `liquidity.low` fires now unless it already
+ * fired for the current dip, exactly as when a reservation takes headroom
+ * under the threshold.
+ */
+export async function setSandboxLiquidity(
+  db: Db,
+  writer: LoanWriter,
+  systemClock: Clock,
+  input: SetSandboxLiquidityInput,
+): Promise<SetSandboxLiquidityResult> {
+  const tenant = await loadTenant(db, input.tenantId);
+  requireSandboxTenant(tenant);
+  const now = tenantClock(systemClock, tenant).now();
+  const pool = await ensureOwnPool(db, tenant.id, input.stablecoin, input.lowThreshold ?? SANDBOX_POOL_LOW_THRESHOLD_UNITS, now);
+
+  const threshold = input.lowThreshold ?? pool.lowThreshold;
+  const available = Number(input.available);
+  const alert: EventEnvelope = {
+    id: newId(),
+    type: "liquidity.low",
+    createdAt: now.toISOString(),
+    tenantId: tenant.id,
+    data: { pool: poolView({ ...pool, available: input.available, lowThreshold: threshold }), loanId: null },
+    program: null,
+    channel: null,
+  };
+  const [updated] = await db.batch([
+    db
+      .update(liquidityPools)
+      .set({
+        available: input.available,
+        lowThreshold: threshold,
+        // SQLite evaluates the CASE on the row before the update: `reserved` is the current reservation.
+        lowAlertEventId: sql`CASE
+          WHEN ${available} - ${liquidityPools.reserved} >= ${Number(threshold)} THEN NULL
+          WHEN ${liquidityPools.lowAlertEventId} IS NULL THEN ${alert.id}
+          ELSE ${liquidityPools.lowAlertEventId} END` as unknown as string,
+        updatedAt: now,
+      })
+      // Reservations belong to loans being funded right now; the balance cannot drop under them.
+      .where(and(eq(liquidityPools.id, pool.id), sql`${liquidityPools.reserved} <= ${available}`))
+      .returning({ id: liquidityPools.id }),
+    eventInsertIf(db, alert, null, sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${alert.id})`),
+  ]);
+  if (updated.length !== 1) {
+    const reserved = (await ownPool(db, tenant.id, input.stablecoin))?.reserved ?? pool.reserved;
+    throw validationError([`available: must be at least ${show(reserved)}, the amount reserved for loans being funded`]);
+  }
+
+  const retried = await retryFunding(db, writer, { tenantId: tenant.id });
+  const [waiting] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenant.id), eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "APPROVED"), eq(loans.fundingState, "AWAITING_LIQUIDITY")));
+  return { pool: (await ownPool(db, tenant.id, input.stablecoin))!, retried, stillWaiting: Number(waiting?.n ?? 0) };
+}

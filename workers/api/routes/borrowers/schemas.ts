@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import type { BorrowerWithAudit } from "../../../../shared/borrowers/borrower-verbs.ts";
+import { KYC_STATUSES } from "../../../../shared/domain/underwriting.ts";
+import { iso, isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
+
+export const BorrowerParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "The borrower's id, or your `borrowerRef` for it (URL-encoded).",
+      example: "user-42",
+    }),
+});
+
+export const KycStatusSchema = z.enum(KYC_STATUSES).openapi({ example: "VERIFIED" });
+
+export const SetKycBodySchema = z
+  .object({
+    status: KycStatusSchema,
+    merchantUserId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .openapi({ description: "Your internal reference for who or what performed the check.", example: "kyc-ops-7" }),
+  })
+  .openapi("BorrowerKycRequest");
+
+const KycAuditEntrySchema = z
+  .object({
+    id: z.uuid(),
+    fromStatus: KycStatusSchema,
+    toStatus: KycStatusSchema,
+    merchantUserId: z.string().nullable(),
+    actor: z.string().openapi({ description: "Who made the change: `apiKey:<id>` or `user:<id>`.", example: "apiKey:5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+    createdAt: TimestampSchema,
+  })
+  .openapi("BorrowerKycAuditEntry");
+
+export const BorrowerSchema = z
+  .object({
+    id: z.uuid(),
+    borrowerRef: z.string(),
+    kyc: z.object({
+      status: KycStatusSchema,
+      verifiedAt: TimestampSchema.nullable().openapi({ description: "Stamped by the service (the tenant's clock) on every KYC update; null before the first." }),
+      merchantUserId: z.string().nullable(),
+    }),
+    kycAudit: z.array(KycAuditEntrySchema).openapi({ description: "Every KYC update, oldest first; immutable." }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi("Borrower");
+
+export const borrowerView = ({ borrower, audit }: BorrowerWithAudit) => ({
+  id: borrower.id,
+  borrowerRef: borrower.borrowerRef,
+  kyc: { status: borrower.kycStatus, verifiedAt: isoOrNull(borrower.verifiedAt), merchantUserId: borrower.merchantUserId },
+  kycAudit: audit.map((a) => ({
+    id: a.id,
+    fromStatus: a.fromStatus,
+    toStatus: a.toStatus,
+    merchantUserId: a.merchantUserId,
+    actor: a.actor,
+    createdAt: iso(a.createdAt),
+  })),
+  createdAt: iso(borrower.createdAt),
+  updatedAt: iso(borrower.updatedAt),
+});

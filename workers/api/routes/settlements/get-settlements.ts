@@ -1,0 +1,67 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "../../../../db/schema/loan-vocabularies.ts";
+import { formatAmount } from "../../../../shared/domain/money.ts";
+import { CHAINS, STABLECOINS } from "../../../../shared/domain/rails.ts";
+import { listSettlements, type SettlementRow } from "../../../../shared/settlements/list-settlements.ts";
+import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const ParamSchema = z.object({
+  loanId: z.string().min(1).max(64).openapi({ param: { name: "loanId", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+});
+
+const SettlementSchema = z
+  .object({
+    id: z.uuid(),
+    kind: z.enum(SETTLEMENT_KINDS).openapi({ description: "FUNDING: principal to the borrower; REPAYMENT / PARTIAL_REPAYMENT: from the borrower; REFUND: back to the borrower." }),
+    status: z.enum(SETTLEMENT_STATUSES).openapi({ description: "CONFIRMED on chain, or FAILED (a failed transfer is kept too)." }),
+    amount: z.string().openapi({ example: "100.00", description: "Decimal string in stablecoin units, 2 decimals." }),
+    chain: z.enum(CHAINS),
+    asset: z.enum(STABLECOINS),
+    txHash: z.string().nullable(),
+    from: z.string().nullable().openapi({ description: "Sending address (the pool for funding, the borrower's wallet for repayments)." }),
+    to: z.string().nullable(),
+    createdAt: TimestampSchema,
+  })
+  .openapi("Settlement");
+
+const ResponseSchema = z.object({ loanId: z.uuid(), data: z.array(SettlementSchema) }).openapi("SettlementHistory");
+
+/** Movements are whole cents; anything finer (a TON transfer with 6 decimals) is shown exactly rather than refused. */
+const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
+
+const settlementView = (s: SettlementRow) => ({
+  id: s.id,
+  kind: s.kind,
+  status: s.status,
+  amount: show(s.amount),
+  chain: s.chain,
+  asset: s.asset,
+  txHash: s.txHash,
+  from: s.fromAddress,
+  to: s.toAddress,
+  createdAt: iso(s.createdAt),
+});
+
+export const route = defineRoute(
+  { auth: "KEY" },
+  {
+    method: "get",
+    path: "/v1/settlements/{loanId}",
+    tags: ["Loans"],
+    summary: "Settlement history of a loan",
+    description: [
+      "Every money movement of the loan, oldest first: the funding transfer of the principal to the borrower's wallet (with the loan's `fundingTxHash`), and repayments as the settlement listener records them. Failed transfers are listed too, with status FAILED. Amounts are decimal strings with 2 decimals.",
+      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, or an unknown id: 404.",
+    ].join("\n\n"),
+    request: { params: ParamSchema },
+    responses: { 200: { description: "The loan's settlements", content: { "application/json": { schema: ResponseSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const history = await listSettlements(c.get("deps").db, { tenantId: c.get("principal").tenant.id, loanId: c.req.valid("param").loanId });
+    return c.json({ loanId: history.loanId, data: history.rows.map(settlementView) }, 200);
+  });
