@@ -1,15 +1,13 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { timestamp } from "./columns.ts";
-import { tenants } from "./tenants.ts";
 import { users } from "./users.ts";
 
 export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     name: text("name").notNull(),
     /** The first characters of the key, shown in lists so merchants can tell keys apart. */
     prefix: text("prefix").notNull(),

@@ -1,6 +1,6 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { timestamp } from "./columns.ts";
-import { tenants } from "./tenants.ts";
 import { KYC_STATUSES } from "./vocabularies.ts";
 
 /** A borrower is the pair (tenant, borrowerRef); created on first use. */
@@ -8,9 +8,7 @@ export const borrowers = sqliteTable(
   "borrowers",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     borrowerRef: text("borrower_ref").notNull(),
     kycStatus: text("kyc_status", { enum: KYC_STATUSES }).notNull().default("PENDING"),
     /** Stamped by the service on every KYC update. */
@@ -27,9 +25,7 @@ export const borrowerKycAudit = sqliteTable(
   "borrower_kyc_audit",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     borrowerId: text("borrower_id")
       .notNull()
       .references(() => borrowers.id),

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { json, timestamp } from "./columns.ts";
-import { tenants } from "./tenants.ts";
 import { EVENT_TYPES } from "./vocabularies.ts";
 
 /** DECISIONS.md "Webhooks": `{ id, type, createdAt, tenantId, data, program, channel }`. */
@@ -28,9 +28,7 @@ export const events = sqliteTable(
      * in which their changes committed, even within one millisecond.
      */
     seq: integer("seq").notNull().unique(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     type: text("type", { enum: EVENT_TYPES }).notNull(),
     loanId: text("loan_id"),
     envelope: json<EventEnvelope>("envelope").notNull(),

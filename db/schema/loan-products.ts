@@ -1,9 +1,9 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { LOAN_PRODUCT_STATUSES } from "./vocabularies.ts";
 import { timestamp } from "./columns.ts";
 import { lendingTermsColumns } from "./lending-terms.ts";
 import { merchantConfigs } from "./merchant-configs.ts";
-import { tenants } from "./tenants.ts";
 
 /**
  * The loan product loans are drawn under. Each merchant configuration has
@@ -14,9 +14,7 @@ export const loanProducts = sqliteTable(
   "loan_products",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     merchantConfigId: text("merchant_config_id")
       .notNull()
       .unique()

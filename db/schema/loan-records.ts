@@ -1,8 +1,8 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, timestamp, units } from "./columns.ts";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
 import { loans } from "./loans.ts";
-import { tenants } from "./tenants.ts";
 import { CHAINS, STABLECOINS } from "./vocabularies.ts";
 
 /** Loan-level KYC confirmations from the merchant's backend; immutable, newest wins. */
@@ -10,9 +10,7 @@ export const loanKycConfirmations = sqliteTable(
   "loan_kyc_confirmations",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     loanId: text("loan_id")
       .notNull()
       .references(() => loans.id),
@@ -27,9 +25,7 @@ export const loanKycConfirmations = sqliteTable(
 /** The agreement a borrower signed for a loan: one per loan, immutable. */
 export const agreements = sqliteTable("agreements", {
   id: text("id").primaryKey(),
-  tenantId: text("tenant_id")
-    .notNull()
-    .references(() => tenants.id),
+  tenantId: tenantIdColumn(),
   loanId: text("loan_id")
     .notNull()
     .unique()
@@ -50,9 +46,7 @@ export const settlements = sqliteTable(
   "settlements",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     loanId: text("loan_id")
       .notNull()
       .references(() => loans.id),

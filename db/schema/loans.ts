@@ -1,10 +1,10 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { borrowers } from "./borrowers.ts";
 import { bool, json, timestamp, units } from "./columns.ts";
 import { liquidityPools } from "./liquidity-pools.ts";
 import { CHANNELS, FUNDING_STATES } from "./loan-vocabularies.ts";
 import { loanProducts } from "./loan-products.ts";
-import { tenants } from "./tenants.ts";
 import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS } from "./vocabularies.ts";
 import { widgetPrograms } from "./widget-programs.ts";
 
@@ -18,9 +18,7 @@ export const loans = sqliteTable(
   "loans",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     idempotencyKey: text("idempotency_key").notNull(),
     loanProductId: text("loan_product_id")
       .notNull()

@@ -1,15 +1,13 @@
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, json, timestamp, units } from "./columns.ts";
-import { tenants } from "./tenants.ts";
 
 /** Underwriting policies; each PUT adds a version, the highest is current. */
 export const policies = sqliteTable(
   "policies",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     version: integer("version").notNull(),
     requireKycVerified: bool("require_kyc_verified").notNull(),
     manualReviewAbove: units("manual_review_above_units"),

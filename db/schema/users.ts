@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { timestamp } from "./columns.ts";
 import { ROLES, type Role } from "./vocabularies.ts";
-import { tenants } from "./tenants.ts";
 
 export { ROLES, type Role };
 
@@ -9,9 +9,7 @@ export const users = sqliteTable(
   "users",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     /** Lower-cased; unique across tenants because login is by e-mail alone. */
     email: text("email").notNull().unique(),
     role: text("role", { enum: ROLES }).notNull(),

@@ -1,16 +1,14 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { tenantIdColumn } from "./tenant-ref.ts";
 import { json, timestamp } from "./columns.ts";
 import { merchantConfigs } from "./merchant-configs.ts";
-import { tenants } from "./tenants.ts";
 
 /** A widget program: its own embed key, rail (through its configuration) and allowed origins. */
 export const widgetPrograms = sqliteTable(
   "widget_programs",
   {
     id: text("id").primaryKey(),
-    tenantId: text("tenant_id")
-      .notNull()
-      .references(() => tenants.id),
+    tenantId: tenantIdColumn(),
     merchantConfigId: text("merchant_config_id")
       .notNull()
       .references(() => merchantConfigs.id),

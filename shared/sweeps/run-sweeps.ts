@@ -53,7 +53,7 @@ export async function retryFunding(db: Db, writer: LoanWriter, input: { tenantId
         input.tenantId ? eq(loans.tenantId, input.tenantId) : undefined,
       ),
     )
-    .orderBy(asc(loans.createdAt))
+    .orderBy(asc(loans.createdAt), asc(loans.id))
     .limit(input.limit ?? SWEEP_PAGE);
   // Oldest first, one at a time: the first loans get the returning liquidity.
   let failed = 0;
