@@ -78,6 +78,7 @@ export const loans = sqliteTable(
     index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
     index("loans_tenant_borrower_idx").on(t.tenantId, t.borrowerId, t.status),
     index("loans_status_due_idx").on(t.status, t.dueAt),
+    index("loans_tenant_status_due_idx").on(t.tenantId, t.status, t.dueAt),
     index("loans_funding_state_idx").on(t.fundingState, t.tenantId, t.createdAt),
   ],
 );

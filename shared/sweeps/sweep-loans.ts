@@ -37,20 +37,27 @@ function dueCondition(nowMs: number) {
  * only moves forward, so the shared read never sees too much).
  */
 export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
-  const select = (where: ReturnType<typeof and>) =>
-    db.select({ tenantId: loans.tenantId, loanId: loans.id }).from(loans).where(where).orderBy(asc(loans.dueAt)).limit(SWEEP_PAGE);
   if (onlyTenantId) {
     const tenant = await loadTenant(db, onlyTenantId);
-    return select(and(eq(loans.tenantId, onlyTenantId), dueCondition(systemNow.getTime() + tenant.clockOffsetMs)));
+    return dueLoansQuery(db, systemNow.getTime() + tenant.clockOffsetMs, onlyTenantId);
   }
   const advanced = await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
   const pages = await Promise.all([
-    select(dueCondition(systemNow.getTime())),
-    ...advanced.map((t) => select(and(eq(loans.tenantId, t.id), dueCondition(systemNow.getTime() + t.offset)))),
+    dueLoansQuery(db, systemNow.getTime()),
+    ...advanced.map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id)),
   ]);
   const seen = new Set<string>();
   return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
 }
+
+/** One page of due loans at `nowMs`, of one tenant or of all. */
+export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string) =>
+  db
+    .select({ tenantId: loans.tenantId, loanId: loans.id })
+    .from(loans)
+    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, dueCondition(nowMs)))
+    .orderBy(asc(loans.dueAt))
+    .limit(SWEEP_PAGE);
 
 /**
  * One loan's sweep, on its tenant's clock (SPEC.md "ACTIVE → DEFAULTED"):
