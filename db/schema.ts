@@ -6,6 +6,7 @@ import { agreements, loanKycConfirmations, settlements } from "./schema/loan-rec
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
 import { simChainTransactions } from "./schema/sim-chain-transactions.ts";
+import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
 import { merchantConfigs } from "./schema/merchant-configs.ts";
@@ -32,5 +33,10 @@ export const schema = {
   settlements,
   events,
   simChainTransactions,
+  webhookEndpoints,
+  webhookDeliveries,
+  webhookAttempts,
+  notifications,
+  mailbox,
 };
 export type Schema = typeof schema;

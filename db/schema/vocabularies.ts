@@ -31,3 +31,8 @@ export const EVENT_TYPES = [
   "liquidity.unavailable",
   "webhook.delivery_failed",
 ] as const;
+
+/** Webhook deliveries (DECISIONS.md "Webhooks, notifications"). */
+export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+/** A notification's e-mail to the account owner. SKIPPED: the tenant has no owner e-mail. */
+export const EMAIL_STATUSES = ["PENDING", "SENT", "FAILED", "SKIPPED"] as const;

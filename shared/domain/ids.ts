@@ -17,3 +17,15 @@ export function randomToken(length: number): string {
   }
   return out;
 }
+
+/**
+ * A UUID (formatted as v4) derived from `name`: the same name always gives
+ * the same id, so an insert keyed by it happens at most once.
+ */
+export async function deterministicUuid(name: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(name))).slice(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const h = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

@@ -7,6 +7,7 @@ import type { ApiDeps, ApiEnv } from "./deps.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
+import { relayAfterWrite } from "./middleware/relay.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -32,6 +33,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     }),
   );
 
+  app.use("*", relayAfterWrite);
   for (const register of ROUTES) register(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {

@@ -5,7 +5,9 @@ import { durableChallengeStore } from "../../shared/agreements/durable-challenge
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { simulatedChain } from "../../shared/chains/simulated/simulated-chain.ts";
+import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
+import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
 import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
@@ -25,6 +27,10 @@ export type ApiEnv = {
   IP_LIMITER: RateLimiter;
   LOANS: DurableObjectNamespace<LoanObject>;
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
+  /** Producer of the webhook deliveries Queue (the relay enqueues right after a request commits). */
+  WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
+  /** Worker secret: AES key for secrets kept at rest (webhook signing secrets). */
+  SECRETS_KEY?: string;
 };
 
 export type ApiDeps = {
@@ -40,6 +46,9 @@ export type ApiDeps = {
   loans: LoanWriter;
   /** Single-use agreement challenges (a Durable Object per challenge). */
   challenges: ChallengeStore;
+  /** The webhook deliveries Queue. */
+  queue: DeliveryQueue;
+  secretsKey: string;
 };
 
 /** Only `npm run dev` and tests may run without a configured JWT secret. */
@@ -48,6 +57,7 @@ const DEV_JWT_SECRET = "dev-only-jwt-secret-never-used-in-deployments";
 const EnvSchema = z.object({
   ENVIRONMENT: z.enum(["development", "production"]).default("production"),
   JWT_SECRET: z.string().min(32).optional(),
+  SECRETS_KEY: z.string().min(32).optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   RATE_LIMIT_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
 });
@@ -58,10 +68,12 @@ export class ConfigurationError extends Error {}
 export function depsFromEnv(env: ApiEnv): ApiDeps {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) throw new ConfigurationError("invalid worker configuration");
-  const { ENVIRONMENT, JWT_SECRET, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS } = parsed.data;
+  const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS } = parsed.data;
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
+  const secretsKey = SECRETS_KEY ?? (ENVIRONMENT === "development" ? DEV_SECRETS_KEY : undefined);
+  if (!secretsKey) throw new ConfigurationError("SECRETS_KEY is not configured");
   const db = createDb(env.DB);
   return {
     db,
@@ -74,5 +86,10 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     chain: simulatedChain(db),
     loans: durableLoanWriter(env.LOANS),
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
+    queue: {
+      send: async (body, options) => void (await env.WEBHOOK_DELIVERIES.send(body, options)),
+      sendBatch: async (messages) => void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
+    },
+    secretsKey,
   };
 }

@@ -36,6 +36,15 @@ import * as setSandboxLiquidity from "./routes/sandbox/set-liquidity.ts";
 import * as listEvents from "./routes/events/list-events.ts";
 import * as getEvent from "./routes/events/get-event.ts";
 import * as getSettlements from "./routes/settlements/get-settlements.ts";
+import * as createWebhook from "./routes/webhooks/create-webhook.ts";
+import * as listWebhooks from "./routes/webhooks/list-webhooks.ts";
+import * as deleteWebhook from "./routes/webhooks/delete-webhook.ts";
+import * as listDeliveries from "./routes/webhooks/list-deliveries.ts";
+import * as redeliverDelivery from "./routes/webhooks/redeliver-delivery.ts";
+import * as listNotifications from "./routes/notifications/list-notifications.ts";
+import * as readAllNotifications from "./routes/notifications/read-all-notifications.ts";
+import * as readNotification from "./routes/notifications/read-notification.ts";
+import * as getDevMailbox from "./routes/dev/get-mailbox.ts";
 
 /** Every route of the api worker. One module per operation, each exporting `route` and `register`. */
 export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
@@ -75,4 +84,13 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   listEvents.register,
   getEvent.register,
   getSettlements.register,
+  createWebhook.register,
+  listWebhooks.register,
+  listDeliveries.register,
+  redeliverDelivery.register,
+  deleteWebhook.register,
+  listNotifications.register,
+  readAllNotifications.register,
+  readNotification.register,
+  getDevMailbox.register,
 ];

@@ -1,4 +1,5 @@
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
+import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 
 /** Bindings and vars of the cron worker (workers/cron/wrangler.toml). */
 export type CronEnv = {
@@ -6,4 +7,6 @@ export type CronEnv = {
   ENVIRONMENT?: string;
   /** The api worker's LoanObject namespace (script_name binding). */
   LOANS: DurableObjectNamespace<LoanObject>;
+  /** Producer of the webhook deliveries Queue. */
+  WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
 };

@@ -3,9 +3,10 @@ import { consoleLogger, safeErrorFields, type Logger } from "../../shared/observ
 import type { CronJob } from "./job.ts";
 
 /**
- * Runs every job registered for the trigger's cron. Jobs are independent: one
- * failing does not stop the others, but the invocation still fails so the
- * runtime reports it.
+ * Runs every job registered for the trigger's cron, one after the other in
+ * list order (the outbox relay comes last, so events the other jobs wrote go
+ * out in the same tick). Jobs are independent: one failing does not stop the
+ * others, but the invocation still fails so the runtime reports it.
  */
 export async function runJobs(
   jobs: readonly CronJob[],
@@ -14,7 +15,14 @@ export async function runJobs(
   log: Logger = consoleLogger,
 ): Promise<void> {
   const due = jobs.filter((job) => job.crons.includes(trigger.cron));
-  const results = await Promise.allSettled(due.map((job) => job.run({ env, ...trigger, log })));
+  const results: PromiseSettledResult<void>[] = [];
+  for (const job of due) {
+    try {
+      results.push({ status: "fulfilled", value: await job.run({ env, ...trigger, log }) });
+    } catch (reason) {
+      results.push({ status: "rejected", reason });
+    }
+  }
   const failed = results.flatMap((result, i) => (result.status === "rejected" ? [{ job: due[i]!.name, reason: result.reason }] : []));
   for (const { job, reason } of failed) {
     log.error("cron job failed", { job, cron: trigger.cron, ...safeErrorFields(reason) });

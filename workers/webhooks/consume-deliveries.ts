@@ -1,13 +1,39 @@
-/**
- * The deliveries queue consumer. For now it acknowledges every message and
- * logs its id; signing, delivering, recording and retrying come with the
- * webhook issue (the message type will be defined once in shared/webhooks).
- */
-import { consoleLogger } from "../../shared/observability/logger.ts";
+import { safeErrorFields } from "../../shared/observability/logger.ts";
+import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
+import { processDeliveryMessage, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
+import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
+import type { webhookDepsFromEnv } from "./deps.ts";
 
-export async function consumeDeliveries(batch: MessageBatch<unknown>): Promise<void> {
-  for (const message of batch.messages) {
-    consoleLogger.info("webhook delivery received", { queue: batch.queue, messageId: message.id, attempts: message.attempts });
-    message.ack();
+type Deps = ReturnType<typeof webhookDepsFromEnv>;
+
+/**
+ * The deliveries Queue consumer. Each message is handled on its own; a
+ * "not yet" outcome is re-sent with its delay (rather than `retry()`, which
+ * would spend the Queue's own retry budget); an unexpected error retries the
+ * message. Afterwards the outbox is relayed, so a `webhook.delivery_failed`
+ * written by a final failure goes out at once.
+ */
+export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, deps: Deps): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      try {
+        const body = message.body;
+        const outcome: MessageOutcome =
+          body.kind === "delivery"
+            ? await processDeliveryMessage(deps, body)
+            : await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, body.notificationId);
+        if (!outcome.ack) await deps.queue.send(body, { delaySeconds: outcome.retryInSeconds });
+        message.ack();
+      } catch (err) {
+        deps.log.error("delivery message failed", { messageId: message.id, ...safeErrorFields(err) });
+        message.retry({ delaySeconds: 5 });
+      }
+    }),
+  );
+  try {
+    await relayOutbox(deps.db, deps.queue, { now: deps.clock.now() });
+  } catch (err) {
+    deps.log.error("relay after deliveries failed", safeErrorFields(err));
   }
 }

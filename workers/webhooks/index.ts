@@ -1,13 +1,15 @@
 import { createHealthApp } from "../../shared/http/health-app.ts";
+import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 import { consumeDeliveries } from "./consume-deliveries.ts";
+import { webhookDepsFromEnv } from "./deps.ts";
 import type { WebhooksEnv } from "./env.ts";
 
 /** Not publicly routed (workers_dev = false); the local stack polls it. */
 const app = createHealthApp("webhooks");
 
 export default {
-  async queue(batch) {
-    await consumeDeliveries(batch);
+  async queue(batch, env) {
+    await consumeDeliveries(batch, webhookDepsFromEnv(env));
   },
   fetch: app.fetch,
-} satisfies ExportedHandler<WebhooksEnv, unknown>;
+} satisfies ExportedHandler<WebhooksEnv, DeliveryMessage>;

@@ -4,6 +4,8 @@ import { memoryChallengeStore } from "../../../shared/agreements/challenge-store
 import { simulatedChain } from "../../../shared/chains/simulated/simulated-chain.ts";
 import { fixedClock } from "../../../shared/domain/clock.ts";
 import { inProcessLoanWriter } from "../../../shared/loans/loan-commands.ts";
+import { DEV_SECRETS_KEY } from "../../../shared/crypto/secret-box.ts";
+import { memoryDeliveryQueue } from "../../../shared/webhooks/memory-queue.ts";
 import { createApiApp } from "../app.ts";
 import type { ApiDeps, ApiEnv } from "../deps.ts";
 import type { Logger } from "../../../shared/observability/logger.ts";
@@ -39,6 +41,8 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
     chain: simulatedChain(db),
     loans: inProcessLoanWriter({ db, chain: simulatedChain(db), clock }),
     challenges: memoryChallengeStore(),
+    secretsKey: DEV_SECRETS_KEY,
+    queue: memoryDeliveryQueue(),
   };
   const app = createApiApp(() => deps);
 

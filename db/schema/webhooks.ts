@@ -1,0 +1,112 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { bool, json, timestamp } from "./columns.ts";
+import { events } from "./events.ts";
+import { tenantIdColumn } from "./tenant-ref.ts";
+import { DELIVERY_STATUSES, EMAIL_STATUSES, EVENT_TYPES } from "./vocabularies.ts";
+
+/** A merchant's webhook endpoint. The secret signs deliveries, so it is encrypted, not hashed. */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    tenantId: tenantIdColumn(),
+    url: text("url").notNull(),
+    /** Event types, or `["*"]` for all. */
+    events: json<string[]>("events").notNull(),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    /** The secret's first characters, to tell endpoints apart in lists. */
+    secretPrefix: text("secret_prefix").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    deletedAt: timestamp("deleted_at"),
+  },
+  (t) => [index("webhook_endpoints_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+);
+
+/** One delivery of one event to one endpoint (automatic: one per pair; manual redeliveries add rows). */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    tenantId: tenantIdColumn(),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id),
+    eventType: text("event_type", { enum: EVENT_TYPES }).notNull(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    redeliveryOf: text("redelivery_of"),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull(),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at"),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId).where(sql`redelivery_of IS NULL`),
+    index("webhook_deliveries_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    index("webhook_deliveries_pending_idx").on(t.status, t.nextAttemptAt),
+  ],
+);
+
+/**
+ * One attempt: claimed (inserted) before the request is sent, finished after.
+ * The unique (delivery, attempt) makes every attempt happen at most once.
+ */
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    tenantId: tenantIdColumn(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attempt: integer("attempt").notNull(),
+    startedAt: timestamp("started_at").notNull(),
+    finishedAt: timestamp("finished_at"),
+    durationMs: integer("duration_ms"),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    succeeded: bool("succeeded"),
+  },
+  (t) => [uniqueIndex("webhook_attempts_delivery_attempt_idx").on(t.deliveryId, t.attempt)],
+);
+
+/** Every event of a tenant, as its dashboard notification, with its e-mail to the owner. */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: text("id").primaryKey(),
+    tenantId: tenantIdColumn(),
+    eventId: text("event_id")
+      .notNull()
+      .unique()
+      .references(() => events.id),
+    eventType: text("event_type", { enum: EVENT_TYPES }).notNull(),
+    title: text("title").notNull(),
+    body: text("body").notNull(),
+    readAt: timestamp("read_at"),
+    emailTo: text("email_to"),
+    emailStatus: text("email_status", { enum: EMAIL_STATUSES }).notNull(),
+    emailAttempts: integer("email_attempts").notNull().default(0),
+    emailError: text("email_error"),
+    emailSentAt: timestamp("email_sent_at"),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+);
+
+/** Development runs' e-mail: the mail provider of `ENVIRONMENT=development` writes here. */
+export const mailbox = sqliteTable(
+  "mailbox",
+  {
+    id: text("id").primaryKey(),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    notificationId: text("notification_id"),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [index("mailbox_created_idx").on(t.createdAt)],
+);

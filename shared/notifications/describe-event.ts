@@ -1,0 +1,36 @@
+import type { EventEnvelope } from "../../db/schema/events.ts";
+
+type LoanData = { id?: string; borrowerRef?: string; principalAmount?: string; stablecoin?: string; chain?: string; totalDue?: string; decision?: { outcome?: string } | null };
+
+const TITLES: Record<EventEnvelope["type"], string> = {
+  "loan.application_submitted": "Loan application submitted",
+  "loan.decision": "Underwriting decision",
+  "loan.approved": "Loan approved in review",
+  "loan.rejected": "Loan rejected in review",
+  "loan.funded": "Loan funded",
+  "loan.funding_failed": "Loan funding failed",
+  "loan.repaid": "Loan repaid",
+  "loan.repayment_failed": "Repayment failed",
+  "loan.overdue": "Loan overdue",
+  "loan.defaulted": "Loan defaulted",
+  "liquidity.low": "Liquidity is running low",
+  "liquidity.unavailable": "Liquidity unavailable for a draw",
+  "webhook.delivery_failed": "Webhook delivery failed",
+};
+
+/** The dashboard notification (and owner e-mail) text of an event. Plain text; no secrets in events. */
+export function describeEvent(envelope: EventEnvelope): { title: string; body: string } {
+  const title = TITLES[envelope.type];
+  const data = envelope.data as { loan?: LoanData; delivery?: { endpointUrl?: string; eventType?: string; eventId?: string }; pool?: { headroom?: string; stablecoin?: string } };
+  const lines: string[] = [];
+  if (data.loan) {
+    const l = data.loan;
+    lines.push(`Loan ${l.id} for borrower ${l.borrowerRef}: ${l.principalAmount} ${l.stablecoin} on ${l.chain}.`);
+    if (envelope.type === "loan.decision" && l.decision?.outcome) lines.push(`Decision: ${l.decision.outcome}.`);
+    if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
+  }
+  if (data.pool) lines.push(`Pool headroom: ${data.pool.headroom} ${data.pool.stablecoin}.`);
+  if (data.delivery) lines.push(`Event ${data.delivery.eventType} (${data.delivery.eventId}) could not be delivered to ${data.delivery.endpointUrl} after 3 attempts.`);
+  lines.push(`Event ${envelope.type} (${envelope.id}) at ${envelope.createdAt}.`);
+  return { title, body: lines.join("\n") };
+}

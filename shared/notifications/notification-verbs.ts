@@ -1,0 +1,82 @@
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { users } from "../../db/schema/users.ts";
+import { mailbox, notifications } from "../../db/schema/webhooks.ts";
+import { notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
+
+export type Notification = typeof notifications.$inferSelect;
+
+/**
+ * The tenant's notifications (one per event), newest first. `unread: true`
+ * gives only the unread ones, `unread: false` only the read ones.
+ */
+export async function listNotifications(db: Db, input: { tenantId: string; unread?: boolean; limit: number; cursor?: string }) {
+  const page = newestFirst(notifications, input.cursor);
+  const rows: Notification[] = await db
+    .select()
+    .from(notifications)
+    .where(
+      and(
+        eq(notifications.tenantId, input.tenantId),
+        input.unread === undefined ? undefined : input.unread ? isNull(notifications.readAt) : isNotNull(notifications.readAt),
+        page.where,
+      ),
+    )
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  return pageOf(rows, input.limit);
+}
+
+/**
+ * Marks one notification read. Idempotent: the update only touches an
+ * unread row, so the first `readAt` is kept. Another tenant's: not found.
+ */
+export async function markNotificationRead(db: Db, input: { tenantId: string; id: string; now: Date }): Promise<Notification> {
+  if (!isUuid(input.id)) throw notFound("Notification");
+  const mine = and(eq(notifications.id, input.id), eq(notifications.tenantId, input.tenantId));
+  const [, [row]] = await db.batch([
+    db.update(notifications).set({ readAt: input.now }).where(and(mine, isNull(notifications.readAt))),
+    db.select().from(notifications).where(mine).limit(1),
+  ]);
+  if (!row) throw notFound("Notification");
+  return row;
+}
+
+/** Marks every unread notification of the tenant read; returns how many changed. */
+export async function markAllNotificationsRead(db: Db, input: { tenantId: string; now: Date }): Promise<{ updated: number }> {
+  const changed = await db
+    .update(notifications)
+    .set({ readAt: input.now })
+    .where(and(eq(notifications.tenantId, input.tenantId), isNull(notifications.readAt)))
+    .returning({ id: notifications.id });
+  return { updated: changed.length };
+}
+
+export type MailboxMessage = typeof mailbox.$inferSelect;
+
+/**
+ * The development mailbox (where local runs "send" e-mail), limited to
+ * messages addressed to the tenant's users, newest first. The mailbox itself
+ * is not per tenant: it is keyed by address, as real e-mail is.
+ */
+export async function listMailboxForTenant(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+  const page = newestFirst(mailbox, input.cursor);
+  const rows: MailboxMessage[] = await db
+    .select({
+      id: mailbox.id,
+      toAddress: mailbox.toAddress,
+      subject: mailbox.subject,
+      body: mailbox.body,
+      notificationId: mailbox.notificationId,
+      createdAt: mailbox.createdAt,
+    })
+    .from(mailbox)
+    // users.email is stored lower-cased.
+    .innerJoin(users, and(eq(users.email, sql`lower(${mailbox.toAddress})`), eq(users.tenantId, input.tenantId)))
+    .where(page.where)
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  return pageOf(rows, input.limit);
+}

@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { events } from "../../db/schema/events.ts";
+import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
+import { createKey, signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
+import { newId } from "../domain/ids.ts";
+import type { FetchLike } from "../http/fetch-like.ts";
+import { consoleLogger } from "../observability/logger.ts";
+import { processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { memoryDeliveryQueue } from "./memory-queue.ts";
+import type { DeliveryMessage } from "./messages.ts";
+import { relayOutbox } from "./relay-outbox.ts";
+import { generateWebhookSecret } from "./signing.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+type Received = { url: string; headers: Record<string, string>; body: string };
+
+/** A tenant with endpoints, a loan (so three events), and a consumer whose fetch answers per URL. */
+async function setup(answers: Record<string, (r: Received) => Promise<Response>>, subscriptions: Record<string, string[]> = {}) {
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  const endpoints: Record<string, { id: string; secret: string }> = {};
+  for (const url of Object.keys(answers)) {
+    const secret = generateWebhookSecret();
+    const id = newId();
+    await t.db.insert(webhookEndpoints).values({
+      id,
+      tenantId: owner.tenantId,
+      url,
+      events: subscriptions[url] ?? ["*"],
+      secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
+      secretPrefix: secret.slice(0, 12),
+      createdAt: new Date(),
+    });
+    endpoints[url] = { id, secret };
+  }
+  const received: Received[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    const r = { url, headers: { ...(init.headers as Record<string, string>) }, body: String(init.body) };
+    received.push(r);
+    const answer = answers[url];
+    if (!answer) throw new Error(`unexpected url ${url}`);
+    return answer(r);
+  };
+  // The api relays right after each write into the harness queue: use it, emptied first.
+  const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
+  queue.messages.length = 0;
+  const deps: DeliveryDeps = { db: t.db, queue, clock: t.clock, fetch, secretsKey: DEV_SECRETS_KEY, timeoutMs: 200, retryDelaysSeconds: [30, 120], log: consoleLogger };
+  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+  const loan = await t.request("POST", "/v1/loans", {
+    body: {
+      loanProductId: me.body.merchantConfigs[0].loanProductId,
+      borrowerRef: "b",
+      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
+      chain: "POLYGON_AMOY",
+      principalAmount: "100.00",
+      idempotencyKey: newId(),
+    },
+    headers: { "x-api-key": key },
+  });
+  /** Processes queued delivery messages (and those they enqueue) until none is left; returns how many ran. */
+  async function pump(max = 100) {
+    let ran = 0;
+    while (queue.messages.length > 0 && ran < max) {
+      const { body } = queue.messages.shift()!;
+      if (body.kind === "delivery") await processDeliveryMessage(deps, body);
+      ran++;
+    }
+    return ran;
+  }
+  return { owner, key, endpoints, received, queue, deps, pump, loanId: loan.body.id as string };
+}
+
+const deliveriesOf = (tenantId: string) => t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, tenantId));
+const attemptsOf = (deliveryId: string) => t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attempt);
+
+describe("delivery", () => {
+  test("happy path: every delivery signed (x-svc-signature and Standard Webhooks), one attempt each", async () => {
+    const s = await setup({ "https://hooks.merchant.example/ok": async () => new Response("ok") });
+    await s.pump();
+    const { secret } = s.endpoints["https://hooks.merchant.example/ok"]!;
+    expect(s.received.map((r) => r.headers["x-svc-event"])).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
+    for (const r of s.received) {
+      expect(r.headers["x-svc-signature"]).toBe(createHmac("sha256", secret).update(r.body).digest("hex"));
+      const key = Buffer.from(secret.slice("whsec_".length), "base64");
+      const signed = `${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`;
+      expect(r.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(signed).digest("base64")}`);
+      const envelope = JSON.parse(r.body);
+      expect(r.headers["webhook-id"]).toBe(envelope.id);
+      expect(envelope).toMatchObject({ type: r.headers["x-svc-event"], tenantId: s.owner.tenantId, program: null, channel: null });
+      expect(envelope.data.loan.id).toBe(s.loanId);
+      expect(r.headers["x-svc-delivery"]).toEqual(expect.any(String));
+    }
+    const rows = await deliveriesOf(s.owner.tenantId);
+    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual([["SUCCEEDED", 1], ["SUCCEEDED", 1], ["SUCCEEDED", 1]]);
+  });
+
+  test("an endpoint answering 500 gets exactly 3 attempts with the configured backoff, then one webhook.delivery_failed to the other endpoint only", async () => {
+    const dead = "https://dead.merchant.example/hook";
+    const alive = "https://alive.merchant.example/hook";
+    const s = await setup(
+      { [dead]: async () => new Response("boom", { status: 500 }), [alive]: async () => new Response(null, { status: 204 }) },
+      { [dead]: ["loan.funded"], [alive]: ["webhook.delivery_failed"] },
+    );
+    const delays: (number | undefined)[] = [];
+    while (s.queue.messages.length > 0) {
+      const m = s.queue.messages.shift()!;
+      if (m.body.kind !== "delivery") continue;
+      if (m.body.attempt > 1) delays.push(m.delaySeconds);
+      await processDeliveryMessage(s.deps, m.body);
+      await relayOutbox(t.db, s.queue, { now: t.clock.now(), tenantId: s.owner.tenantId });
+    }
+    const toDead = s.received.filter((r) => r.url === dead);
+    expect(toDead).toHaveLength(3);
+    expect(new Set(toDead.map((r) => r.headers["webhook-id"])).size).toBe(1); // the same event id on every attempt
+    expect(delays).toEqual([30, 120]);
+    const [failedDelivery] = (await deliveriesOf(s.owner.tenantId)).filter((d) => d.endpointId === s.endpoints[dead]!.id);
+    expect(failedDelivery).toMatchObject({ status: "FAILED", attemptCount: 3 });
+    const attempts = await attemptsOf(failedDelivery!.id);
+    expect(attempts.map((a) => [a.attempt, a.responseStatus, a.error, a.succeeded])).toEqual([
+      [1, 500, "HTTP 500", false],
+      [2, 500, "HTTP 500", false],
+      [3, 500, "HTTP 500", false],
+    ]);
+    const failedEvents = await t.db.select().from(events).where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(failedEvents).toHaveLength(1);
+    expect(failedEvents[0]!.envelope.data).toMatchObject({ delivery: { id: failedDelivery!.id, endpointId: s.endpoints[dead]!.id, eventType: "loan.funded", attempts: 3 } });
+    const toAlive = s.received.filter((r) => r.url === alive);
+    expect(toAlive.map((r) => r.headers["x-svc-event"])).toEqual(["webhook.delivery_failed"]);
+    const [notification] = await t.db.select().from(notifications).where(eq(notifications.eventId, failedEvents[0]!.id));
+    expect(notification).toMatchObject({ eventType: "webhook.delivery_failed", emailStatus: "PENDING", emailTo: s.owner.email });
+  });
+
+  test("no answer within the timeout, and a network error, are failed attempts", async () => {
+    const slow = "https://slow.merchant.example/hook";
+    const reset = "https://reset.merchant.example/hook";
+    const s = await setup(
+      {
+        [slow]: (r) => new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("timed out"), { name: "TimeoutError" })), 250)) as Promise<Response>,
+        [reset]: async () => {
+          throw new TypeError("connection reset by peer");
+        },
+      },
+      { [slow]: ["loan.funded"], [reset]: ["loan.funded"] },
+    );
+    await s.pump();
+    const rows = await deliveriesOf(s.owner.tenantId);
+    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual([["FAILED", 3], ["FAILED", 3]]);
+    for (const d of rows) {
+      const errors = (await attemptsOf(d.id)).map((a) => a.error);
+      expect(errors).toHaveLength(3);
+      expect(errors.every((e) => e === "no answer within 200 ms" || e === "network error: connection reset by peer")).toBe(true);
+    }
+  });
+
+  test("a message delivered twice causes no extra attempt", async () => {
+    const url = "https://hooks.merchant.example/dup";
+    const s = await setup({ [url]: async () => new Response("ok") }, { [url]: ["loan.funded"] });
+    const first = s.queue.messages.find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
+    await processDeliveryMessage(s.deps, first);
+    await processDeliveryMessage(s.deps, first);
+    await Promise.all([processDeliveryMessage(s.deps, first), processDeliveryMessage(s.deps, first)]);
+    expect(s.received).toHaveLength(1);
+    expect(await attemptsOf(first.deliveryId)).toHaveLength(1);
+  });
+
+  test("concurrent duplicates of a failing attempt still make exactly 3 attempts", async () => {
+    const url = "https://dead.merchant.example/race";
+    const s = await setup({ [url]: async () => new Response("no", { status: 503 }) }, { [url]: ["loan.funded"] });
+    for (let round = 0; round < 6 && s.queue.messages.length > 0; round++) {
+      const batch = s.queue.messages.splice(0);
+      // Every message arrives three times at once.
+      await Promise.all(batch.flatMap((m) => (m.body.kind === "delivery" ? [1, 2, 3].map(() => processDeliveryMessage(s.deps, m.body as never)) : [])));
+    }
+    expect(s.received).toHaveLength(3);
+    const [d] = await deliveriesOf(s.owner.tenantId);
+    expect(d).toMatchObject({ status: "FAILED", attemptCount: 3 });
+  });
+
+  test("a worker that died after claiming an attempt: the attempt is counted, not lost and not repeated", async () => {
+    const url = "https://hooks.merchant.example/crash";
+    const s = await setup({ [url]: async () => new Response("ok") }, { [url]: ["loan.funded"] });
+    const msg = s.queue.messages.find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
+    const [delivery] = await deliveriesOf(s.owner.tenantId);
+    // The claim of attempt 1 exists, its outcome was never recorded.
+    await t.db.insert(webhookAttempts).values({ id: newId(), tenantId: s.owner.tenantId, deliveryId: delivery!.id, attempt: 1, startedAt: new Date(t.clock.now().getTime() - 60_000) });
+    const outcome = await processDeliveryMessage(s.deps, msg);
+    expect(outcome).toEqual({ ack: true });
+    expect(s.received).toHaveLength(0);
+    const after = await attemptsOf(delivery!.id);
+    expect(after.map((a) => [a.attempt, a.error])).toEqual([[1, "interrupted before its outcome was recorded"]]);
+    expect(s.queue.messages.at(-1)).toEqual({ body: { kind: "delivery", deliveryId: delivery!.id, attempt: 2 }, delaySeconds: 30 });
+    // A recent claim is waited for instead.
+    await s.pump();
+    expect(s.received).toHaveLength(1);
+    expect((await deliveriesOf(s.owner.tenantId))[0]).toMatchObject({ status: "SUCCEEDED", attemptCount: 2 });
+  });
+
+  test("events go only to subscribed endpoints of their own tenant", async () => {
+    const a = await setup({ "https://a.example/hook": async () => new Response("ok") }, { "https://a.example/hook": ["loan.decision"] });
+    await a.pump();
+    const b = await setup({ "https://b.example/hook": async () => new Response("ok") });
+    await b.pump();
+    expect(a.received.map((r) => r.headers["x-svc-event"])).toEqual(["loan.decision"]);
+    expect(b.received.every((r) => JSON.parse(r.body).tenantId === b.owner.tenantId)).toBe(true);
+  });
+});

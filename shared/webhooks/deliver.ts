@@ -1,0 +1,218 @@
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { events, type EventEnvelope } from "../../db/schema/events.ts";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { openSecret } from "../crypto/secret-box.ts";
+import type { Clock } from "../domain/clock.ts";
+import { deterministicUuid, newId } from "../domain/ids.ts";
+import { eventInsertIf } from "../events/loan-events.ts";
+import type { Logger } from "../observability/logger.ts";
+import type { FetchLike } from "../http/fetch-like.ts";
+import { MAX_ATTEMPTS, type DeliveryQueue } from "./messages.ts";
+import { deliveryHeaders } from "./signing.ts";
+
+export type DeliveryDeps = {
+  db: Db;
+  queue: DeliveryQueue;
+  clock: Clock;
+  fetch: FetchLike;
+  secretsKey: string;
+  /** No answer within this is a failed attempt (DECISIONS.md: 10 s). */
+  timeoutMs: number;
+  /** Delays before attempts 2 and 3 (production 30 s, 120 s). */
+  retryDelaysSeconds: number[];
+  log: Logger;
+};
+
+/** What the consumer does with the Queue message afterwards. */
+export type MessageOutcome = { ack: true } | { ack: false; retryInSeconds: number };
+const ACK: MessageOutcome = { ack: true };
+
+/** An attempt claimed but never finished (its worker died) is judged after this much past its timeout. */
+const INTERRUPTED_AFTER_MS = 30_000;
+
+async function loadDelivery(db: Db, deliveryId: string) {
+  const [row] = await db
+    .select({
+      delivery: webhookDeliveries,
+      url: webhookEndpoints.url,
+      secretCiphertext: webhookEndpoints.secretCiphertext,
+      endpointDeleted: webhookEndpoints.deletedAt,
+      envelope: events.envelope,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .limit(1);
+  return row;
+}
+
+type Loaded = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
+type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number };
+
+/** POSTs the envelope once. Redirects are not followed (a 3xx fails), so an endpoint cannot bounce us elsewhere. */
+async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number): Promise<AttemptResult> {
+  const started = Date.now();
+  try {
+    const secret = await openSecret(loaded.secretCiphertext, deps.secretsKey);
+    const body = JSON.stringify(loaded.envelope);
+    const headers = await deliveryHeaders({
+      secret,
+      eventId: loaded.envelope.id,
+      eventType: loaded.envelope.type,
+      deliveryId: loaded.delivery.id,
+      body,
+      now: deps.clock.now(),
+    });
+    headers["x-svc-attempt"] = String(attempt);
+    const res = await deps.fetch(loaded.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(deps.timeoutMs) });
+    await res.body?.cancel().catch(() => undefined);
+    const ok = res.status >= 200 && res.status < 300;
+    return { succeeded: ok, responseStatus: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Date.now() - started };
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    const error = timedOut ? `no answer within ${deps.timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`;
+    return { succeeded: false, responseStatus: null, error: error.slice(0, 500), durationMs: Date.now() - started };
+  }
+}
+
+/**
+ * Records attempt `attempt`'s outcome and the delivery's new state in one
+ * batch, conditional on the delivery still being at `attempt - 1` (so a
+ * duplicate recording changes nothing). The final failure also writes
+ * `webhook.delivery_failed` (its id derived from the delivery, so once),
+ * except about a `webhook.delivery_failed` itself, which would let two dead
+ * endpoints notify each other forever.
+ */
+async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult) {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const final = result.succeeded || attempt >= MAX_ATTEMPTS;
+  const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
+  const delay = deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
+  const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
+  const d = loaded.delivery;
+  const statements = [
+    db
+      .update(webhookAttempts)
+      .set({ finishedAt: now, durationMs: result.durationMs, responseStatus: result.responseStatus, error: result.error, succeeded: result.succeeded })
+      .where(and(eq(webhookAttempts.id, attemptId), isNull(webhookAttempts.finishedAt))),
+    db
+      .update(webhookDeliveries)
+      .set({ status, attemptCount: attempt, nextAttemptAt, updatedAt: now })
+      .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
+  ];
+  if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed") {
+    const envelope: EventEnvelope = {
+      id: await deterministicUuid(`webhook.delivery_failed:${d.id}`),
+      type: "webhook.delivery_failed",
+      createdAt: now.toISOString(),
+      tenantId: d.tenantId,
+      data: {
+        delivery: {
+          id: d.id,
+          endpointId: d.endpointId,
+          endpointUrl: loaded.url,
+          eventId: d.eventId,
+          eventType: d.eventType,
+          attempts: attempt,
+          lastError: result.error,
+          lastResponseStatus: result.responseStatus,
+        },
+      },
+      program: loaded.envelope.program,
+      channel: loaded.envelope.channel,
+    };
+    statements.push(
+      eventInsertIf(
+        db,
+        envelope,
+        null,
+        sql`EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${d.id} AND ${webhookDeliveries.status} = 'FAILED') AND NOT EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${envelope.id})`,
+      ) as never,
+    );
+  }
+  await db.batch(statements as [typeof statements[0], ...typeof statements]);
+  return { final, delay };
+}
+
+/**
+ * One delivery attempt from the Queue (DECISIONS.md "Webhooks"): at most 3
+ * attempts per delivery, each recorded in the database before the next is
+ * scheduled. Duplicate or stale messages are recognized by the delivery's
+ * recorded attempt count and the unique (delivery, attempt) claim, so they
+ * never cause an extra attempt; a message for an attempt already recorded
+ * makes sure the next one is scheduled, so none is lost either.
+ */
+export async function processDeliveryMessage(deps: DeliveryDeps, msg: { deliveryId: string; attempt: number }): Promise<MessageOutcome> {
+  const { db } = deps;
+  const loaded = await loadDelivery(db, msg.deliveryId);
+  if (!loaded || loaded.delivery.status !== "PENDING") return ACK;
+  const d = loaded.delivery;
+
+  if (msg.attempt <= d.attemptCount) {
+    // Already recorded. If it was the latest and the delivery goes on, (re)schedule the next one.
+    if (msg.attempt === d.attemptCount) await scheduleNext(deps, d.id, d.attemptCount + 1, d.nextAttemptAt);
+    return ACK;
+  }
+  if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS) return ACK;
+
+  const attemptId = newId();
+  const claimed = await db
+    .insert(webhookAttempts)
+    .values({ id: attemptId, tenantId: d.tenantId, deliveryId: d.id, attempt: msg.attempt, startedAt: deps.clock.now() })
+    .onConflictDoNothing()
+    .returning({ id: webhookAttempts.id });
+  if (claimed.length === 0) return resumeClaimed(deps, loaded, msg.attempt);
+
+  const result = loaded.endpointDeleted
+    ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
+    : await sendOnce(deps, loaded, msg.attempt);
+  const { final, delay } = await recordAttempt(deps, loaded, attemptId, msg.attempt, loaded.endpointDeleted ? { ...result } : result);
+  if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: msg.attempt + 1 }, { delaySeconds: delay });
+  return ACK;
+}
+
+/** Another message holds this attempt's claim: wait for it, or, if its worker died, count it as failed. */
+async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number): Promise<MessageOutcome> {
+  const [claim] = await deps.db
+    .select()
+    .from(webhookAttempts)
+    .where(and(eq(webhookAttempts.deliveryId, loaded.delivery.id), eq(webhookAttempts.attempt, attempt)));
+  if (!claim || claim.finishedAt) return ACK;
+  const age = deps.clock.now().getTime() - claim.startedAt.getTime();
+  if (age < deps.timeoutMs + INTERRUPTED_AFTER_MS) return { ack: false, retryInSeconds: Math.ceil((deps.timeoutMs + INTERRUPTED_AFTER_MS - age) / 1000) };
+  // The request may or may not have gone out; counting it keeps "3 attempts" true either way.
+  const { final, delay } = await recordAttempt(deps, loaded, claim.id, attempt, {
+    succeeded: false,
+    responseStatus: null,
+    error: "interrupted before its outcome was recorded",
+    durationMs: age,
+  });
+  if (!final) await deps.queue.send({ kind: "delivery", deliveryId: loaded.delivery.id, attempt: attempt + 1 }, { delaySeconds: delay });
+  return ACK;
+}
+
+async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: number, at: Date | null) {
+  if (attempt > MAX_ATTEMPTS) return;
+  const delaySeconds = at ? Math.max(0, Math.ceil((at.getTime() - deps.clock.now().getTime()) / 1000)) : 0;
+  await deps.queue.send({ kind: "delivery", deliveryId, attempt }, { delaySeconds });
+}
+
+/**
+ * Deliveries whose next attempt is long overdue (a message lost, or a
+ * relay cut off before messaging): enqueued again. Duplicates are harmless.
+ */
+export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "queue" | "clock">, olderThanMs = 5 * 60_000) {
+  const cutoff = new Date(deps.clock.now().getTime() - olderThanMs);
+  const stalled = await deps.db
+    .select({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff)))
+    .limit(100);
+  if (stalled.length > 0) {
+    await deps.queue.sendBatch(stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })));
+  }
+  return stalled.length;
+}

@@ -1,0 +1,96 @@
+import { and, asc, eq, getTableColumns, inArray } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import type { DELIVERY_STATUSES } from "../../db/schema/vocabularies.ts";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
+import type { EventType } from "../events/loan-events.ts";
+
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export type DeliveryAttempt = {
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+  durationMs: number | null;
+  responseStatus: number | null;
+  error: string | null;
+  succeeded: boolean | null;
+};
+
+/** A delivery with its endpoint's URL and every attempt so far, in order. */
+export type DeliveryRecord = typeof webhookDeliveries.$inferSelect & { url: string; attempts: DeliveryAttempt[] };
+
+export type ListDeliveriesInput = {
+  tenantId: string;
+  endpointId?: string;
+  status?: DeliveryStatus;
+  eventType?: EventType;
+  limit: number;
+  cursor?: string;
+};
+
+/** The attempts of `deliveryIds`, in one query, grouped by delivery. */
+async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, DeliveryAttempt[]>> {
+  const byDelivery = new Map<string, DeliveryAttempt[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows = await db
+    .select({
+      deliveryId: webhookAttempts.deliveryId,
+      attempt: webhookAttempts.attempt,
+      startedAt: webhookAttempts.startedAt,
+      finishedAt: webhookAttempts.finishedAt,
+      durationMs: webhookAttempts.durationMs,
+      responseStatus: webhookAttempts.responseStatus,
+      error: webhookAttempts.error,
+      succeeded: webhookAttempts.succeeded,
+    })
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt));
+  for (const { deliveryId, ...attempt } of rows) byDelivery.get(deliveryId)?.push(attempt);
+  return byDelivery;
+}
+
+/**
+ * The tenant's deliveries, newest first (keyset pagination on the tenant
+ * index), each with its endpoint's URL (deleted endpoints included: history
+ * stays) and its attempts, loaded for the whole page in a second query.
+ * Another tenant's `endpointId` simply matches nothing.
+ */
+export async function listDeliveries(db: Db, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
+  const page = newestFirst(webhookDeliveries, input.cursor);
+  const rows = await db
+    .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(
+      and(
+        eq(webhookDeliveries.tenantId, input.tenantId),
+        input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
+        input.status ? eq(webhookDeliveries.status, input.status) : undefined,
+        input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
+        page.where,
+      ),
+    )
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  const { data, nextCursor } = pageOf(rows, input.limit);
+  const attempts = await attemptsOf(db, data.map((d) => d.id));
+  return { data: data.map((d) => ({ ...d, attempts: attempts.get(d.id) ?? [] })), nextCursor };
+}
+
+/** One delivery of the tenant with its attempts; another tenant's (or none): not found. */
+export async function getDelivery(db: Db, input: { tenantId: string; id: string }): Promise<DeliveryRecord & { endpointDeletedAt: Date | null }> {
+  if (!isUuid(input.id)) throw notFound("Webhook delivery");
+  const [row] = await db
+    .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url, endpointDeletedAt: webhookEndpoints.deletedAt })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.id, input.id), eq(webhookDeliveries.tenantId, input.tenantId)))
+    .limit(1);
+  if (!row) throw notFound("Webhook delivery");
+  const attempts = await attemptsOf(db, [row.id]);
+  return { ...row, attempts: attempts.get(row.id) ?? [] };
+}

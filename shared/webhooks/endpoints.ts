@@ -1,0 +1,104 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { sealSecret } from "../crypto/secret-box.ts";
+import { notFound, validationError } from "../domain/errors.ts";
+import { isUuid, newId } from "../domain/ids.ts";
+import { webhookUrlProblem, type WebhookEnvironment } from "../domain/webhook-urls.ts";
+import type { EventType } from "../events/loan-events.ts";
+import { generateWebhookSecret } from "./signing.ts";
+
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+
+/** What an endpoint shows of itself: never the secret or its ciphertext. */
+export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "secretPrefix" | "createdAt">;
+
+/** Characters of the secret kept in the clear to tell endpoints apart (`whsec_` and 6 more). */
+export const SECRET_PREFIX_LENGTH = 12;
+
+const summaryColumns = {
+  id: webhookEndpoints.id,
+  url: webhookEndpoints.url,
+  events: webhookEndpoints.events,
+  secretPrefix: webhookEndpoints.secretPrefix,
+  createdAt: webhookEndpoints.createdAt,
+};
+
+/**
+ * The tenant's live endpoints subscribed to `eventType`, by name or with
+ * `"*"`, oldest first. Deleted endpoints get no new deliveries.
+ *
+ * @example await subscribedEndpoints(db, tenantId, "loan.funded") // [{ id, url, events: ["*"], secretCiphertext, … }]
+ */
+export async function subscribedEndpoints(db: Db, tenantId: string, eventType: EventType): Promise<WebhookEndpoint[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.tenantId, tenantId),
+        isNull(webhookEndpoints.deletedAt),
+        sql`EXISTS (SELECT 1 FROM json_each(${webhookEndpoints.events}) WHERE json_each.value IN (${eventType}, '*'))`,
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+/**
+ * Registers an endpoint with a fresh signing secret. The secret is stored
+ * only sealed under `secretsKey` (deliveries must sign with it again, so it
+ * cannot be hashed); the returned `secret` is the only time it leaves the
+ * service. The URL is stored as the parser normalized it, which is the URL
+ * that was judged and the one deliveries call.
+ *
+ * @example const { endpoint, secret } = await createEndpoint(db, { tenantId, url: "https://hooks.example.com/svc", events: ["*"], environment: "production", secretsKey, now })
+ */
+export async function createEndpoint(
+  db: Db,
+  input: { tenantId: string; url: string; events: string[]; environment: WebhookEnvironment; secretsKey: string; now: Date },
+): Promise<{ endpoint: WebhookEndpointSummary; secret: string }> {
+  const problem = webhookUrlProblem(input.url, input.environment);
+  if (problem) throw validationError([`url: ${problem}`]);
+  const secret = generateWebhookSecret();
+  const row = {
+    id: newId(),
+    tenantId: input.tenantId,
+    url: new URL(input.url).href,
+    events: input.events,
+    secretCiphertext: await sealSecret(secret, input.secretsKey),
+    secretPrefix: secret.slice(0, SECRET_PREFIX_LENGTH),
+    createdAt: input.now,
+    deletedAt: null,
+  };
+  await db.insert(webhookEndpoints).values(row);
+  return { endpoint: { id: row.id, url: row.url, events: row.events, secretPrefix: row.secretPrefix, createdAt: row.createdAt }, secret };
+}
+
+/** The tenant's live endpoints, newest first (keyset pagination), without secrets. */
+export async function listEndpoints(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+  const page = newestFirst(webhookEndpoints, input.cursor);
+  const rows: WebhookEndpointSummary[] = await db
+    .select(summaryColumns)
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.tenantId, input.tenantId), isNull(webhookEndpoints.deletedAt), page.where))
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  return pageOf(rows, input.limit);
+}
+
+/**
+ * Soft-deletes an endpoint: its deliveries stay in the history, it gets no
+ * new ones, and attempts still queued for it fail without a request.
+ * Conditional on it being live, so deleting twice (or another tenant's
+ * endpoint) is not found.
+ */
+export async function deleteEndpoint(db: Db, input: { tenantId: string; id: string; now: Date }): Promise<void> {
+  if (!isUuid(input.id)) throw notFound("Webhook endpoint");
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ deletedAt: input.now })
+    .where(and(eq(webhookEndpoints.id, input.id), eq(webhookEndpoints.tenantId, input.tenantId), isNull(webhookEndpoints.deletedAt)))
+    .returning({ id: webhookEndpoints.id });
+  if (!row) throw notFound("Webhook endpoint");
+}

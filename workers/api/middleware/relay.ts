@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from "hono";
+import { safeErrorFields } from "../../../shared/observability/logger.ts";
+import { relayOutbox } from "../../../shared/webhooks/relay-outbox.ts";
+import type { AppEnv } from "../context.ts";
+
+/**
+ * After a write by an authenticated caller, relay that tenant's new events
+ * to the deliveries Queue at once (the cron relay is the safety net). In a
+ * worker it runs after the response (`waitUntil`); where there is no
+ * execution context (the Bun tier) it runs before returning.
+ */
+export const relayAfterWrite: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  const principal = c.get("principal");
+  if (c.req.method === "GET" || !principal) return;
+  const { db, queue, clock, log } = c.get("deps");
+  const task = relayOutbox(db, queue, { now: clock.now(), tenantId: principal.tenant.id }).catch((err) =>
+    log.error("relay after write failed", { tenantId: principal.tenant.id, ...safeErrorFields(err) }),
+  );
+  let waitUntil: ((p: Promise<unknown>) => void) | undefined;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (p) => ctx.waitUntil(p);
+  } catch {
+    waitUntil = undefined;
+  }
+  if (waitUntil) waitUntil(task);
+  else await task;
+};

@@ -1,0 +1,43 @@
+import { z } from "@hono/zod-openapi";
+import { EMAIL_STATUSES, EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import type { Notification } from "../../../../shared/notifications/notification-verbs.ts";
+import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+
+export const NotificationSchema = z
+  .object({
+    id: z.uuid(),
+    eventId: z.uuid().openapi({ description: "The event this notification tells of (`GET /v1/events/{id}`)." }),
+    type: z.enum(EVENT_TYPES),
+    title: z.string(),
+    body: z.string(),
+    createdAt: TimestampSchema,
+    readAt: TimestampSchema.nullable(),
+    email: z
+      .object({
+        to: z.string().nullable().openapi({ description: "The account owner's address; null when the tenant has none." }),
+        status: z.enum(EMAIL_STATUSES).openapi({ description: "PENDING (to send or being retried), SENT, FAILED (retries exhausted) or SKIPPED (no owner address)." }),
+        attempts: z.number().int(),
+        error: z.string().nullable().openapi({ description: "The last sending error." }),
+        sentAt: TimestampSchema.nullable(),
+      })
+      .openapi({ description: "The e-mail of this notification to the account owner." }),
+  })
+  .openapi("Notification");
+
+export const notificationView = (n: Notification) => ({
+  id: n.id,
+  eventId: n.eventId,
+  type: n.eventType,
+  title: n.title,
+  body: n.body,
+  createdAt: iso(n.createdAt),
+  readAt: isoOrNull(n.readAt),
+  email: { to: n.emailTo, status: n.emailStatus, attempts: n.emailAttempts, error: n.emailError, sentAt: isoOrNull(n.emailSentAt) },
+});
+
+export const ListNotificationsQuerySchema = PageQuerySchema.extend({
+  unread: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ param: { name: "unread", in: "query" }, description: "`true`: only unread notifications; `false`: only read ones; omitted: all." }),
+});

@@ -1,0 +1,25 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import { listEndpoints } from "../../../../shared/webhooks/endpoints.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+import { endpointView, WebhookEndpointSchema } from "./schemas.ts";
+
+export const route = defineRoute(
+  { auth: "KEY_OR_JWT" },
+  {
+    method: "get",
+    path: "/v1/webhooks",
+    tags: ["Webhooks"],
+    summary: "List webhook endpoints",
+    description: "The tenant's registered (not deleted) endpoints, newest first, each with its subscribed `events` and the first characters of its secret (`secretPrefix`). Never the secret.",
+    request: { query: PageQuerySchema },
+    responses: { 200: { description: "A page of endpoints", content: { "application/json": { schema: pageOf(WebhookEndpointSchema).openapi("WebhookEndpointPage") } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const page = await listEndpoints(c.get("deps").db, { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    return c.json({ data: page.data.map(endpointView), nextCursor: page.nextCursor }, 200);
+  });

@@ -1,0 +1,112 @@
+import { z } from "@hono/zod-openapi";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../../../shared/domain/webhook-urls.ts";
+import type { DeliveryRecord } from "../../../../shared/webhooks/delivery-history.ts";
+import type { WebhookEndpointSummary } from "../../../../shared/webhooks/endpoints.ts";
+
+const EventTypeOrAllSchema = z.enum(["*", ...EVENT_TYPES]);
+
+export const WebhookEventsSchema = z
+  .array(EventTypeOrAllSchema)
+  .min(1)
+  .refine((events) => new Set(events).size === events.length, "must not list an event type twice")
+  .refine((events) => !events.includes("*") || events.length === 1, 'must be exactly ["*"] to subscribe to every event type, or a list of event types without "*"')
+  .openapi({ description: `Event types to receive (${EVENT_TYPES.join(", ")}), or exactly \`["*"]\` for all of them.`, example: ["loan.funded", "loan.repaid"] });
+
+export const CreateWebhookBodySchema = z
+  .object({
+    url: z
+      .string()
+      // The environment-independent problems are reported here, with the other fields;
+      // the verb applies the deployed environment's stricter rules.
+      .superRefine((url, ctx) => {
+        const problem = webhookUrlProblem(url, "development");
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .openapi({ example: "https://hooks.merchant.example/svc", description: `At most ${MAX_WEBHOOK_URL_LENGTH} characters.` }),
+    events: WebhookEventsSchema,
+  })
+  .openapi("CreateWebhookRequest");
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.uuid(),
+    url: z.string().openapi({ description: "The URL as normalized by the URL standard (the one deliveries call)." }),
+    events: z.array(z.string()),
+    secretPrefix: z.string().openapi({ description: "The secret's first 12 characters, to tell endpoints apart.", example: "whsec_3kT9aB" }),
+    createdAt: TimestampSchema,
+  })
+  .openapi("WebhookEndpoint");
+
+export const CreatedWebhookEndpointSchema = WebhookEndpointSchema.extend({
+  secret: z.string().openapi({
+    description: "The signing secret (`whsec_…`). Shown in this response only; store it now. `x-svc-signature` is keyed with this whole string; `webhook-signature` (Standard Webhooks) with the base64-decoded part after `whsec_`.",
+  }),
+}).openapi("CreatedWebhookEndpoint");
+
+export const endpointView = (e: WebhookEndpointSummary) => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  secretPrefix: e.secretPrefix,
+  createdAt: iso(e.createdAt),
+});
+
+const AttemptSchema = z
+  .object({
+    attempt: z.number().int().openapi({ description: "1 to 3", example: 1 }),
+    startedAt: TimestampSchema,
+    finishedAt: TimestampSchema.nullable().openapi({ description: "Null while the attempt is in flight." }),
+    durationMs: z.number().int().nullable(),
+    responseStatus: z.number().int().nullable().openapi({ description: "The endpoint's HTTP status; null on a network error or timeout." }),
+    error: z.string().nullable().openapi({ example: "HTTP 500" }),
+    succeeded: z.boolean().nullable(),
+  })
+  .openapi("WebhookAttempt");
+
+export const DeliverySchema = z
+  .object({
+    id: z.uuid().openapi({ description: "The delivery id, sent as `x-svc-delivery`." }),
+    eventId: z.uuid().openapi({ description: "The event id, sent as `webhook-id` and as the envelope's `id`: the same on every attempt and redelivery." }),
+    eventType: z.enum(EVENT_TYPES),
+    endpointId: z.uuid(),
+    url: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attemptCount: z.number().int().openapi({ description: "Attempts finished so far, 0 to 3." }),
+    nextAttemptAt: TimestampSchema.nullable().openapi({ description: "When the next attempt is due; null once the delivery is finished." }),
+    redeliveryOf: z.uuid().nullable().openapi({ description: "For a manual redelivery, the delivery it repeats." }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    attempts: z.array(AttemptSchema),
+  })
+  .openapi("WebhookDelivery");
+
+export const deliveryView = (d: DeliveryRecord) => ({
+  id: d.id,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  endpointId: d.endpointId,
+  url: d.url,
+  status: d.status,
+  attemptCount: d.attemptCount,
+  nextAttemptAt: isoOrNull(d.nextAttemptAt),
+  redeliveryOf: d.redeliveryOf,
+  createdAt: iso(d.createdAt),
+  updatedAt: iso(d.updatedAt),
+  attempts: d.attempts.map((a) => ({
+    attempt: a.attempt,
+    startedAt: iso(a.startedAt),
+    finishedAt: isoOrNull(a.finishedAt),
+    durationMs: a.durationMs,
+    responseStatus: a.responseStatus,
+    error: a.error,
+    succeeded: a.succeeded,
+  })),
+});
+
+export const ListDeliveriesQuerySchema = PageQuerySchema.extend({
+  endpointId: z.uuid().optional().openapi({ param: { name: "endpointId", in: "query" }, description: "Only this endpoint's deliveries." }),
+  status: z.enum(DELIVERY_STATUSES).optional().openapi({ param: { name: "status", in: "query" }, example: "FAILED" }),
+  eventType: z.enum(EVENT_TYPES).optional().openapi({ param: { name: "eventType", in: "query" }, example: "loan.funded" }),
+});
