@@ -20,6 +20,8 @@ const stack = await startStack({
   cronIntervalMs: cronSeconds * 1000,
   logLevel,
   logRequests: logLevel === "info" || logLevel === "debug",
+  // Locally, webhook retries come after seconds, not minutes (production: 30 s, then 120 s).
+  vars: { WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? "5,15" },
 });
 const base = stack.baseUrl;
 
