@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { mailbox, notifications } from "../../db/schema/webhooks.ts";
+import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
+import { signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { newId } from "../domain/ids.ts";
+import type { FetchLike } from "../http/fetch-like.ts";
+import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-provider.ts";
+import { sendNotificationEmail } from "./send-notification-email.ts";
+import { events } from "../../db/schema/events.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function notification() {
+  const owner = await signUpTenant(t);
+  const eventId = newId();
+  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: owner.tenantId, data: {}, program: null, channel: null };
+  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: owner.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const id = newId();
+  await t.db.insert(notifications).values({ id, tenantId: owner.tenantId, eventId, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 10.00 USDC.", emailTo: owner.email, emailStatus: "PENDING", createdAt: new Date() });
+  return { id, owner };
+}
+const row = async (id: string) => (await t.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
+
+test("sent once to the owner through the local mailbox; duplicates send nothing more", async () => {
+  const { id, owner } = await notification();
+  const deps = { db: t.db, mail: databaseMailbox(t.db), clock: t.clock };
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  await Promise.all([sendNotificationEmail(deps, id), sendNotificationEmail(deps, id)]);
+  const mails = await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id));
+  expect(mails).toEqual([expect.objectContaining({ toAddress: owner.email, subject: "[svc credit] Liquidity is running low", body: "Pool headroom: 10.00 USDC." })]);
+  expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1, emailError: null });
+});
+
+test("a failing provider is retried with backoff, its error shown, then FAILED after 3 attempts", async () => {
+  const { id } = await notification();
+  let calls = 0;
+  const failing: MailProvider = { send: async () => (calls++, { ok: false, error: "HTTP 503" }) };
+  const deps = { db: t.db, mail: failing, clock: t.clock, retrySeconds: [7, 11] };
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: 7 });
+  expect(await row(id)).toMatchObject({ emailStatus: "PENDING", emailAttempts: 1, emailError: "HTTP 503" });
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: 11 });
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "FAILED", emailAttempts: 3, emailError: "HTTP 503" });
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(calls).toBe(3);
+});
+
+test("the HTTP provider posts { from, to, subject, text } with the key and an idempotency key per notification", async () => {
+  const seen: { url: string; init: RequestInit }[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    seen.push({ url, init });
+    return Response.json({ id: "msg_1" });
+  };
+  const provider = httpMailProvider({ url: "https://mail.example/emails", apiKey: "re_key", from: "svc <n@svc.example>", fetch });
+  const result = await provider.send({ to: "o@m.example", subject: "S", text: "T", notificationId: "n1" }, new Date());
+  expect(result).toEqual({ ok: true, id: "msg_1" });
+  expect(seen[0]!.url).toBe("https://mail.example/emails");
+  expect(seen[0]!.init.headers).toMatchObject({ authorization: "Bearer re_key", "idempotency-key": "notification-n1" });
+  expect(JSON.parse(String(seen[0]!.init.body))).toEqual({ from: "svc <n@svc.example>", to: "o@m.example", subject: "S", text: "T" });
+  const down = httpMailProvider({ url: "https://mail.example/emails", apiKey: "k", from: "f@x.example", fetch: async () => new Response("no", { status: 500 }) });
+  expect(await down.send({ to: "o@m.example", subject: "S", text: "T", notificationId: "n2" }, new Date())).toEqual({ ok: false, error: "HTTP 500" });
+});
