@@ -1,32 +1,46 @@
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { events } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import { decodeEventCursor, encodeEventCursor } from "../events/list-events.ts";
 
 export type Notification = typeof notifications.$inferSelect;
 
 /**
- * The tenant's notifications (one per event), newest first. `unread: true`
- * gives only the unread ones, `unread: false` only the read ones.
+ * The tenant's notifications (one per event), newest first in the events'
+ * commit order (the outbox `seq`, as `GET /v1/events`), so the events of one
+ * loan, often recorded within one millisecond, keep their order. Read by
+ * walking the tenant's events on (tenant, seq) and joining each one's
+ * notification. `unread: true` gives only the unread ones, `unread: false`
+ * only the read ones. Cursors are the event list's (`seq` of the last shown).
  */
-export async function listNotifications(db: Db, input: { tenantId: string; unread?: boolean; limit: number; cursor?: string }) {
-  const page = newestFirst(notifications, input.cursor);
-  const rows: Notification[] = await db
-    .select()
-    .from(notifications)
+export async function listNotifications(
+  db: Db,
+  input: { tenantId: string; unread?: boolean; limit: number; cursor?: string },
+): Promise<{ data: Notification[]; nextCursor: string | null }> {
+  const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
+  if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
+  const rows = await db
+    .select({ seq: events.seq, notification: notifications })
+    .from(events)
+    .innerJoin(notifications, eq(notifications.eventId, events.id))
     .where(
       and(
+        eq(events.tenantId, input.tenantId),
         eq(notifications.tenantId, input.tenantId),
         input.unread === undefined ? undefined : input.unread ? isNull(notifications.readAt) : isNotNull(notifications.readAt),
-        page.where,
+        before === null ? undefined : lt(events.seq, before),
       ),
     )
-    .orderBy(...page.orderBy)
+    .orderBy(desc(events.seq))
     .limit(input.limit + 1);
-  return pageOf(rows, input.limit);
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  return { data: page.map((r) => r.notification), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
 }
 
 /**

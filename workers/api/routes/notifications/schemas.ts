@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EMAIL_STATUSES, EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
 import type { Notification } from "../../../../shared/notifications/notification-verbs.ts";
 import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
@@ -35,9 +36,16 @@ export const notificationView = (n: Notification) => ({
   email: { to: n.emailTo, status: n.emailStatus, attempts: n.emailAttempts, error: n.emailError, sentAt: isoOrNull(n.emailSentAt) },
 });
 
-export const ListNotificationsQuerySchema = PageQuerySchema.extend({
+export const ListNotificationsQuerySchema = z.object({
   unread: z
     .enum(["true", "false"])
     .optional()
     .openapi({ param: { name: "unread", in: "query" }, description: "`true`: only unread notifications; `false`: only read ones; omitted: all." }),
+  limit: PageQuerySchema.shape.limit,
+  cursor: z
+    .string()
+    .max(200)
+    .refine((s) => decodeEventCursor(s) !== null, "is not a cursor this service issued")
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 });

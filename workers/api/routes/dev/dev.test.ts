@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mailbox } from "../../../../db/schema/webhooks.ts";
+import { newId } from "../../../../shared/domain/ids.ts";
+import { addUserWithRole, bearer, signUpTenant } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../testing/harness.ts";
+import { apiKey, sandboxTenant } from "../../testing/loan-fixtures.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const mailboxOf = (token: string, query = "") => t.request("GET", `/v1/dev/mailbox${query}`, { headers: bearer(token) });
+
+/** What the development mail provider writes when it "sends" a message. */
+async function deliverMail(to: string, subject: string, offsetMs: number) {
+  const row = { id: newId(), toAddress: to, subject, body: `Body of ${subject}`, notificationId: newId(), createdAt: new Date(t.clock.now().getTime() + offsetMs) };
+  await t.db.insert(mailbox).values(row);
+  return row;
+}
+
+describe("dev mailbox (local runs)", () => {
+  test("lists the messages to the caller's tenant's users, newest first", async () => {
+    const a = await signUpTenant(t);
+    const b = await signUpTenant(t);
+    const member = await addUserWithRole(t, a.token, "MEMBER");
+    const first = await deliverMail(a.email, "Loan funded", 1);
+    const second = await deliverMail(member.email.toUpperCase(), "Loan repaid", 2); // addresses match case-insensitively
+    await deliverMail(b.email, "Not for a", 3);
+    await deliverMail("someone@elsewhere.example", "Not for anyone here", 4);
+
+    const res = await mailboxOf(a.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: [
+        { id: second.id, to: second.toAddress, subject: "Loan repaid", body: "Body of Loan repaid", notificationId: second.notificationId, createdAt: second.createdAt.toISOString() },
+        { id: first.id, to: first.toAddress, subject: "Loan funded", body: "Body of Loan funded", notificationId: first.notificationId, createdAt: first.createdAt.toISOString() },
+      ],
+      nextCursor: null,
+    });
+    // Any role may read it; the other tenant sees only its own.
+    expect((await mailboxOf(member.token)).body.data).toHaveLength(2);
+    expect((await mailboxOf(b.token)).body.data.map((m: { subject: string }) => m.subject)).toEqual(["Not for a"]);
+  });
+
+  test("pagination and a bad limit or cursor (400 naming it)", async () => {
+    const a = await signUpTenant(t);
+    for (let i = 0; i < 3; i++) await deliverMail(a.email, `m${i}`, i);
+    const first = await mailboxOf(a.token, "?limit=2");
+    expect(first.body.data.map((m: { subject: string }) => m.subject)).toEqual(["m2", "m1"]);
+    const second = await mailboxOf(a.token, `?limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body).toEqual({ data: [expect.objectContaining({ subject: "m0" })], nextCursor: null });
+    for (const [query, field] of [["?limit=0", "limit"], ["?cursor=nope", "cursor"]]) {
+      const res = await mailboxOf(a.token, query);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toEqual([expect.stringMatching(new RegExp(`^${field}: `))]);
+    }
+  });
+
+  test("dashboard sessions only: no credentials or an API key: 401", async () => {
+    const m = await sandboxTenant(t);
+    expect((await t.request("GET", "/v1/dev/mailbox")).status).toBe(401);
+    const withKey = await t.request("GET", "/v1/dev/mailbox", { headers: apiKey(m.key) });
+    expect(withKey.status).toBe(401);
+  });
+
+  describe("in production", () => {
+    beforeAll(() => {
+      t.deps.environment = "production";
+    });
+    afterAll(() => {
+      t.deps.environment = "development";
+    });
+
+    test("the route does not exist: 404 as for any unknown path, with or without credentials", async () => {
+      const a = await signUpTenant(t);
+      await deliverMail(a.email, "secret reset link", 1);
+      const unknown = await t.request("GET", "/v1/dev/nothing-here");
+      for (const headers of [{}, bearer(a.token)]) {
+        const res = await t.request("GET", "/v1/dev/mailbox", { headers });
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ statusCode: 404, message: "No route for GET /v1/dev/mailbox", error: "Not Found" });
+        expect(unknown.body).toEqual({ statusCode: 404, message: "No route for GET /v1/dev/nothing-here", error: "Not Found" });
+      }
+    });
+  });
+
+  test("no request in this file answered 500", () => {
+    expect(t.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
+  });
+});

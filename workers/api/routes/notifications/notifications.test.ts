@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { notifications } from "../../../../db/schema/webhooks.ts";
+import { encodeEventCursor } from "../../../../shared/events/list-events.ts";
+import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const list = (headers: Record<string, string>, query = "") => t.request("GET", `/v1/notifications${query}`, { headers });
+const read = (headers: Record<string, string>, id: string) => t.request("POST", `/v1/notifications/${id}/read`, { headers });
+const readAll = (headers: Record<string, string>) => t.request("POST", "/v1/notifications/read-all", { headers });
+
+/** A sandbox tenant with one funded loan: 3 events, so 3 notifications (made by the relay after the request). */
+async function tenantWithNotifications() {
+  const m = await sandboxTenant(t);
+  const loan = await createdLoan(t, m.key);
+  const events = (await t.request("GET", `/v1/events?loanId=${loan.id}`, { headers: apiKey(m.key) })).body.data as { id: string; type: string }[];
+  return { ...m, loan, events };
+}
+
+const expectFieldErrors = (res: { status: number; body: any }, ...fields: string[]) => {
+  expect(res.status).toBe(400);
+  expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+  for (const field of fields) expect(res.body.message.some((m: string) => m.startsWith(`${field}: `))).toBe(true);
+  expect(res.body.message).toHaveLength(fields.length);
+};
+
+describe("notifications: happy path", () => {
+  test("every event is a notification, newest first in event order, with its e-mail to the owner", async () => {
+    const m = await tenantWithNotifications();
+    const res = await list(apiKey(m.key));
+    expect(res.status).toBe(200);
+    expect(res.body.nextCursor).toBeNull();
+    expect(res.body.data.map((n: { type: string }) => n.type)).toEqual(["loan.funded", "loan.decision", "loan.application_submitted"]);
+    expect(res.body.data.map((n: { eventId: string }) => n.eventId)).toEqual(m.events.map((e) => e.id));
+    const rows = await t.db.select().from(notifications).where(eq(notifications.tenantId, m.tenantId));
+    for (const n of res.body.data) {
+      const row = rows.find((r) => r.id === n.id)!;
+      expect(n).toEqual({
+        id: row.id,
+        eventId: row.eventId,
+        type: row.eventType,
+        title: row.title,
+        body: row.body,
+        createdAt: row.createdAt.toISOString(),
+        readAt: null,
+        email: { to: m.email.toLowerCase(), status: "PENDING", attempts: 0, error: null, sentAt: null },
+      });
+      expect(n.title).not.toBe("");
+      expect(n.body).toContain(m.loan.id);
+    }
+    expect((await list(bearer(m.token))).body).toEqual(res.body);
+  });
+
+  test("the e-mail's status, attempts, error and time are shown as recorded", async () => {
+    const m = await tenantWithNotifications();
+    const [funded, decision] = (await list(apiKey(m.key))).body.data;
+    const sentAt = new Date(t.clock.now().getTime() + 1500);
+    await t.db.update(notifications).set({ emailStatus: "SENT", emailAttempts: 1, emailSentAt: sentAt }).where(eq(notifications.id, funded.id));
+    await t.db.update(notifications).set({ emailStatus: "FAILED", emailAttempts: 3, emailError: "provider answered 503" }).where(eq(notifications.id, decision.id));
+    const [f, d] = (await list(apiKey(m.key))).body.data;
+    expect(f.email).toEqual({ to: m.email.toLowerCase(), status: "SENT", attempts: 1, error: null, sentAt: sentAt.toISOString() });
+    expect(d.email).toEqual({ to: m.email.toLowerCase(), status: "FAILED", attempts: 3, error: "provider answered 503", sentAt: null });
+  });
+
+  test("mark one read: readAt set; again: unchanged (the first readAt stays)", async () => {
+    const m = await tenantWithNotifications();
+    const [first] = (await list(apiKey(m.key))).body.data;
+    const readAtTime = t.clock.now().toISOString();
+    const res = await read(apiKey(m.key), first.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...first, readAt: readAtTime });
+    t.clock.advance(5);
+    const again = await read(bearer(m.token), first.id);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(res.body);
+  });
+
+  test("unread=true and unread=false filter; read-all marks the rest and counts them", async () => {
+    const m = await tenantWithNotifications();
+    const all = (await list(apiKey(m.key))).body.data;
+    const firstRead = (await read(apiKey(m.key), all[1].id)).body.readAt;
+    const ids = async (query: string) => (await list(apiKey(m.key), query)).body.data.map((n: { id: string }) => n.id);
+    expect(await ids("?unread=true")).toEqual([all[0].id, all[2].id]);
+    expect(await ids("?unread=false")).toEqual([all[1].id]);
+
+    t.clock.advance(5);
+    const res = await readAll(apiKey(m.key));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ updated: 2 });
+    expect(await ids("?unread=true")).toEqual([]);
+    const after = (await list(apiKey(m.key))).body.data;
+    expect(after.map((n: { readAt: string }) => n.readAt)).toEqual([t.clock.now().toISOString(), firstRead, t.clock.now().toISOString()]);
+    expect((await readAll(bearer(m.token))).body).toEqual({ updated: 0 });
+  });
+
+  test("pagination: limit and cursor walk every notification once; new ones go on top", async () => {
+    const m = await tenantWithNotifications();
+    await createdLoan(t, m.key);
+    await createdLoan(t, m.key); // 9 notifications
+    const all = (await list(apiKey(m.key), "?limit=100")).body.data.map((n: { id: string }) => n.id);
+    expect(all).toHaveLength(9);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await list(apiKey(m.key), `?limit=4${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...res.body.data.map((n: { id: string }) => n.id));
+      cursor = res.body.nextCursor;
+      if (pages++ === 0) await createdLoan(t, m.key);
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all);
+    expect((await list(apiKey(m.key), `?cursor=${encodeEventCursor(1)}`)).body).toEqual({ data: [], nextCursor: null });
+  });
+});
+
+describe("notifications: errors", () => {
+  let key: string;
+  beforeAll(async () => {
+    key = (await sandboxTenant(t)).key;
+  });
+
+  test.each([
+    ["unread not a boolean", "?unread=yes", "unread"],
+    ["limit 0", "?limit=0", "limit"],
+    ["limit 101", "?limit=101", "limit"],
+    ["a cursor this service never issued", "?cursor=nope", "cursor"],
+  ])("%s: 400 naming it", async (_name, query, field) => {
+    expectFieldErrors(await list(apiKey(key), query), field);
+  });
+
+  test("marking an unknown notification or a non-UUID: 404", async () => {
+    for (const id of [crypto.randomUUID(), "nope"]) {
+      const res = await read(apiKey(key), id);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ statusCode: 404, message: "Notification not found", error: "Not Found" });
+    }
+  });
+
+  test("a tenant without events has no notifications, and read-all updates none", async () => {
+    expect((await list(apiKey(key))).body).toEqual({ data: [], nextCursor: null });
+    expect((await readAll(apiKey(key))).body).toEqual({ updated: 0 });
+  });
+});
+
+describe("notifications: security", () => {
+  test("no credentials: 401 on every route", async () => {
+    expect((await t.request("GET", "/v1/notifications")).status).toBe(401);
+    expect((await t.request("POST", `/v1/notifications/${crypto.randomUUID()}/read`)).status).toBe(401);
+    expect((await t.request("POST", "/v1/notifications/read-all")).status).toBe(401);
+  });
+
+  test("a MEMBER may read and mark notifications", async () => {
+    const m = await tenantWithNotifications();
+    const member = await addUserWithRole(t, m.token, "MEMBER");
+    const res = await list(bearer(member.token));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(3);
+    expect((await read(bearer(member.token), res.body.data[0].id)).status).toBe(200);
+    expect((await readAll(bearer(member.token))).body).toEqual({ updated: 2 });
+  });
+
+  test("tenants never see or mark each other's notifications", async () => {
+    const a = await tenantWithNotifications();
+    const b = await sandboxTenant(t);
+    const theirs = (await list(apiKey(a.key))).body.data;
+    expect((await list(apiKey(b.key))).body).toEqual({ data: [], nextCursor: null });
+    const res = await read(apiKey(b.key), theirs[0].id);
+    expect(res.status).toBe(404);
+    expect((await readAll(apiKey(b.key))).body).toEqual({ updated: 0 });
+    expect((await list(apiKey(a.key), "?unread=true")).body.data).toHaveLength(3);
+    const aPage = await list(apiKey(a.key), "?limit=1");
+    expect((await list(apiKey(b.key), `?cursor=${aPage.body.nextCursor}`)).body.data).toEqual([]);
+  });
+
+  test("no request in this file answered 500", () => {
+    expect(t.logs.filter((line) => line.includes("unhandled error") || line.includes("relay after write failed"))).toEqual([]);
+  });
+});
