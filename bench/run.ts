@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import autocannon, { type Options, type Result } from "autocannon";
 import { startStack, type Stack } from "../workers/local/stack.ts";
 
@@ -13,7 +14,18 @@ import { startStack, type Stack } from "../workers/local/stack.ts";
  * it created ended ACTIVE. Its loans/s is printed against `GET /v1/health`
  * measured in the same run.
  *
- * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10).
+ * The delivery benchmark runs first, on an idle queue: a fresh tenant
+ * registers an endpoint (`["*"]`) on a receiver in this process; a few loans
+ * one by one give the delay of an idle pipeline, then up to
+ * BENCH_DELIVERY_LOANS loans one after another for at most BENCH_SECONDS
+ * load it. It prints events/s from outbox to receiver (events delivered over
+ * the time from the first commit to the last arrival) and the delay from
+ * commit (the envelope's `createdAt`) to arrival, p50/p99/max, and checks
+ * that every event arrived once with a valid `x-svc-signature`. The loan
+ * benchmark also checks that the cron relay leaves none of its events in the
+ * outbox.
+ *
+ * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -27,6 +39,7 @@ const autocannonWithRequests = autocannon as unknown as (
 
 const stack = await startStack({ ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED }, logLevel: "error" });
 try {
+  const deliveries = await benchDeliveries(stack);
   const results: { name: string; result: Result }[] = [];
   const run = async (name: string, path: string, headers: Record<string, string> = {}) => {
     console.log(`${name}: ${seconds} s, ${connections} connections…`);
@@ -53,11 +66,26 @@ try {
     const { verified } = loans;
     // Requests cut off at the deadline still create their loans: at most one per connection beyond the 2xx answers.
     const cutOff = verified.loans - loans.result["2xx"];
-    const ok = verified.active === verified.loans && verified.funded === verified.loans && cutOff >= 0 && cutOff <= connections;
+    const ok = verified.active === verified.loans && verified.funded === verified.loans && cutOff >= 0 && cutOff <= connections && verified.unrelayed === 0;
     console.log(
       `verified in D1: ${verified.loans} loans (${loans.result["2xx"]} answered 2xx in time, ${cutOff} cut off at the deadline), ` +
-        `${verified.active} ACTIVE, ${verified.funded} confirmed FUNDING settlements` +
-        (ok ? ": every loan created ended ACTIVE, funded once" : `; MISMATCH: ${JSON.stringify(verified.byState)}`),
+        `${verified.active} ACTIVE, ${verified.funded} confirmed FUNDING settlements, ${verified.unrelayed} events left in the outbox` +
+        (ok ? ": every loan created ended ACTIVE, funded once, its events relayed" : `; MISMATCH: ${JSON.stringify({ byState: verified.byState, unrelayed: verified.unrelayed })}`),
+    );
+    if (!ok) process.exitCode = 1;
+  }
+  if (deliveries) {
+    const d = deliveries;
+    console.log(`webhook deliveries, idle (one loan at a time, each awaited): commit → arrival p50 ${d.idle.p50} ms, max ${d.idle.max} ms`);
+    console.log(
+      `webhook deliveries, loaded: ${d.loaded.events} events of ${d.loaded.loans} loans (created in ${d.loaded.createSeconds.toFixed(1)} s) to a local receiver: ` +
+        `${d.perSecond.toFixed(0)} events/s from outbox to receiver; commit → arrival p50 ${d.loaded.p50} ms, p99 ${d.loaded.p99} ms, max ${d.loaded.max} ms; ` +
+        `last arrival ${d.drainSeconds.toFixed(1)} s after the last loan`,
+    );
+    const ok = d.events === d.committed && d.duplicates === 0 && d.badSignatures === 0;
+    console.log(
+      `verified: ${d.committed} events committed, ${d.events} arrived, ${d.duplicates} more than once, ${d.badSignatures} with a bad signature` +
+        (ok ? ": every event delivered once, signed" : "; MISMATCH"),
     );
     if (!ok) process.exitCode = 1;
   }
@@ -110,7 +138,7 @@ async function benchLoanCreation(stack: Stack, apiKey: string) {
   return { result, verified: await countBenchLoans(stack, me.tenant.id) };
 }
 
-type LoanCount = { loans: number; active: number; funded: number; byState: { status: string; fundingState: string; count: number }[] };
+type LoanCount = { loans: number; active: number; funded: number; unrelayed: number; byState: { status: string; fundingState: string; count: number }[] };
 
 /**
  * The bench tenant's loans by status and funding state, and its confirmed
@@ -131,11 +159,16 @@ async function countBenchLoans(stack: Stack, tenantId: string): Promise<LoanCoun
       .prepare("SELECT COUNT(*) AS count FROM settlements WHERE tenant_id = ? AND kind = 'FUNDING' AND status = 'CONFIRMED'")
       .bind(tenantId)
       .first<{ count: number }>();
+    // Events the outbox relay has not moved to the deliveries Queue (after the cron safety net ran below).
+    const unrelayed = await db.prepare("SELECT COUNT(*) AS count FROM events WHERE tenant_id = ? AND relayed_at IS NULL").bind(tenantId).first<{ count: number }>();
     const sum = (rows: typeof byState) => rows.reduce((total, r) => total + r.count, 0);
-    return { loans: sum(byState), active: sum(byState.filter((r) => r.status === "ACTIVE")), funded: funded?.count ?? 0, byState };
+    return { loans: sum(byState), active: sum(byState.filter((r) => r.status === "ACTIVE")), funded: funded?.count ?? 0, unrelayed: unrelayed?.count ?? 0, byState };
   };
   // Miniflare's D1 proxy has answered ECONNRESET right after autocannon dropped its sockets: retry, and wait for two equal reads.
   let previous = "";
+  // The api relays each write's events at once; the cron relay is the safety net for the rest.
+  await new Promise((r) => setTimeout(r, 500));
+  await stack.scheduled().catch(() => undefined);
   for (let attempt = 0; attempt < 40; attempt++) {
     await new Promise((r) => setTimeout(r, 250));
     const count = await read().catch(() => null);
@@ -145,6 +178,122 @@ async function countBenchLoans(stack: Stack, tenantId: string): Promise<LoanCoun
     previous = key;
   }
   return read();
+}
+
+/**
+ * Webhook delivery, end to end through the real Queue: one endpoint on a
+ * receiver in this process, arrivals timed against each envelope's
+ * `createdAt` (the commit time on the tenant's clock, which for a new sandbox
+ * tenant is the real clock). First a few loans one by one, each waited for
+ * (the delay of an idle pipeline), then loans one after another for at most
+ * BENCH_SECONDS (a single writer, so the numbers measure outbox → Queue →
+ * consumer → receiver rather than the api). Ends once every committed event
+ * of the tenant has arrived and its owner e-mails are sent, so the benchmarks
+ * after it start on an idle queue. Undefined (and a note) if the routes are
+ * missing.
+ */
+async function benchDeliveries(stack: Stack) {
+  const maxLoans = Number(process.env.BENCH_DELIVERY_LOANS ?? 200);
+  const IDLE_LOANS = 5;
+  const apiKey = await createApiKey(stack.baseUrl);
+  if (!apiKey) return undefined;
+  const headers = { "x-api-key": apiKey, "content-type": "application/json" };
+  const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { tenant: { id: string }; merchantConfigs: { loanProductId: string }[] };
+
+  const arrivals = new Map<string, { createdAt: number; arrivedAt: number }>();
+  let requests = 0;
+  let badSignatures = 0;
+  let secret = "";
+  const receiver = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const arrivedAt = Date.now();
+      const raw = await req.text();
+      requests++;
+      if (req.headers.get("x-svc-signature") !== createHmac("sha256", secret).update(raw).digest("hex")) badSignatures++;
+      const envelope = JSON.parse(raw) as { id: string; createdAt: string };
+      if (!arrivals.has(envelope.id)) arrivals.set(envelope.id, { createdAt: Date.parse(envelope.createdAt), arrivedAt });
+      return new Response(null, { status: 204 });
+    },
+  });
+  const db = await stack.mf.getD1Database("DB", stack.names.api);
+  const count = async (sql: string) => (await db.prepare(sql).bind(me.tenant.id).first<{ n: number }>())?.n ?? 0;
+  /** Until every committed event of the tenant has arrived and its e-mails are out (or 120 s). */
+  const drain = async () => {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const committed = await count("SELECT COUNT(*) AS n FROM events WHERE tenant_id = ?");
+      const pendingMail = await count("SELECT COUNT(*) AS n FROM notifications WHERE tenant_id = ? AND email_status = 'PENDING'");
+      if (arrivals.size >= committed && pendingMail === 0) return committed;
+      if (Date.now() > deadline) {
+        console.log(`webhook deliveries: gave up waiting after 120 s (${arrivals.size} of ${committed} events arrived, ${pendingMail} e-mails pending)`);
+        return committed;
+      }
+      await Bun.sleep(20);
+    }
+  };
+  let loans = 0;
+  const createLoan = async () => {
+    const res = await fetch(`${stack.baseUrl}/v1/loans`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        loanProductId: me.merchantConfigs[0]!.loanProductId,
+        borrowerRef: `delivery-bench-${loans}`,
+        borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+        chain: "POLYGON_AMOY",
+        principalAmount: "10.00",
+        idempotencyKey: `delivery-bench-${me.tenant.id}-${loans}`,
+      }),
+    });
+    if (res.status !== 201) throw new Error(`POST /v1/loans answered ${res.status} ${await res.text()}`);
+    loans++;
+  };
+  const delaysOf = (timed: { createdAt: number; arrivedAt: number }[]) => {
+    const delays = timed.map((a) => a.arrivedAt - a.createdAt).sort((a, b) => a - b);
+    const at = (q: number) => delays[Math.min(delays.length - 1, Math.ceil(q * delays.length) - 1)] ?? NaN;
+    return { p50: at(0.5), p99: at(0.99), max: delays.at(-1) ?? NaN };
+  };
+
+  try {
+    const registered = await fetch(`${stack.baseUrl}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] }) });
+    if (registered.status !== 201) {
+      console.log(`skipping webhook deliveries: POST /v1/webhooks answered ${registered.status} ${await registered.text()}`);
+      return undefined;
+    }
+    secret = ((await registered.json()) as { secret: string }).secret;
+
+    console.log(`webhook deliveries: ${IDLE_LOANS} loans one by one, then up to ${maxLoans} loans in at most ${seconds} s, one at a time…`);
+    for (let i = 0; i < IDLE_LOANS; i++) {
+      await createLoan();
+      await drain();
+    }
+    const idle = delaysOf([...arrivals.values()]);
+    const idleIds = new Set(arrivals.keys());
+
+    const started = Date.now();
+    while (loans - IDLE_LOANS < maxLoans && Date.now() - started < seconds * 1000) await createLoan();
+    const created = Date.now();
+    const committed = await drain();
+
+    const timed = [...arrivals].filter(([id]) => !idleIds.has(id)).map(([, a]) => a);
+    const firstCommit = Math.min(...timed.map((a) => a.createdAt));
+    const lastArrival = Math.max(...timed.map((a) => a.arrivedAt));
+    return {
+      loans,
+      committed,
+      events: arrivals.size,
+      duplicates: requests - arrivals.size,
+      badSignatures,
+      idle,
+      loaded: { events: timed.length, loans: loans - IDLE_LOANS, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
+      perSecond: timed.length / ((lastArrival - firstCommit) / 1000),
+      drainSeconds: (lastArrival - created) / 1000,
+    };
+  } finally {
+    receiver.stop(true);
+  }
 }
 
 /** Signup → dashboard token → API key, per DECISIONS.md. Undefined (and a note) if the routes are missing. */

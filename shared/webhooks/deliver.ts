@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { openSecret } from "../crypto/secret-box.ts";
 import type { Clock } from "../domain/clock.ts";
 import { deterministicUuid, newId } from "../domain/ids.ts";
@@ -24,8 +24,12 @@ export type DeliveryDeps = {
   log: Logger;
 };
 
-/** What the consumer does with the Queue message afterwards. */
-export type MessageOutcome = { ack: true } | { ack: false; retryInSeconds: number };
+/**
+ * What the consumer does with the Queue message afterwards. `failedForTenant`:
+ * this message ended a delivery in FAILED, so its `webhook.delivery_failed`
+ * awaits relaying for that tenant.
+ */
+export type MessageOutcome = { ack: true; failedForTenant?: string } | { ack: false; retryInSeconds: number };
 const ACK: MessageOutcome = { ack: true };
 
 /** An attempt claimed but never finished (its worker died) is judged after this much past its timeout. */
@@ -134,7 +138,7 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
     );
   }
   await db.batch(statements as [typeof statements[0], ...typeof statements]);
-  return { final, delay };
+  return { final, delay, failed: status === "FAILED" };
 }
 
 /**
@@ -169,9 +173,9 @@ export async function processDeliveryMessage(deps: DeliveryDeps, msg: { delivery
   const result = loaded.endpointDeleted
     ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
     : await sendOnce(deps, loaded, msg.attempt);
-  const { final, delay } = await recordAttempt(deps, loaded, attemptId, msg.attempt, loaded.endpointDeleted ? { ...result } : result);
+  const { final, delay, failed } = await recordAttempt(deps, loaded, attemptId, msg.attempt, result);
   if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: msg.attempt + 1 }, { delaySeconds: delay });
-  return ACK;
+  return failed ? { ack: true, failedForTenant: d.tenantId } : ACK;
 }
 
 /** Another message holds this attempt's claim: wait for it, or, if its worker died, count it as failed. */
@@ -184,14 +188,14 @@ async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number
   const age = deps.clock.now().getTime() - claim.startedAt.getTime();
   if (age < deps.timeoutMs + INTERRUPTED_AFTER_MS) return { ack: false, retryInSeconds: Math.ceil((deps.timeoutMs + INTERRUPTED_AFTER_MS - age) / 1000) };
   // The request may or may not have gone out; counting it keeps "3 attempts" true either way.
-  const { final, delay } = await recordAttempt(deps, loaded, claim.id, attempt, {
+  const { final, delay, failed } = await recordAttempt(deps, loaded, claim.id, attempt, {
     succeeded: false,
     responseStatus: null,
     error: "interrupted before its outcome was recorded",
     durationMs: age,
   });
   if (!final) await deps.queue.send({ kind: "delivery", deliveryId: loaded.delivery.id, attempt: attempt + 1 }, { delaySeconds: delay });
-  return ACK;
+  return failed ? { ack: true, failedForTenant: loaded.delivery.tenantId } : ACK;
 }
 
 async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: number, at: Date | null) {
@@ -201,18 +205,30 @@ async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: num
 }
 
 /**
- * Deliveries whose next attempt is long overdue (a message lost, or a
- * relay cut off before messaging): enqueued again. Duplicates are harmless.
+ * Work whose message was lost (a relay cut off between claiming and
+ * messaging, or a message dropped): deliveries whose next attempt is long
+ * overdue, and owner e-mails never tried though their event was relayed long
+ * ago, are enqueued again. Duplicates are harmless.
  */
 export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "queue" | "clock">, olderThanMs = 5 * 60_000) {
   const cutoff = new Date(deps.clock.now().getTime() - olderThanMs);
-  const stalled = await deps.db
-    .select({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff)))
-    .limit(100);
-  if (stalled.length > 0) {
-    await deps.queue.sendBatch(stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })));
-  }
-  return stalled.length;
+  const [stalled, mails] = await Promise.all([
+    deps.db
+      .select({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff)))
+      .limit(100),
+    deps.db
+      .select({ id: notifications.id })
+      .from(notifications)
+      .innerJoin(events, eq(events.id, notifications.eventId))
+      .where(and(eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0), lt(events.relayedAt, cutoff)))
+      .limit(100),
+  ]);
+  const messages = [
+    ...stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })),
+    ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
+  ];
+  for (let i = 0; i < messages.length; i += 100) await deps.queue.sendBatch(messages.slice(i, i + 100));
+  return messages.length;
 }

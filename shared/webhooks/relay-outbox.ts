@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull } from "drizzle-orm";
+import { chunk, IDS_PER_LIST, rowsPerInsert } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
@@ -7,8 +8,8 @@ import { newId } from "../domain/ids.ts";
 import { describeEvent } from "../notifications/describe-event.ts";
 import type { DeliveryMessage, DeliveryQueue } from "./messages.ts";
 
-/** Events relayed per call; the cron relay loops until the outbox is drained. */
-export const RELAY_PAGE = 100;
+/** Events relayed per call (under D1's 100 parameters per `IN` list); the cron relay loops until the outbox is drained. */
+export const RELAY_PAGE = 50;
 
 type Endpoint = { id: string; tenantId: string; events: string[] };
 
@@ -26,12 +27,14 @@ export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpo
 
 /**
  * Moves events from the outbox to the deliveries Queue (the cron worker every
- * tick, and the api worker right after a request commits): for each event, a
- * delivery per subscribed endpoint and the tenant's notification (with the
- * owner e-mail to send), then the messages, then `relayed_at`. Every step is
- * idempotent (unique delivery per event and endpoint, unique notification
- * per event, consumers that drop duplicates), so a crash anywhere only leads
- * to the step being done again.
+ * tick, and the api worker right after a request commits):
+ * 1. for each event, a delivery per subscribed endpoint and the tenant's
+ *    notification (with the owner e-mail to send): idempotent inserts;
+ * 2. claim the events (`relayed_at`, only where still null), so of several
+ *    overlapping relays exactly one messages each event;
+ * 3. message the claimed events' deliveries and e-mails.
+ * A crash after the claim leaves deliveries PENDING with no message; the
+ * stalled-delivery requeue of the cron tick sends them.
  */
 export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Date; tenantId?: string }): Promise<{ events: number; messages: number }> {
   const pending = await db
@@ -42,7 +45,6 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
     .limit(RELAY_PAGE);
   if (pending.length === 0) return { events: 0, messages: 0 };
   const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
-  const eventIds = pending.map((e) => e.id);
 
   const [endpoints, owners] = await Promise.all([
     db
@@ -93,30 +95,45 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
       createdAt: e.createdAt,
     };
   });
+  const notificationColumns = Object.keys(getTableColumns(notifications)).length;
+  const deliveryColumns = Object.keys(getTableColumns(webhookDeliveries)).length;
   await db.batch([
-    db.insert(notifications).values(notificationRows).onConflictDoNothing({ target: notifications.eventId }),
-    ...(deliveryRows.length > 0 ? [db.insert(webhookDeliveries).values(deliveryRows).onConflictDoNothing()] : []),
-  ]);
+    ...chunk(notificationRows, rowsPerInsert(notificationColumns)).map((rows) =>
+      db.insert(notifications).values(rows).onConflictDoNothing({ target: notifications.eventId }),
+    ),
+    ...chunk(deliveryRows, rowsPerInsert(deliveryColumns)).map((rows) => db.insert(webhookDeliveries).values(rows).onConflictDoNothing()),
+  ] as [never, ...never[]]);
 
-  // Message what is still to do for these events (the rows of an earlier, interrupted relay included).
-  const [deliveries, mails] = await Promise.all([
-    db
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, "PENDING"), eq(webhookDeliveries.attemptCount, 0))),
-    db
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(and(inArray(notifications.eventId, eventIds), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0))),
-  ]);
-  const messages: { body: DeliveryMessage }[] = [
-    ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
-    ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
-  ];
+  // Claim: only the relay whose update sets relayed_at messages the event.
+  const claimed = (
+    await db
+      .update(events)
+      .set({ relayedAt: input.now })
+      .where(and(inArray(events.id, pending.map((e) => e.id)), isNull(events.relayedAt)))
+      .returning({ id: events.id })
+  ).map((r) => r.id);
+  if (claimed.length === 0) return { events: 0, messages: 0 };
+
+  const messages: { body: DeliveryMessage }[] = [];
+  for (const ids of chunk(claimed, IDS_PER_LIST)) {
+    const [deliveries, mails] = await Promise.all([
+      db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.eventId, ids), eq(webhookDeliveries.status, "PENDING"), eq(webhookDeliveries.attemptCount, 0))),
+      db
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(and(inArray(notifications.eventId, ids), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0))),
+    ]);
+    messages.push(
+      ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
+      ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
+    );
+  }
   // Queues take at most 100 messages per batch.
-  for (let i = 0; i < messages.length; i += 100) await queue.sendBatch(messages.slice(i, i + 100));
-  await db.update(events).set({ relayedAt: input.now }).where(inArray(events.id, eventIds));
-  return { events: pending.length, messages: messages.length };
+  for (const batch of chunk(messages, 100)) await queue.sendBatch(batch);
+  return { events: claimed.length, messages: messages.length };
 }
 
 /** Relays until the outbox is empty (or `maxPages` pages), for the cron tick. */
@@ -126,7 +143,7 @@ export async function drainOutbox(db: Db, queue: DeliveryQueue, now: Date, maxPa
     const r = await relayOutbox(db, queue, { now });
     total.events += r.events;
     total.messages += r.messages;
-    if (r.events < RELAY_PAGE) break;
+    if (r.events === 0) break;
   }
   return total;
 }

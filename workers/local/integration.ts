@@ -35,6 +35,8 @@ export type TestStack = {
   scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
   /** The shared D1 database, for assertions that HTTP cannot make. */
   db(): Promise<D1Database>;
+  /** A producer of the api worker's queue binding (e.g. `WEBHOOK_DELIVERIES`), to send messages as the workers do. */
+  queue<Body = unknown>(binding: string): Promise<Queue<Body>>;
   dispose(): Promise<void>;
 };
 
@@ -71,6 +73,7 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
     },
     scheduled: stack.scheduled,
     db: async () => (await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database,
+    queue: async (binding) => (await stack.mf.getQueueProducer(binding, stack.names.api)) as unknown as Queue<any>,
     dispose: stack.dispose,
   };
 }

@@ -11,10 +11,11 @@ type Deps = ReturnType<typeof webhookDepsFromEnv>;
  * The deliveries Queue consumer. Each message is handled on its own; a
  * "not yet" outcome is re-sent with its delay (rather than `retry()`, which
  * would spend the Queue's own retry budget); an unexpected error retries the
- * message. Afterwards the outbox is relayed, so a `webhook.delivery_failed`
- * written by a final failure goes out at once.
+ * message. A delivery that ended FAILED wrote a `webhook.delivery_failed`:
+ * its tenant's outbox is relayed at once, so it goes out now.
  */
 export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, deps: Deps): Promise<void> {
+  const failedFor = new Set<string>();
   await Promise.all(
     batch.messages.map(async (message) => {
       try {
@@ -24,6 +25,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
             ? await processDeliveryMessage(deps, body)
             : await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, body.notificationId);
         if (!outcome.ack) await deps.queue.send(body, { delaySeconds: outcome.retryInSeconds });
+        else if ("failedForTenant" in outcome && outcome.failedForTenant) failedFor.add(outcome.failedForTenant);
         message.ack();
       } catch (err) {
         deps.log.error("delivery message failed", { messageId: message.id, ...safeErrorFields(err) });
@@ -31,9 +33,11 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
       }
     }),
   );
-  try {
-    await relayOutbox(deps.db, deps.queue, { now: deps.clock.now() });
-  } catch (err) {
-    deps.log.error("relay after deliveries failed", safeErrorFields(err));
+  for (const tenantId of failedFor) {
+    try {
+      await relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId });
+    } catch (err) {
+      deps.log.error("relay after deliveries failed", { tenantId, ...safeErrorFields(err) });
+    }
   }
 }
