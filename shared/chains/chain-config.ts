@@ -1,0 +1,105 @@
+import type { Chain, Stablecoin } from "../domain/rails.ts";
+
+export type ChainFamily = "EVM" | "TON" | "SOLANA";
+
+type TokenConfig = { address: string; symbol: Stablecoin; decimals: number; source: string };
+
+export type ChainConfig = {
+  chain: Chain;
+  family: ChainFamily;
+  simulated: boolean;
+  /** EVM chain id. */
+  chainId: number | null;
+  token: TokenConfig;
+  /** EVM: the SvcPool contract repayments go to (null where not deployed yet). */
+  pool: string | null;
+  /** TON and Solana: the platform settlement wallet repayments go to. */
+  settlementWallet: string | null;
+  /** The address principal is sent from (the pool contract on EVM, the settlement wallet elsewhere). */
+  fundingSource: string | null;
+};
+
+/**
+ * One table of chain facts. Token addresses are the canonical stablecoins
+ * (sources noted); sandbox chains are simulated by this service, with the
+ * canonical testnet token addresses and pool addresses of our own choosing.
+ * Live pool contracts are filled in when deployed (until then live repay
+ * answers that the chain is not enabled).
+ */
+export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
+  POLYGON_AMOY: {
+    chain: "POLYGON_AMOY",
+    family: "EVM",
+    simulated: true,
+    chainId: 80002,
+    token: { address: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582", symbol: "USDC", decimals: 6, source: "Circle, USDC on test networks (developers.circle.com/stablecoins/usdc-contract-addresses)" },
+    pool: "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707",
+    settlementWallet: null,
+    fundingSource: "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707",
+  },
+  BASE_SEPOLIA: {
+    chain: "BASE_SEPOLIA",
+    family: "EVM",
+    simulated: true,
+    chainId: 84532,
+    token: { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", symbol: "USDC", decimals: 6, source: "Circle, USDC on test networks (developers.circle.com/stablecoins/usdc-contract-addresses)" },
+    pool: "0x0165878A594ca255338adfa4d48449f69242Eb8F",
+    settlementWallet: null,
+    fundingSource: "0x0165878A594ca255338adfa4d48449f69242Eb8F",
+  },
+  POLYGON: {
+    chain: "POLYGON",
+    family: "EVM",
+    simulated: false,
+    chainId: 137,
+    token: { address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", symbol: "USDC", decimals: 6, source: "Circle, native USDC on Polygon PoS (developers.circle.com/stablecoins/usdc-contract-addresses)" },
+    pool: null,
+    settlementWallet: null,
+    fundingSource: null,
+  },
+  BASE: {
+    chain: "BASE",
+    family: "EVM",
+    simulated: false,
+    chainId: 8453,
+    token: { address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", symbol: "USDC", decimals: 6, source: "Circle, native USDC on Base (developers.circle.com/stablecoins/usdc-contract-addresses)" },
+    pool: null,
+    settlementWallet: null,
+    fundingSource: null,
+  },
+  TON_TESTNET: {
+    chain: "TON_TESTNET",
+    family: "TON",
+    simulated: true,
+    chainId: null,
+    token: { address: "0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe", symbol: "USDT", decimals: 6, source: "Tether USD₮ jetton master on TON (tether.to); simulated on TON_TESTNET" },
+    pool: null,
+    settlementWallet: "0:6b2d0a8c1b76c6b1b3f3d3f0d4f5f0e9a3c8e1f4b0a6d2c7e9f1a3b5c7d9e1f3",
+    fundingSource: "0:6b2d0a8c1b76c6b1b3f3d3f0d4f5f0e9a3c8e1f4b0a6d2c7e9f1a3b5c7d9e1f3",
+  },
+  TON: {
+    chain: "TON",
+    family: "TON",
+    simulated: false,
+    chainId: null,
+    token: { address: "0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe", symbol: "USDT", decimals: 6, source: "Tether USD₮ jetton master EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (tether.to)" },
+    pool: null,
+    settlementWallet: null,
+    fundingSource: null,
+  },
+  SOLANA_DEVNET: {
+    chain: "SOLANA_DEVNET",
+    family: "SOLANA",
+    simulated: true,
+    chainId: null,
+    token: { address: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", symbol: "USDC", decimals: 6, source: "Circle, USDC on Solana devnet (developers.circle.com/stablecoins/usdc-contract-addresses)" },
+    pool: null,
+    settlementWallet: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+    fundingSource: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+  },
+};
+
+export const chainConfig = (chain: Chain): ChainConfig => CHAIN_CONFIG[chain];
+
+/** The operator account that calls `fund` on the simulated pool contracts. */
+export const SIMULATED_OPERATOR = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
