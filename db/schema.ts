@@ -5,6 +5,7 @@ import { events } from "./schema/events.ts";
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
+import { chainCursors, unmatchedPayments } from "./schema/settlement-tracking.ts";
 import { simChainTransactions } from "./schema/sim-chain-transactions.ts";
 import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
@@ -38,5 +39,7 @@ export const schema = {
   webhookAttempts,
   notifications,
   mailbox,
+  unmatchedPayments,
+  chainCursors,
 };
 export type Schema = typeof schema;

@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, timestamp, units } from "./columns.ts";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
@@ -58,10 +58,12 @@ export const settlements = sqliteTable(
     txHash: text("tx_hash"),
     fromAddress: text("from_address"),
     toAddress: text("to_address"),
+    blockNumber: integer("block_number"),
+    logIndex: integer("log_index"),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [
     index("settlements_loan_idx").on(t.tenantId, t.loanId, t.createdAt),
-    uniqueIndex("settlements_loan_kind_tx_idx").on(t.loanId, t.kind, t.txHash),
+    uniqueIndex("settlements_loan_kind_tx_idx").on(t.loanId, t.kind, t.txHash, t.logIndex),
   ],
 );

@@ -7,5 +7,10 @@ export const CHANNELS = ["WEB", "IOS", "ANDROID", "PARTNER_WEBVIEW"] as const;
  * under way), FUNDED.
  */
 export const FUNDING_STATES = ["NONE", "WAITING_KYC", "AWAITING_LIQUIDITY", "RESERVED", "FUNDED"] as const;
-export const SETTLEMENT_KINDS = ["FUNDING", "REPAYMENT", "PARTIAL_REPAYMENT", "REFUND"] as const;
+/**
+ * FUNDING (principal out), REPAYMENT (the payment that settled the loan),
+ * PARTIAL_REPAYMENT, SURPLUS (received beyond the total due: refundable),
+ * REFUND (a surplus paid back).
+ */
+export const SETTLEMENT_KINDS = ["FUNDING", "REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS", "REFUND"] as const;
 export const SETTLEMENT_STATUSES = ["CONFIRMED", "FAILED"] as const;

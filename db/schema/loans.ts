@@ -37,6 +37,10 @@ export const loans = sqliteTable(
     dailyLateFee: units("daily_late_fee_units").notNull(),
     /** Late-fee days the sweep has recorded; views compute the current count from the clock. */
     lateFeeDays: integer("late_fee_days").notNull().default(0),
+    /** Repaid so far (partial payments add up; a full repayment brings it to the total due). */
+    paid: units("paid_units").notNull().default(0n),
+    /** Received beyond the total due: refundable to the borrower. */
+    surplus: units("surplus_units").notNull().default(0n),
     tenureDays: integer("tenure_days").notNull(),
     gracePeriodDays: integer("grace_period_days").notNull(),
     status: text("status", { enum: LOAN_STATUSES }).notNull(),

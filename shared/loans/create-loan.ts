@@ -130,6 +130,8 @@ export async function createLoan(
     lateFeeValue: lateFee.value,
     dailyLateFee: dailyLateFeeUnits(checked.principal, lateFee),
     lateFeeDays: 0,
+    paid: 0n,
+    surplus: 0n,
     tenureDays: checked.tenureDays,
     gracePeriodDays: product.gracePeriodDays,
     status: "CREATED",

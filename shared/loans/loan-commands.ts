@@ -2,6 +2,8 @@ import type { LoanRow } from "../../db/schema/loans.ts";
 import { recordLoanAgreement } from "../agreements/loan-agreements.ts";
 import type { AgreementChallenge } from "../agreements/challenge-store.ts";
 import { DomainError, type ErrorKind } from "../domain/errors.ts";
+import type { Observation } from "../settlement/classify-transaction.ts";
+import { applyRepayment, applyRepaymentFailure, type Attribution } from "../settlement/apply-repayment.ts";
 import { sweepLoan } from "../sweeps/sweep-loans.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 import { fundLoan } from "./fund-loan.ts";
@@ -17,7 +19,11 @@ export type LoanCommand =
   | ({ kind: "review" } & ReviewInput)
   | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
   | { kind: "agreement"; tenantId: string; loanId: string; challenge: AgreementChallenge; walletSignature: string; agreementText: string | null }
-  | { kind: "sweep"; tenantId: string; loanId: string };
+  | { kind: "sweep"; tenantId: string; loanId: string }
+  /** A confirmed payment the settlement listener found (or an Owner/Admin attributed). */
+  | { kind: "repayment"; tenantId: string; loanId: string; payment: Observation; attribution?: Attribution }
+  /** A repayment transaction that failed on-chain. */
+  | { kind: "repaymentFailed"; tenantId: string; loanId: string; payment: Observation };
 
 /** Results cross the Durable Object boundary as values: errors keep their kind. */
 export type LoanCommandResult = { ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } };
@@ -30,6 +36,15 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
       return reviewLoan(ctx, cmd);
     case "sweep":
       return sweepLoan(ctx, cmd.tenantId, cmd.loanId);
+    case "repayment":
+    case "repaymentFailed": {
+      const tenant = await loadTenant(ctx.db, cmd.tenantId);
+      const now = tenantClock(ctx.clock, tenant).now();
+      const input = { tenant, loanId: cmd.loanId, payment: cmd.payment, now };
+      return cmd.kind === "repayment"
+        ? (await applyRepayment(ctx.db, { ...input, attribution: cmd.attribution })).loan
+        : (await applyRepaymentFailure(ctx.db, input)).loan;
+    }
     case "kycConfirmation":
     case "agreement": {
       const tenant = await loadTenant(ctx.db, cmd.tenantId);

@@ -10,12 +10,16 @@ export function currentLateFeeDays(loan: LoanRow, now: Date): number {
   return Math.max(loan.lateFeeDays, lateFeeDays(loan.dueAt, at, loan.gracePeriodDays));
 }
 
-/** What the borrower owes at `now`: principal + processing fee + accrued late fees. */
+/**
+ * What the borrower owes at `now`: the total (principal + processing fee +
+ * accrued late fees) and what remains of it after partial payments.
+ */
 export function amountsAt(loan: LoanRow, now: Date) {
   const lateDays = currentLateFeeDays(loan, now);
   const lateFee = loan.dailyLateFee * BigInt(lateDays);
   const totalDue = totalDueUnits({ principal: loan.principal, processingFee: loan.processingFee, dailyLateFee: loan.dailyLateFee, lateDays });
-  return { lateDays, lateFee, totalDue };
+  const remaining = loan.status === "REPAID" || loan.paid >= totalDue ? 0n : totalDue - loan.paid;
+  return { lateDays, lateFee, totalDue, remaining };
 }
 
 /**
@@ -24,7 +28,7 @@ export function amountsAt(loan: LoanRow, now: Date) {
  * `now`, the tenant's clock.
  */
 export function loanView(loan: LoanRow, now: Date) {
-  const { lateDays, lateFee, totalDue } = amountsAt(loan, now);
+  const { lateDays, lateFee, totalDue, remaining } = amountsAt(loan, now);
   const declined = loan.status === "CREATED" && loan.decisionOutcome === "DECLINED";
   return {
     id: loan.id,
@@ -43,6 +47,9 @@ export function loanView(loan: LoanRow, now: Date) {
     dailyLateFee: formatAmount(loan.dailyLateFee),
     lateFeeDays: lateDays,
     totalDue: formatAmount(totalDue),
+    amountPaid: formatAmount(loan.paid, 6),
+    amountDue: formatAmount(remaining, 6),
+    surplus: formatAmount(loan.surplus, 6),
     tenureDays: loan.tenureDays,
     gracePeriodDays: loan.gracePeriodDays,
     decision: loan.decisionOutcome

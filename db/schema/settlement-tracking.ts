@@ -1,0 +1,45 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { timestamp, units } from "./columns.ts";
+import { loans } from "./loans.ts";
+import { tenants } from "./tenants.ts";
+import { CHAINS } from "./vocabularies.ts";
+
+/**
+ * A payment to the platform the listener could not apply (wrong or missing
+ * comment, unknown loan, a loan already repaid): kept, never dropped, until
+ * an Owner/Admin attributes it. `tenantId` is known when the loan is (or, in
+ * the sandbox, from the tenant whose call made the transfer).
+ */
+export const unmatchedPayments = sqliteTable(
+  "unmatched_payments",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").references(() => tenants.id),
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    blockNumber: integer("block_number").notNull(),
+    fromAddress: text("from_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    token: text("token").notNull(),
+    amount: units("amount_units").notNull(),
+    comment: text("comment"),
+    claimedLoanId: text("claimed_loan_id"),
+    reason: text("reason").notNull(),
+    attributedLoanId: text("attributed_loan_id").references(() => loans.id),
+    attributedAt: timestamp("attributed_at"),
+    attributedBy: text("attributed_by"),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("unmatched_payments_tx_idx").on(t.chain, t.txHash, t.logIndex),
+    index("unmatched_payments_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+  ],
+);
+
+/** The last block of each chain the settlement listener has applied. */
+export const chainCursors = sqliteTable("chain_cursors", {
+  chain: text("chain", { enum: CHAINS }).primaryKey(),
+  lastBlock: integer("last_block").notNull(),
+  updatedAt: timestamp("updated_at").notNull(),
+});

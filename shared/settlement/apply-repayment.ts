@@ -1,0 +1,125 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { newId } from "../domain/ids.ts";
+import { commitTransition } from "../loans/commit-transition.ts";
+import { amountsAt, currentLateFeeDays } from "../loans/loan-view.ts";
+import { loadLoan } from "../loans/load-loan.ts";
+import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import type { Observation } from "./classify-transaction.ts";
+import { recordUnmatched } from "./unmatched.ts";
+
+export type RepaymentOutcome = "APPLIED" | "DUPLICATE" | "UNMATCHED";
+
+/** Attribution of a kept unmatched payment by an Owner/Admin: marked in the same batch. */
+export type Attribution = { unmatchedId: string; by: string };
+
+async function alreadySettled(db: Db, loan: LoanRow, payment: Observation): Promise<boolean> {
+  const [row] = await db
+    .select({ id: settlements.id })
+    .from(settlements)
+    .where(and(eq(settlements.loanId, loan.id), eq(settlements.txHash, payment.txHash), eq(settlements.logIndex, payment.logIndex)))
+    .limit(1);
+  return !!row;
+}
+
+const settlementRow = (loan: LoanRow, payment: Observation, kind: "REPAYMENT" | "PARTIAL_REPAYMENT" | "SURPLUS", status: "CONFIRMED" | "FAILED", amount: bigint, at: Date) => ({
+  id: newId(),
+  tenantId: loan.tenantId,
+  loanId: loan.id,
+  kind,
+  status,
+  amount,
+  chain: payment.chain,
+  asset: loan.stablecoin,
+  txHash: payment.txHash,
+  fromAddress: payment.from,
+  toAddress: payment.to,
+  blockNumber: payment.blockNumber,
+  logIndex: payment.logIndex,
+  createdAt: at,
+});
+
+/**
+ * Applies a confirmed payment to its loan (issue 5, "Amounts"), in the loan's
+ * writer: the total due at the time of the transfer repays it (REPAID,
+ * `repaidAt`, `loan.repaid`); less is a partial payment and the rest stays
+ * due; more repays it and keeps the surplus as refundable. A payment after
+ * DEFAULTED recovers the loan to REPAID. A payment to a loan that is not
+ * ACTIVE or DEFAULTED is kept as unmatched. The same payment (tx and log)
+ * twice is applied once. The pool takes back what the loan owed.
+ */
+export async function applyRepayment(
+  db: Db,
+  input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date; attribution?: Attribution },
+): Promise<{ loan: LoanRow; outcome: RepaymentOutcome }> {
+  const { payment, tenant } = input;
+  const loan = await loadLoan(db, tenant.id, input.loanId);
+  if (await alreadySettled(db, loan, payment)) return { loan, outcome: "DUPLICATE" };
+  if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") {
+    if (!input.attribution) await recordUnmatched(db, payment, `the loan is ${loan.status}, not awaiting repayment`, tenant.id, input.now);
+    return { loan, outcome: "UNMATCHED" };
+  }
+  // The transfer's time on the tenant's clock: late fees are judged then.
+  const at = new Date(payment.timestamp + tenant.clockOffsetMs);
+  const { remaining } = amountsAt(loan, at);
+  const full = payment.amount >= remaining;
+  const applied = full ? remaining : payment.amount;
+  const surplus = full ? payment.amount - remaining : 0n;
+  const attributionStatements = (guard: ReturnType<typeof sql>) =>
+    input.attribution
+      ? [
+          db
+            .update(unmatchedPayments)
+            .set({ attributedLoanId: loan.id, attributedAt: input.now, attributedBy: input.attribution.by })
+            .where(and(eq(unmatchedPayments.id, input.attribution.unmatchedId), isNull(unmatchedPayments.attributedLoanId), guard)),
+        ]
+      : [];
+  const poolBack = (guard: ReturnType<typeof sql>) =>
+    loan.poolId
+      ? [
+          db
+            .update(liquidityPools)
+            .set({ available: sql`${liquidityPools.available} + ${Number(applied)}` as unknown as bigint, updatedAt: input.now })
+            .where(and(eq(liquidityPools.id, loan.poolId), guard)),
+        ]
+      : [];
+  const next = await commitTransition(db, {
+    loan,
+    trigger: { kind: full ? "REPAYMENT_CONFIRMED" : "PARTIAL_REPAYMENT" },
+    now: input.now,
+    set: full
+      ? { paid: loan.paid + applied, surplus: loan.surplus + surplus, repaidAt: at, lateFeeDays: currentLateFeeDays(loan, at) }
+      : { paid: loan.paid + applied },
+    statements: (guard) => [
+      insertIf(db, settlements, settlementRow(loan, payment, full ? "REPAYMENT" : "PARTIAL_REPAYMENT", "CONFIRMED", applied, input.now), guard),
+      ...(surplus > 0n ? [insertIf(db, settlements, { ...settlementRow(loan, payment, "SURPLUS", "CONFIRMED", surplus, input.now), logIndex: payment.logIndex }, guard)] : []),
+      ...poolBack(guard),
+      ...attributionStatements(guard),
+    ],
+  });
+  return { loan: next, outcome: "APPLIED" };
+}
+
+/**
+ * A repayment transaction that failed (reverted, or a transfer the sender
+ * could not cover): a FAILED settlement and `loan.repayment_failed`; the loan
+ * stays as it was. Once per transaction.
+ */
+export async function applyRepaymentFailure(db: Db, input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date }) {
+  const loan = await loadLoan(db, input.tenant.id, input.loanId);
+  if (await alreadySettled(db, loan, input.payment)) return { loan, outcome: "DUPLICATE" as const };
+  if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return { loan, outcome: "UNMATCHED" as const };
+  const next = await commitTransition(db, {
+    loan,
+    trigger: { kind: "REPAYMENT_FAILED" },
+    now: input.now,
+    extraEvents: () => [],
+    statements: (guard) => [insertIf(db, settlements, settlementRow(loan, input.payment, "REPAYMENT", "FAILED", input.payment.amount, input.now), guard)],
+  });
+  return { loan: next, outcome: "APPLIED" as const };
+}

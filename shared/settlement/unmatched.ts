@@ -1,0 +1,30 @@
+import type { Db } from "../../db/create-db.ts";
+import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { newId } from "../domain/ids.ts";
+import type { Observation } from "./classify-transaction.ts";
+
+/**
+ * Keeps a payment the listener could not apply. One row per (chain, tx,
+ * log): seeing the payment again changes nothing.
+ */
+export async function recordUnmatched(db: Db, payment: Observation, reason: string, tenantId: string | null, now: Date) {
+  await db
+    .insert(unmatchedPayments)
+    .values({
+      id: newId(),
+      tenantId,
+      chain: payment.chain,
+      txHash: payment.txHash,
+      logIndex: payment.logIndex,
+      blockNumber: payment.blockNumber,
+      fromAddress: payment.from,
+      toAddress: payment.to,
+      token: payment.token,
+      amount: payment.amount,
+      comment: payment.comment,
+      claimedLoanId: payment.loanId,
+      reason,
+      createdAt: now,
+    })
+    .onConflictDoNothing();
+}
