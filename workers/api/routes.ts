@@ -6,6 +6,9 @@ import * as revokeApiKey from "./routes/api-keys/revoke-api-key.ts";
 import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
+import * as repayLoan from "./routes/loans/repay-loan.ts";
+import * as attributeUnmatched from "./routes/settlements/attribute-unmatched.ts";
+import * as listUnmatched from "./routes/settlements/list-unmatched.ts";
 import * as confirmKyc from "./routes/loans/confirm-kyc.ts";
 import * as createAgreementChallenge from "./routes/loans/create-agreement-challenge.ts";
 import * as createLoan from "./routes/loans/create-loan.ts";
@@ -74,6 +77,10 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   confirmKyc.register,
   createAgreementChallenge.register,
   recordAgreement.register,
+  repayLoan.register,
+  // Before GET /v1/settlements/{loanId}, so that "unmatched" is not taken for a loan id.
+  listUnmatched.register,
+  attributeUnmatched.register,
   getPolicy.register,
   putPolicy.register,
   getBorrower.register,

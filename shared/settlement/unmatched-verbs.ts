@@ -1,0 +1,62 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { conflict, notFound, validationError } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
+import type { LoanWriter } from "../loans/loan-commands.ts";
+import { loadLoan } from "../loans/load-loan.ts";
+import type { Observation } from "./classify-transaction.ts";
+
+export type UnmatchedRow = typeof unmatchedPayments.$inferSelect;
+
+/** The tenant's unmatched payments, newest first; `open` leaves out attributed ones. */
+export async function listUnmatched(db: Db, input: { tenantId: string; open?: boolean; limit: number; cursor?: string }) {
+  const page = newestFirst(unmatchedPayments, input.cursor);
+  const rows = await db
+    .select()
+    .from(unmatchedPayments)
+    .where(and(eq(unmatchedPayments.tenantId, input.tenantId), input.open ? isNull(unmatchedPayments.attributedLoanId) : undefined, page.where))
+    .orderBy(...page.orderBy)
+    .limit(input.limit + 1);
+  return pageOf(rows, input.limit);
+}
+
+/**
+ * An Owner/Admin attributes a kept payment to one of the tenant's loans on
+ * the same chain: it is applied as that loan's repayment (full, partial or
+ * with surplus) through the loan's writer, and marked attributed in the same
+ * batch. Twice: 409.
+ */
+export async function attributeUnmatched(db: Db, writer: LoanWriter, input: { tenantId: string; id: string; loanId: string; by: string }) {
+  if (!isUuid(input.id)) throw notFound("Unmatched payment");
+  const [row] = await db
+    .select()
+    .from(unmatchedPayments)
+    .where(and(eq(unmatchedPayments.id, input.id), eq(unmatchedPayments.tenantId, input.tenantId)))
+    .limit(1);
+  if (!row) throw notFound("Unmatched payment");
+  if (row.attributedLoanId) throw conflict("This payment was already attributed");
+  const loan = await loadLoan(db, input.tenantId, input.loanId);
+  if (loan.chain !== row.chain) throw validationError([`loanId: the loan is on ${loan.chain}; the payment was on ${row.chain}`]);
+  if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") throw conflict(`The loan is ${loan.status}; only ACTIVE or DEFAULTED loans take a repayment`);
+  const payment: Observation = {
+    kind: "payment",
+    chain: row.chain,
+    txHash: row.txHash,
+    logIndex: row.logIndex,
+    blockNumber: row.blockNumber,
+    timestamp: row.createdAt.getTime(),
+    from: row.fromAddress,
+    to: row.toAddress,
+    token: row.token,
+    amount: row.amount,
+    loanId: loan.id,
+    comment: row.comment,
+    sandboxTenantId: null,
+  };
+  const after = await writer.run({ kind: "repayment", tenantId: input.tenantId, loanId: loan.id, payment, attribution: { unmatchedId: row.id, by: input.by } });
+  const [updated] = await db.select().from(unmatchedPayments).where(eq(unmatchedPayments.id, row.id));
+  if (!updated?.attributedLoanId) throw conflict("The payment could not be attributed; the loan changed meanwhile");
+  return { unmatched: updated, loan: after };
+}

@@ -1,0 +1,45 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { loadLoan } from "../../../../shared/loans/load-loan.ts";
+import { LoanIdParamSchema } from "../../../../shared/schemas/loan.ts";
+import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
+import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+export const RepaymentInstructionsSchema = z
+  .object({
+    chain: z.string(),
+    supported: z.literal(true),
+    amount: z.string().openapi({ description: "The amount due now (EVM, Solana: 2 decimals, or 6 when not whole cents; TON: always 6)" }),
+    amountUnits: z.string().openapi({ description: "The same amount in token base units (10^-6)" }),
+  })
+  .passthrough()
+  .openapi("RepaymentInstructions", {
+    description: [
+      "EVM (POLYGON_AMOY, BASE_SEPOLIA, POLYGON, BASE): `{ chain, chainId, token: { address, symbol, decimals }, spender, amount, amountUnits, loanIdBytes32, transactions: [approve, repay] }`; each transaction `{ to, data, value, description }` is signable as is (EIP-1559 with the chain id). The loan id travels as its UUID's 16 bytes left-aligned in a bytes32.",
+      "TON (TON_TESTNET, TON): `{ chain, supported, to, asset: \"USDT\", amount (6 decimals), amountUnits, comment: \"svc:repay:<loanId>\", jettonMaster, links: { ton, tonkeeper } }`. The comment must be exact; transfers from an exchange lose it and are not matched.",
+      "SOLANA_DEVNET: `{ chain, supported, to, asset: \"USDC\", mint, amount, amountUnits, memo: \"svc:repay:<loanId>\", links: { solana } }`.",
+    ].join("\n\n"),
+  });
+
+export const route = defineRoute(
+  { auth: "KEY", errors: [409] },
+  {
+    method: "post",
+    path: "/v1/loans/{id}/repay",
+    tags: ["Repayment"],
+    summary: "Repayment instructions",
+    description:
+      "What the borrower signs (EVM: the stablecoin `approve` then the pool's `repay`) or sends (TON: a USDT transfer with the exact comment; Solana: a USDC transfer with the memo) to repay the loan. For ACTIVE and DEFAULTED loans (otherwise 409), for the amount due now: late fees included, partial payments deducted; fetch them at payment time. The settlement listener applies the payment once it confirms.",
+    request: { params: LoanIdParamSchema },
+    responses: { 200: { description: "Instructions for the loan's chain", content: { "application/json": { schema: RepaymentInstructionsSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db, clock } = c.get("deps");
+    const { tenant } = c.get("principal");
+    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    return c.json(repaymentFor(loan, tenantClock(clock, tenant).now()) as never, 200);
+  });

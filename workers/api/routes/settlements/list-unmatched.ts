@@ -1,0 +1,31 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import { listUnmatched } from "../../../../shared/settlement/unmatched-verbs.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+import { UnmatchedSchema, unmatchedView } from "./unmatched-schemas.ts";
+
+const QuerySchema = PageQuerySchema.extend({
+  open: z.enum(["true", "false"]).optional().openapi({ param: { name: "open", in: "query" }, description: "true: only payments not attributed yet" }),
+});
+
+export const route = defineRoute(
+  { auth: "KEY_OR_JWT" },
+  {
+    method: "get",
+    path: "/v1/settlements/unmatched",
+    tags: ["Repayment"],
+    summary: "Unmatched payments",
+    description:
+      "Payments the settlement listener received but could not apply, kept and never dropped: a payment to a loan already REPAID, a TON transfer with a missing or wrong comment, an unknown loan id. Listed for the tenant they can be traced to (the loan, or in the sandbox the tenant whose call made the transfer). Newest first.",
+    request: { query: QuerySchema },
+    responses: { 200: { description: "A page of unmatched payments", content: { "application/json": { schema: pageOf(UnmatchedSchema) } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { limit, cursor, open } = c.req.valid("query");
+    const page = await listUnmatched(c.get("deps").db, { tenantId: c.get("principal").tenant.id, open: open === "true", limit, cursor });
+    return c.json({ data: page.data.map(unmatchedView), nextCursor: page.nextCursor }, 200);
+  });

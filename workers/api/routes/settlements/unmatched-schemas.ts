@@ -1,0 +1,44 @@
+import { z } from "@hono/zod-openapi";
+import { formatAmount } from "../../../../shared/domain/money.ts";
+import { TimestampSchema } from "../../../../shared/schemas/common.ts";
+import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
+
+export const UnmatchedSchema = z
+  .object({
+    id: z.uuid(),
+    chain: z.string(),
+    txHash: z.string(),
+    logIndex: z.number().int(),
+    blockNumber: z.number().int(),
+    from: z.string(),
+    to: z.string(),
+    token: z.string(),
+    amount: z.string().openapi({ description: "6 decimals" }),
+    comment: z.string().nullable(),
+    claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
+    reason: z.string(),
+    attributedLoanId: z.string().nullable(),
+    attributedAt: TimestampSchema.nullable(),
+    attributedBy: z.string().nullable(),
+    createdAt: TimestampSchema,
+  })
+  .openapi("UnmatchedPayment");
+
+export const unmatchedView = (r: UnmatchedRow) => ({
+  id: r.id,
+  chain: r.chain,
+  txHash: r.txHash,
+  logIndex: r.logIndex,
+  blockNumber: r.blockNumber,
+  from: r.fromAddress,
+  to: r.toAddress,
+  token: r.token,
+  amount: formatAmount(r.amount, 6),
+  comment: r.comment,
+  claimedLoanId: r.claimedLoanId,
+  reason: r.reason,
+  attributedLoanId: r.attributedLoanId,
+  attributedAt: r.attributedAt ? r.attributedAt.toISOString() : null,
+  attributedBy: r.attributedBy,
+  createdAt: r.createdAt.toISOString(),
+});
