@@ -6,7 +6,6 @@ import { agreements, loanKycConfirmations, settlements } from "./schema/loan-rec
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
 import { chainCursors, unmatchedPayments } from "./schema/settlement-tracking.ts";
-import { simChainTransactions } from "./schema/sim-chain-transactions.ts";
 import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
@@ -33,7 +32,6 @@ export const schema = {
   agreements,
   settlements,
   events,
-  simChainTransactions,
   webhookEndpoints,
   webhookDeliveries,
   webhookAttempts,

@@ -4,7 +4,7 @@ import { insertIf } from "../../db/guarded-writes.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
-import { SIMULATED_POOL_ADDRESS } from "../chains/simulated/simulated-chain.ts";
+import { chainConfig } from "../chains/chain-config.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
@@ -125,11 +125,12 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
   }
 
   const poolId = current.poolId!;
+  const source = chainConfig(current.chain).fundingSource ?? "unconfigured";
   const principal = Number(current.principal);
   const sent = await ctx.chain.transfer({
     chain: current.chain,
     asset: current.stablecoin,
-    from: SIMULATED_POOL_ADDRESS,
+    from: source,
     to: current.borrowerWalletAddress,
     amount: current.principal,
     reference: `funding:${current.id}`,
@@ -145,7 +146,7 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
     chain: current.chain,
     asset: current.stablecoin,
     txHash,
-    fromAddress: SIMULATED_POOL_ADDRESS,
+    fromAddress: source,
     toAddress: current.borrowerWalletAddress,
     createdAt: now,
   });

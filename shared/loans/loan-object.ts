@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/create-db.ts";
-import { simulatedChain } from "../chains/simulated/simulated-chain.ts";
+import { durableSimulatedChains } from "../chains/simulated/durable-simulated-chains.ts";
+import type { SimulatedChainObject } from "../chains/simulated/simulated-chain-object.ts";
+import { simulatedChainPort } from "../chains/simulated/simulated-chain-port.ts";
 import { systemClock } from "../domain/clock.ts";
 import { executeLoanCommand, keyedMutex, type LoanCommand, type LoanCommandResult } from "./loan-commands.ts";
 
-type LoanObjectEnv = { DB: D1Database };
+type LoanObjectEnv = { DB: D1Database; SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject> };
 
 /**
  * One Durable Object per loan: its single writer (STYLE.md). RPC calls can
@@ -17,6 +19,6 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
     const db = createDb(this.env.DB);
-    return this.withLock("loan", () => executeLoanCommand({ db, chain: simulatedChain(db), clock: systemClock }, cmd));
+    return this.withLock("loan", () => executeLoanCommand({ db, chain: simulatedChainPort(durableSimulatedChains(this.env.SIM_CHAINS)), clock: systemClock }, cmd));
   }
 }

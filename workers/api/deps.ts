@@ -4,7 +4,10 @@ import type { AgreementChallengeObject } from "../../shared/agreements/challenge
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
-import { simulatedChain } from "../../shared/chains/simulated/simulated-chain.ts";
+import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
+import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
+import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
+import { simulatedChainPort } from "../../shared/chains/simulated/simulated-chain-port.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
@@ -29,6 +32,8 @@ export type ApiEnv = {
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
   /** Producer of the webhook deliveries Queue (the relay enqueues right after a request commits). */
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
+  /** One SimulatedChainObject per sandbox chain. */
+  SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
   /** Worker secret: AES key for secrets kept at rest (webhook signing secrets). */
   SECRETS_KEY?: string;
 };
@@ -42,6 +47,8 @@ export type ApiDeps = {
   limiters: { apiKey: RateLimiter; ip: RateLimiter; periodSeconds: number };
   log: Logger;
   chain: ChainPort;
+  /** The sandbox chains themselves (faucet, transfers, signed transactions). */
+  simChains: SimulatedChains;
   /** The single writer of each loan (a Durable Object per loan). */
   loans: LoanWriter;
   /** Single-use agreement challenges (a Durable Object per challenge). */
@@ -75,6 +82,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   const secretsKey = SECRETS_KEY ?? (ENVIRONMENT === "development" ? DEV_SECRETS_KEY : undefined);
   if (!secretsKey) throw new ConfigurationError("SECRETS_KEY is not configured");
   const db = createDb(env.DB);
+  const simChains = durableSimulatedChains(env.SIM_CHAINS);
   return {
     db,
     clock: systemClock,
@@ -83,7 +91,8 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     jwtTtlSeconds: JWT_TTL_SECONDS,
     limiters: { apiKey: env.API_KEY_LIMITER, ip: env.IP_LIMITER, periodSeconds: RATE_LIMIT_PERIOD_SECONDS },
     log: consoleLogger,
-    chain: simulatedChain(db),
+    chain: simulatedChainPort(simChains),
+    simChains,
     loans: durableLoanWriter(env.LOANS),
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
     queue: {

@@ -7,6 +7,7 @@ import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
+import * as sandboxChain from "./routes/sandbox/chain.ts";
 import * as attributeUnmatched from "./routes/settlements/attribute-unmatched.ts";
 import * as listUnmatched from "./routes/settlements/list-unmatched.ts";
 import * as confirmKyc from "./routes/loans/confirm-kyc.ts";
@@ -78,6 +79,7 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   createAgreementChallenge.register,
   recordAgreement.register,
   repayLoan.register,
+  sandboxChain.register,
   // Before GET /v1/settlements/{loanId}, so that "unmatched" is not taken for a loan id.
   listUnmatched.register,
   attributeUnmatched.register,

@@ -1,3 +1,4 @@
+import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 
@@ -9,4 +10,6 @@ export type CronEnv = {
   LOANS: DurableObjectNamespace<LoanObject>;
   /** Producer of the webhook deliveries Queue. */
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
+  /** The api worker's simulated chains (script_name binding), read by the settlement listener. */
+  SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
 };

@@ -1,7 +1,8 @@
 import { createTestDb } from "../../../db/test-db.ts";
 import type { Db } from "../../../db/create-db.ts";
 import { memoryChallengeStore } from "../../../shared/agreements/challenge-store.ts";
-import { simulatedChain } from "../../../shared/chains/simulated/simulated-chain.ts";
+import { memorySimulatedChains } from "../../../shared/chains/simulated/sim-chains.ts";
+import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
 import { fixedClock } from "../../../shared/domain/clock.ts";
 import { inProcessLoanWriter } from "../../../shared/loans/loan-commands.ts";
 import { DEV_SECRETS_KEY } from "../../../shared/crypto/secret-box.ts";
@@ -26,6 +27,7 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
     info: (msg, f) => logs.push(JSON.stringify({ msg, ...f })),
     error: (msg, f) => logs.push(JSON.stringify({ msg, ...f })),
   };
+  const simChains = memorySimulatedChains(clock);
   const deps: ApiDeps = {
     db: db as Db,
     clock,
@@ -38,8 +40,9 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
       periodSeconds: 60,
     },
     log,
-    chain: simulatedChain(db),
-    loans: inProcessLoanWriter({ db, chain: simulatedChain(db), clock }),
+    chain: simulatedChainPort(simChains),
+    simChains,
+    loans: inProcessLoanWriter({ db, chain: simulatedChainPort(simChains), clock }),
     challenges: memoryChallengeStore(),
     secretsKey: DEV_SECRETS_KEY,
     queue: memoryDeliveryQueue(),
@@ -69,7 +72,7 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
-  return { app, db, deps, clock, logs, request, close };
+  return { app, db, deps, clock, logs, request, close, simChains };
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;

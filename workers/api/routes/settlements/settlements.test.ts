@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SIMULATED_POOL_ADDRESS } from "../../../../shared/chains/simulated/simulated-chain.ts";
+import { chainConfig } from "../../../../shared/chains/chain-config.ts";
+
+const SIMULATED_POOL_ADDRESS = chainConfig("POLYGON_AMOY").fundingSource;
 import { bearer } from "../../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";

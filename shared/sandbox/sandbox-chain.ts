@@ -1,0 +1,94 @@
+import type { SimulatedChains } from "../chains/simulated/sim-chains.ts";
+import { SimChainRejected } from "../chains/simulated/sim-chain-rejected.ts";
+import { chainConfig } from "../chains/chain-config.ts";
+import { canonicalAddress } from "../domain/addresses.ts";
+import { forbidden, validationError } from "../domain/errors.ts";
+import { parseAmount } from "../domain/money.ts";
+import { isSandboxChain, type Chain } from "../domain/rails.ts";
+import { pollChain, type ListenerDeps } from "../settlement/listener.ts";
+import { requireSandboxTenant } from "./sandbox-tenant.ts";
+
+/** One faucet call gives at most this much test stablecoin. */
+export const FAUCET_MAX_UNITS = 1_000_000n * 1_000_000n;
+
+type Tenant = { id: string; mode: "sandbox" | "live" };
+type Deps = ListenerDeps & { simChains: SimulatedChains };
+
+function sandboxChain(tenant: Tenant, chain: Chain) {
+  requireSandboxTenant(tenant);
+  if (!isSandboxChain(chain)) throw forbidden(`${chain} is a live chain; the sandbox helpers work on sandbox chains only`);
+}
+
+function address(chain: Chain, field: string, value: string): string {
+  const parsed = canonicalAddress(chain, value);
+  if (!parsed.ok) throw validationError([`${field}: ${parsed.reason}`]);
+  return parsed.address;
+}
+
+function amountOf(value: string): bigint {
+  const units = parseAmount(value, 6);
+  if (units === null || units <= 0n) throw validationError(["amount: must be a decimal string greater than 0 with at most 6 decimals"]);
+  return units;
+}
+
+/** A simulated chain's refusal is the caller's bad input: 400 naming the field. */
+async function orRejected<T>(field: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (err instanceof SimChainRejected || (err instanceof Error && err.name === "SimChainRejected")) throw validationError([`${field}: ${err.message}`]);
+    throw err;
+  }
+}
+
+/** Test stablecoin for a wallet on a sandbox chain. */
+export async function faucet(deps: Deps, tenant: Tenant, input: { chain: Chain; address: string; amount: string }) {
+  sandboxChain(tenant, input.chain);
+  const amount = amountOf(input.amount);
+  if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
+  const to = address(input.chain, "address", input.address);
+  const result = await orRejected("address", () => deps.simChains.chain(input.chain).faucet({ address: to, amount, sandboxTenantId: tenant.id }));
+  await pollChain(deps, input.chain);
+  return { txHash: result.txHash, status: "success" as const, blockNumber: result.blockNumber };
+}
+
+/**
+ * A plain token transfer (TON jetton with its comment, Solana SPL with its
+ * memo). It returns after the settlement listener has processed it, so a GET
+ * right after shows the result. A sender who cannot cover it: status failed.
+ */
+export async function transfer(deps: Deps, tenant: Tenant, input: { chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string }) {
+  sandboxChain(tenant, input.chain);
+  if (chainConfig(input.chain).family === "EVM") {
+    throw validationError(["chain: EVM chains take signed transactions: POST /v1/sandbox/chain/transactions"]);
+  }
+  const result = await orRejected("to", () =>
+    deps.simChains.chain(input.chain).transferToken({
+      from: address(input.chain, "from", input.from),
+      to: address(input.chain, "to", input.to),
+      amount: amountOf(input.amount),
+      comment: input.comment ?? null,
+      token: input.token,
+      sandboxTenantId: tenant.id,
+    }),
+  );
+  await pollChain(deps, input.chain);
+  return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, failureReason: result.failureReason };
+}
+
+/**
+ * An EVM transaction signed by the borrower's key (approve, transfer, the
+ * pool's repay). Executed with ERC-20 rules; returns after the listener has
+ * processed it. Unparsable, unsigned, another chain id, a wrong nonce: 400.
+ */
+export async function submitTransaction(deps: Deps, tenant: Tenant, input: { chain: Chain; signedTransaction: string }) {
+  sandboxChain(tenant, input.chain);
+  if (chainConfig(input.chain).family !== "EVM") {
+    throw validationError(["chain: signed transactions are for EVM chains; TON and Solana take POST /v1/sandbox/chain/transfers"]);
+  }
+  const result = await orRejected("signedTransaction", () =>
+    deps.simChains.chain(input.chain).submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id }),
+  );
+  await pollChain(deps, input.chain);
+  return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, from: result.from, revertReason: result.revertReason };
+}
