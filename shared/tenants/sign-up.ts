@@ -13,7 +13,7 @@ import { createMerchantConfigStatements } from "../merchant-config/save-merchant
 import { defaultPolicyInsert } from "../underwriting/policies.ts";
 import { createWidgetProgramStatement } from "../widget-programs/widget-program-rows.ts";
 
-/** A new sandbox tenant's pool: 100,000.00 test USDC, `liquidity.low` under 1,000.00. */
+/** A new sandbox tenant's pools: 100,000.00 test USDC and 100,000.00 test USDT (for a TON rail), `liquidity.low` under 1,000.00. */
 export const SANDBOX_POOL_UNITS = 100_000n * UNITS_PER_COIN;
 export const SANDBOX_POOL_LOW_THRESHOLD_UNITS = 1_000n * UNITS_PER_COIN;
 
@@ -23,8 +23,8 @@ export type SignUpInput = { email: string; password: string; companyName: string
  * Creates a sandbox tenant that can lend at once (DECISIONS.md "Dashboard
  * identity"): the owner, settings with the company name, a POLYGON/USDC
  * merchant configuration with its active loan product, a widget program with
- * its embed key, the default underwriting policy (version 1), and a funded
- * sandbox pool, all in one batch.
+ * its embed key, the default underwriting policy (version 1), and funded
+ * sandbox pools (USDC, and USDT for a TON rail), all in one batch.
  */
 export async function signUp(db: Db, input: SignUpInput) {
   const email = input.email.trim().toLowerCase();
@@ -57,17 +57,19 @@ export async function signUp(db: Db, input: SignUpInput) {
       ...config.statements,
       program.statement,
       defaultPolicyInsert(db, tenant.id, input.now),
-      db.insert(liquidityPools).values({
-        id: newId(),
-        tenantId: tenant.id,
-        mode: "sandbox",
-        stablecoin: "USDC",
-        available: SANDBOX_POOL_UNITS,
-        reserved: 0n,
-        lowThreshold: SANDBOX_POOL_LOW_THRESHOLD_UNITS,
-        createdAt: input.now,
-        updatedAt: input.now,
-      }),
+      db.insert(liquidityPools).values(
+        (["USDC", "USDT"] as const).map((stablecoin) => ({
+          id: newId(),
+          tenantId: tenant.id,
+          mode: "sandbox" as const,
+          stablecoin,
+          available: SANDBOX_POOL_UNITS,
+          reserved: 0n,
+          lowThreshold: SANDBOX_POOL_LOW_THRESHOLD_UNITS,
+          createdAt: input.now,
+          updatedAt: input.now,
+        })),
+      ),
     ]);
   } catch (err) {
     if (isUniqueViolation(err, "users.email")) throw conflict("An account with this e-mail already exists");

@@ -34,8 +34,8 @@ describe("POST /v1/auth/signup", () => {
     expect(me.body.widgetPrograms[0]).toMatchObject({ merchantConfigId: config.id, loanProductId: config.loanProductId });
     expect(me.body.widgetPrograms[0].embedKey).toMatch(/^ek_test_/);
     const pools = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, res.body.tenant.id));
-    expect(pools).toHaveLength(1);
-    expect(pools[0]).toMatchObject({ mode: "sandbox", stablecoin: "USDC", available: 100_000_000_000n, reserved: 0n });
+    expect(pools.map((p) => p.stablecoin).sort()).toEqual(["USDC", "USDT"]);
+    for (const pool of pools) expect(pool).toMatchObject({ mode: "sandbox", available: 100_000_000_000n, reserved: 0n });
   });
 
   test("stores the password as a salted PBKDF2 hash, never the password", async () => {
