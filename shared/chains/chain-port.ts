@@ -48,6 +48,7 @@ export type ChainTransaction =
       chain: Chain;
       hash: string;
       blockNumber: number;
+      /** Unix seconds, as chains report block times. */
       timestamp: number;
       from: string;
       to: string | null;

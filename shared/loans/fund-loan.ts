@@ -136,7 +136,7 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
     reference: `funding:${current.id}`,
     now,
   });
-  const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null) => ({
+  const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null, blockNumber: number | null = null) => ({
     id: newId(),
     tenantId: current.tenantId,
     loanId: current.id,
@@ -148,6 +148,7 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
     txHash,
     fromAddress: source,
     toAddress: current.borrowerWalletAddress,
+    blockNumber,
     createdAt: now,
   });
 
@@ -183,7 +184,7 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
           updatedAt: now,
         })
         .where(and(eq(liquidityPools.id, poolId), guard)),
-      insertIf(db, settlements, settlement("CONFIRMED", sent.txHash), guard),
+      insertIf(db, settlements, settlement("CONFIRMED", sent.txHash, sent.blockNumber), guard),
     ],
   });
 }

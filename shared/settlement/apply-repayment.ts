@@ -64,8 +64,8 @@ export async function applyRepayment(
     if (!input.attribution) await recordUnmatched(db, payment, `the loan is ${loan.status}, not awaiting repayment`, tenant.id, input.now);
     return { loan, outcome: "UNMATCHED" };
   }
-  // The transfer's time on the tenant's clock: late fees are judged then.
-  const at = new Date(payment.timestamp + tenant.clockOffsetMs);
+  // The transfer's time (block time, unix seconds) on the tenant's clock: late fees are judged then.
+  const at = new Date(payment.timestamp * 1000 + tenant.clockOffsetMs);
   const { remaining } = amountsAt(loan, at);
   const full = payment.amount >= remaining;
   const applied = full ? remaining : payment.amount;

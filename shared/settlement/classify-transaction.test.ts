@@ -44,15 +44,27 @@ describe("EVM", () => {
       expect.objectContaining({ kind: "payment", loanId: LOAN, amount: 102_000_000n, from: PAYER, to: POOL, txHash: "0xabc", logIndex: 1, blockNumber: 7 }),
     ]);
   });
-  test("a Repaid log from another contract counts for nothing", () => {
+  test("a Repaid log from another contract repays nothing (the token that did move is kept as a payment naming no loan)", () => {
     const impostor = "0x000000000000000000000000000000000000dEaD";
-    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 1n), repaidLog(impostor, 1n)] }))).toEqual([]);
+    expect(classifyTransaction(evmTx({ logs: [repaidLog(impostor, 1n)] }))).toEqual([]);
+    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 1n), repaidLog(impostor, 1n)] }))).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: null, amount: 1n, logIndex: 0 }),
+    ]);
   });
   test("a Repaid log without the token moving (or another token moving) counts for nothing", () => {
     expect(classifyTransaction(evmTx({ logs: [repaidLog(POOL, 5n)] }))).toEqual([]);
     const fakeToken = "0x000000000000000000000000000000000000bEEF";
     expect(classifyTransaction(evmTx({ logs: [transferLog(fakeToken, PAYER, POOL, 5n), repaidLog(POOL, 5n)] }))).toEqual([]);
-    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 4n), repaidLog(POOL, 5n)] }))).toEqual([]);
+    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 4n), repaidLog(POOL, 5n)] }))).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: null, amount: 4n }),
+    ]);
+  });
+  test("a plain stablecoin transfer to the pool is money received: a payment naming no loan, never dropped", () => {
+    expect(classifyTransaction(evmTx({ to: TOKEN, logs: [transferLog(TOKEN, PAYER, POOL, 7n)] }))).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: null, amount: 7n, from: PAYER, to: POOL }),
+    ]);
+    // Funding out of the pool is not a payment.
+    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, POOL, PAYER, 7n)] }))).toEqual([]);
   });
   test("a reverted call of repay is a failed repayment naming the loan; other reverted calls are nothing", () => {
     const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), 9n] });

@@ -13,6 +13,7 @@ export type Observation = {
   /** The log (EVM) or 0 (one transfer per transaction elsewhere): with the hash, the payment's identity. */
   logIndex: number;
   blockNumber: number;
+  /** The block's time, unix seconds. */
   timestamp: number;
   from: string;
   to: string;
@@ -52,7 +53,10 @@ function decodeTransfer(log: EvmLog) {
  *   backed in the same transaction by a transfer of the canonical token from
  *   the payer to the pool for the same amount. A log of any other contract, or
  *   a Repaid without the matching token transfer, counts for nothing. A
- *   reverted call of the pool's `repay` is a failed repayment.
+ *   reverted call of the pool's `repay` is a failed repayment. A plain
+ *   transfer of the canonical token to the pool with no `Repaid` for it is
+ *   money received all the same: a payment naming no loan (kept as unmatched,
+ *   DECISIONS.md "no received payment is ever dropped").
  * - TON / Solana: a transfer of the chain's stablecoin to the platform
  *   settlement wallet; the loan comes from the exact comment/memo
  *   `svc:repay:<loanId>` (null when missing or wrong: unmatched). A failed
@@ -76,16 +80,18 @@ export function classifyTransaction(tx: ChainTransaction): Observation[] {
         return [];
       }
     }
-    const transfers = tx.logs
+    const toPool = tx.logs
       .filter((l) => same(l.address, config.token.address))
-      .map((l) => decodeTransfer(l))
-      .filter((t): t is NonNullable<typeof t> => t !== null);
-    return tx.logs.flatMap((log) => {
+      .map((l) => ({ log: l, transfer: decodeTransfer(l) }))
+      .filter((x): x is { log: EvmLog; transfer: NonNullable<ReturnType<typeof decodeTransfer>> } => x.transfer != null && same(x.transfer.to, pool));
+    const backing = new Set<number>();
+    const repayments = tx.logs.flatMap((log) => {
       if (!same(log.address, pool)) return [];
       const repaid = decodeRepaid(log);
       if (!repaid) return [];
-      const backed = transfers.some((t) => same(t.from, repaid.payer) && same(t.to, pool) && t.value === repaid.amount);
-      if (!backed) return [];
+      const match = toPool.find((x) => !backing.has(x.log.logIndex) && same(x.transfer.from, repaid.payer) && x.transfer.value === repaid.amount);
+      if (!match) return [];
+      backing.add(match.log.logIndex);
       return [
         {
           ...base,
@@ -100,6 +106,20 @@ export function classifyTransaction(tx: ChainTransaction): Observation[] {
         },
       ];
     });
+    const plain = toPool
+      .filter((x) => !backing.has(x.log.logIndex) && x.transfer.value > 0n)
+      .map((x) => ({
+        ...base,
+        kind: "payment" as const,
+        logIndex: x.log.logIndex,
+        from: getAddress(x.transfer.from),
+        to: pool,
+        token: config.token.address,
+        amount: x.transfer.value,
+        loanId: null,
+        comment: null,
+      }));
+    return [...repayments, ...plain];
   }
   if (!config.settlementWallet || tx.to !== config.settlementWallet || tx.token !== config.token.address) return [];
   const loanId = parseRepaymentComment(tx.comment);

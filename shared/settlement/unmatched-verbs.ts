@@ -46,7 +46,8 @@ export async function attributeUnmatched(db: Db, writer: LoanWriter, input: { te
     txHash: row.txHash,
     logIndex: row.logIndex,
     blockNumber: row.blockNumber,
-    timestamp: row.createdAt.getTime(),
+    // When the listener kept it (system time, in unix seconds like a block time).
+    timestamp: Math.floor(row.createdAt.getTime() / 1000),
     from: row.fromAddress,
     to: row.toAddress,
     token: row.token,

@@ -14,12 +14,13 @@ const ParamSchema = z.object({
 const SettlementSchema = z
   .object({
     id: z.uuid(),
-    kind: z.enum(SETTLEMENT_KINDS).openapi({ description: "FUNDING: principal to the borrower; REPAYMENT / PARTIAL_REPAYMENT: from the borrower; REFUND: back to the borrower." }),
+    kind: z.enum(SETTLEMENT_KINDS).openapi({ description: "FUNDING: principal to the borrower; REPAYMENT (settled the loan) / PARTIAL_REPAYMENT: from the borrower; SURPLUS: received beyond the total due, refundable; REFUND: back to the borrower." }),
     status: z.enum(SETTLEMENT_STATUSES).openapi({ description: "CONFIRMED on chain, or FAILED (a failed transfer is kept too)." }),
     amount: z.string().openapi({ example: "100.00", description: "Decimal string in stablecoin units, 2 decimals." }),
     chain: z.enum(CHAINS),
     asset: z.enum(STABLECOINS),
     txHash: z.string().nullable(),
+    blockNumber: z.number().int().nullable().openapi({ description: "The block of the transaction (null for funding recorded before block tracking)." }),
     from: z.string().nullable().openapi({ description: "Sending address (the pool for funding, the borrower's wallet for repayments)." }),
     to: z.string().nullable(),
     createdAt: TimestampSchema,
@@ -39,6 +40,7 @@ const settlementView = (s: SettlementRow) => ({
   chain: s.chain,
   asset: s.asset,
   txHash: s.txHash,
+  blockNumber: s.blockNumber,
   from: s.fromAddress,
   to: s.toAddress,
   createdAt: iso(s.createdAt),

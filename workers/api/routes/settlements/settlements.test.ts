@@ -31,6 +31,7 @@ describe("settlements", () => {
           chain: "POLYGON_AMOY",
           asset: "USDC",
           txHash: loan.fundingTxHash,
+          blockNumber: expect.any(Number),
           from: SIMULATED_POOL_ADDRESS,
           to: loan.borrowerWalletAddress,
           createdAt: loan.fundedAt,
