@@ -1,5 +1,6 @@
 /** The drizzle schema object: every table, for `drizzle(…, { schema })`. */
 import { apiKeys } from "./schema/api-keys.ts";
+import { creditLines } from "./schema/credit-lines.ts";
 import { borrowerKycAudit, borrowers } from "./schema/borrowers.ts";
 import { events } from "./schema/events.ts";
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
@@ -39,5 +40,6 @@ export const schema = {
   mailbox,
   unmatchedPayments,
   chainCursors,
+  creditLines,
 };
 export type Schema = typeof schema;

@@ -6,6 +6,7 @@ import * as revokeApiKey from "./routes/api-keys/revoke-api-key.ts";
 import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
+import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
 import * as sandboxChain from "./routes/sandbox/chain.ts";
 import * as attributeUnmatched from "./routes/settlements/attribute-unmatched.ts";
@@ -79,6 +80,7 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   createAgreementChallenge.register,
   recordAgreement.register,
   repayLoan.register,
+  confirmCreditLineKyc.register,
   sandboxChain.register,
   // Before GET /v1/settlements/{loanId}, so that "unmatched" is not taken for a loan id.
   listUnmatched.register,

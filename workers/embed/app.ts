@@ -2,17 +2,23 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
-import type { EmbedAppEnv } from "./env.ts";
+import type { EmbedAppEnv, EmbedDeps, EmbedEnv } from "./env.ts";
+import { programAccess } from "./middleware/program-access.ts";
 import { ROUTES } from "./routes.ts";
 
 /**
- * The embed worker's app: widget endpoints under `/v1/embed/…` and the hosted
- * pages. Every response names the worker (`x-svc-worker: embed`), since
- * `/v1/embed/*` shares the api's host.
+ * The embed worker's app: widget endpoints under `/v1/embed/:embedKey/…` and
+ * the hosted pages. Every response names the worker (`x-svc-worker: embed`),
+ * since `/v1/embed/*` shares the api's host.
  */
-export function createEmbedApp() {
+export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   const app = new OpenAPIHono<EmbedAppEnv>({ defaultHook: validationHook });
   app.use("*", ...requestIdHeader("embed"));
+  app.use("*", async (c, next) => {
+    c.set("deps", makeDeps(c.env));
+    return next();
+  });
+  app.use("/v1/embed/:embedKey/*", programAccess);
   for (const register of ROUTES) register(app);
   app.notFound((c) => c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);

@@ -1,11 +1,39 @@
+import type { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
+import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
+import type { Db } from "../../db/create-db.ts";
+import type { Clock } from "../../shared/domain/clock.ts";
+import type { ProgramContext } from "../../shared/embed/program-context.ts";
+import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
+import type { LoanObject } from "../../shared/loans/loan-object.ts";
+import type { Logger } from "../../shared/observability/logger.ts";
+import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
+
+/** The rate-limiting binding's shape. */
+export type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };
+
 /** Bindings and vars of the embed worker (workers/embed/wrangler.toml). */
 export type EmbedEnv = {
   DB: D1Database;
   ENVIRONMENT?: string;
+  LOANS: DurableObjectNamespace<LoanObject>;
+  AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
+  WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
+  EMBED_LIMITER: RateLimiter;
+};
+
+export type EmbedDeps = {
+  db: Db;
+  clock: Clock;
+  challenges: ChallengeStore;
+  loans: LoanWriter;
+  queue: DeliveryQueue;
+  limiter: RateLimiter;
+  limitPeriodSeconds: number;
+  log: Logger;
 };
 
 /** Hono's typed environment for the embed worker. */
 export type EmbedAppEnv = {
   Bindings: EmbedEnv;
-  Variables: { requestId: string };
+  Variables: { requestId: string; deps: EmbedDeps; program: ProgramContext };
 };

@@ -1,7 +1,8 @@
 import { createEmbedApp } from "./app.ts";
+import { embedDepsFromEnv } from "./deps.ts";
 import type { EmbedEnv } from "./env.ts";
 
-const app = createEmbedApp();
+const app = createEmbedApp(embedDepsFromEnv);
 
 export default {
   fetch: app.fetch,

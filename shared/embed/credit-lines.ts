@@ -1,0 +1,109 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { creditLines } from "../../db/schema/credit-lines.ts";
+import { loans } from "../../db/schema/loans.ts";
+import { setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
+import { canonicalAddress } from "../domain/addresses.ts";
+import { conflict, notFound, validationError } from "../domain/errors.ts";
+import { isUuid, newId } from "../domain/ids.ts";
+import type { Chain } from "../domain/rails.ts";
+import { currentPolicy } from "../underwriting/policies.ts";
+import type { ProgramContext } from "./program-context.ts";
+
+export type CreditLineRow = typeof creditLines.$inferSelect;
+
+/** The wallet in the program chain's canonical form, or 400 naming `walletAddress`. */
+export function walletFor(chain: Chain, walletAddress: string): string {
+  const parsed = canonicalAddress(chain, walletAddress);
+  if (!parsed.ok) throw validationError([`walletAddress: ${parsed.reason}`]);
+  return parsed.address;
+}
+
+/** The durable credit line of (program, wallet), created on first use. */
+export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string, now: Date): Promise<CreditLineRow> {
+  await db
+    .insert(creditLines)
+    .values({ id: newId(), tenantId: ctx.tenant.id, programId: ctx.program.id, walletAddress: wallet, chain: ctx.chain, borrowerRef: `wallet:${wallet}`, createdAt: now, updatedAt: now })
+    .onConflictDoNothing();
+  const [line] = await db
+    .select()
+    .from(creditLines)
+    .where(and(eq(creditLines.programId, ctx.program.id), eq(creditLines.walletAddress, wallet)))
+    .limit(1);
+  return line!;
+}
+
+/**
+ * Whether the borrower must pass the merchant's KYC before drawing: when the
+ * tenant gates funding on KYC or its policy requires VERIFIED KYC, until the
+ * merchant's backend confirms it for this credit line.
+ */
+export async function requiresKyc(db: Db, ctx: ProgramContext, line: CreditLineRow): Promise<boolean> {
+  if (line.kycConfirmedAt) return false;
+  if (ctx.settings.requiresKycBeforeFunding) return true;
+  return (await currentPolicy(db, ctx.tenant.id)).requireKycVerified;
+}
+
+/** Principal of the line's loans still open (CREATED not declined, ACTIVE, DEFAULTED). */
+async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
+  const [row] = await db
+    .select({ total: sql<number>`COALESCE(SUM(${loans.principal}), 0)` })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, line.tenantId),
+        eq(loans.programId, line.programId),
+        eq(loans.borrowerWalletAddress, line.walletAddress),
+        inArray(loans.status, ["CREATED", "ACTIVE", "DEFAULTED"]),
+        sql`COALESCE(${loans.decisionOutcome}, '') <> 'DECLINED'`,
+      ),
+    );
+  return BigInt(row?.total ?? 0);
+}
+
+/** The line as the widget sees it: the limit is the product's maximum ticket, `available` what is not drawn. */
+export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLineRow) {
+  const limit = ctx.product.maxTicket;
+  const used = await outstanding(db, line);
+  return { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit > used ? limit - used : 0n };
+}
+
+/**
+ * The merchant's backend confirms KYC for a widget borrower (DECISIONS.md
+ * `POST /v1/credit-lines/:id/kyc-confirmation`): with `verified` the line stops
+ * requiring KYC, its loans are booked under `borrowerRef` when given, and that
+ * borrower's KYC is recorded VERIFIED (with its audit row), so underwriting
+ * that requires VERIFIED KYC approves the draw.
+ */
+export async function confirmCreditLineKyc(
+  db: Db,
+  input: { tenantId: string; id: string; verified: boolean; merchantUserId: string | null; reference: string | null; borrowerRef: string | null; actor: string; now: Date },
+) {
+  if (!isUuid(input.id)) throw notFound("Credit line");
+  const [line] = await db.select().from(creditLines).where(and(eq(creditLines.id, input.id), eq(creditLines.tenantId, input.tenantId))).limit(1);
+  if (!line) throw notFound("Credit line");
+  if (input.borrowerRef && line.agreementAcceptedAt && input.borrowerRef !== line.borrowerRef) {
+    throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");
+  }
+  const borrowerRef = input.borrowerRef ?? line.borrowerRef;
+  const [updated] = await db
+    .update(creditLines)
+    .set({
+      borrowerRef,
+      kycConfirmedAt: input.verified ? (line.kycConfirmedAt ?? input.now) : null,
+      kycMerchantUserId: input.merchantUserId,
+      kycReference: input.reference,
+      updatedAt: input.now,
+    })
+    .where(eq(creditLines.id, line.id))
+    .returning();
+  await setBorrowerKyc(db, {
+    tenantId: input.tenantId,
+    idOrRef: borrowerRef,
+    status: input.verified ? "VERIFIED" : "FAILED",
+    merchantUserId: input.merchantUserId ?? "credit-line-confirmation",
+    actor: input.actor,
+    now: input.now,
+  });
+  return updated!;
+}

@@ -1,0 +1,190 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { creditLines } from "../../db/schema/credit-lines.ts";
+import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { agreementMessage } from "../agreements/loan-agreements.ts";
+import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "../agreements/challenge-store.ts";
+import { chainConfig } from "../chains/chain-config.ts";
+import { conflict, DomainError, validationError } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
+import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
+import { verifyEvmPersonalSignature } from "../domain/signatures.ts";
+import { verifySolanaSignature, verifyTonConnectSignData } from "../domain/wallet-signatures.ts";
+import { createLoan } from "../loans/create-loan.ts";
+import type { LoanWriter } from "../loans/loan-commands.ts";
+import { loadLoan } from "../loans/load-loan.ts";
+import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
+import type { ProgramContext } from "./program-context.ts";
+
+export const CHANNELS = ["WEB", "IOS", "ANDROID", "PARTNER_WEBVIEW"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** The amount and tenure of a draw, within the program's product (400 naming the field). */
+function checkDraw(ctx: ProgramContext, amount: string, tenureDays: number): bigint {
+  const units = parseAmount(amount, 2);
+  const errors: string[] = [];
+  if (units === null || units <= 0n) errors.push("amount: must be a decimal string greater than 0 with at most 2 decimals");
+  else if (units < ctx.product.minTicket || units > ctx.product.maxTicket || units > TICKET_CAP_UNITS) {
+    errors.push(`amount: must be between ${formatAmount(ctx.product.minTicket)} and ${formatAmount(ctx.product.maxTicket)}`);
+  }
+  if (!ctx.product.tenures.includes(tenureDays)) errors.push(`tenureDays: must be one of ${ctx.product.tenures.join(", ")}`);
+  if (errors.length > 0) throw validationError(errors);
+  return units!;
+}
+
+/**
+ * The price of a draw and its agreement challenge (DECISIONS.md "quote"): a
+ * single-use challenge bound to wallet, tenant, program, amount, tenure,
+ * chain and stablecoin, valid 5 minutes on the tenant's clock, whose human
+ * message the wallet signs.
+ */
+export async function quoteDraw(store: ChallengeStore, ctx: ProgramContext, input: { walletAddress: string; amount: string; tenureDays: number; now: Date }) {
+  const wallet = walletFor(ctx.chain, input.walletAddress);
+  const principal = checkDraw(ctx, input.amount, input.tenureDays);
+  const processingFee = processingFeeUnits(principal, { type: ctx.product.processingFeeType, value: ctx.product.processingFeeValue });
+  const base = {
+    id: newId(),
+    tenantId: ctx.tenant.id,
+    loanId: null,
+    programId: ctx.program.id,
+    walletAddress: wallet,
+    amount: formatAmount(principal),
+    tenureDays: input.tenureDays,
+    chain: ctx.chain,
+    stablecoin: ctx.product.stablecoin,
+    expiresAt: input.now.getTime() + CHALLENGE_TTL_MS,
+  };
+  const challenge: AgreementChallenge = {
+    ...base,
+    message: agreementMessage(base, ctx.settings.branding.companyName ?? ctx.tenant.name, formatAmount(principal + processingFee)),
+    consumedAt: null,
+  };
+  await store.issue(challenge);
+  return {
+    amount: formatAmount(principal),
+    tenureDays: input.tenureDays,
+    processingFee: formatAmount(processingFee),
+    totalDue: formatAmount(principal + processingFee),
+    dueAt: dueAtFor(input.now, input.tenureDays).toISOString(),
+    agreementChallenge: { id: challenge.id, message: challenge.message, expiresAt: new Date(challenge.expiresAt).toISOString() },
+  };
+}
+
+export type AcceptInput = {
+  walletAddress: string;
+  amount: string;
+  tenureDays: number;
+  agreementChallengeId: string;
+  walletSignature: string;
+  channel: Channel;
+  idempotencyKey?: string;
+  /** TON Connect signData: the wallet's public key, the signature's timestamp and domain. */
+  publicKey?: string;
+  timestamp?: number;
+  domain?: string;
+};
+
+/** Hosts (host[:port]) of the program's origins: the domains a TON Connect signature may name. */
+const allowedDomains = (origins: string[]) => origins.map((o) => new URL(o).host);
+
+async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
+  const family = chainConfig(ctx.chain).family;
+  if (family === "EVM") {
+    const ok = await verifyEvmPersonalSignature({ address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
+    return ok ? null : "walletSignature: is not the wallet's EIP-191 signature of the challenge message";
+  }
+  if (family === "SOLANA") {
+    const ok = await verifySolanaSignature({ address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
+    return ok ? null : "walletSignature: is not the wallet's ed25519 signature of the challenge message";
+  }
+  if (!input.publicKey || input.timestamp === undefined || !input.domain) {
+    return "walletSignature: a TON Connect signature needs publicKey, timestamp and domain";
+  }
+  const result = await verifyTonConnectSignData({
+    address: challenge.walletAddress,
+    publicKey: input.publicKey,
+    signature: input.walletSignature,
+    timestamp: input.timestamp,
+    domain: input.domain,
+    text: challenge.message,
+    nowSeconds: Math.floor(now.getTime() / 1000),
+    allowedDomains: allowedDomains(ctx.program.allowedOrigins),
+  });
+  return result.ok ? null : `walletSignature: ${result.reason}`;
+}
+
+/**
+ * Accepts a draw (DECISIONS.md "accept"): the challenge must exist for this
+ * program, be bound to exactly these values, unexpired and unused, and the
+ * signature must be the wallet's over its message; otherwise 400 and no loan.
+ * The challenge is consumed by the first accept that verifies (of concurrent
+ * accepts, one), and the loan is created through the same path as
+ * `POST /v1/loans` (underwriting, idempotency, funding, events) with the
+ * program and channel recorded. A retried accept with the same idempotency
+ * key answers with the loan it made.
+ */
+export async function acceptDraw(
+  deps: { db: Db; store: ChallengeStore; writer: LoanWriter },
+  ctx: ProgramContext,
+  input: AcceptInput,
+  now: Date,
+): Promise<{ loan: LoanRow; created: boolean }> {
+  const { db } = deps;
+  const wallet = walletFor(ctx.chain, input.walletAddress);
+  checkDraw(ctx, input.amount, input.tenureDays);
+  const challenge = await deps.store.get(input.agreementChallengeId);
+  if (!challenge || challenge.tenantId !== ctx.tenant.id || challenge.programId !== ctx.program.id || challenge.loanId !== null) {
+    throw validationError(["agreementChallengeId: no such challenge for this program"]);
+  }
+  const mismatch = [
+    challenge.walletAddress !== wallet ? "walletAddress: is not the wallet the challenge was issued to" : null,
+    challenge.amount !== formatAmount(parseAmount(input.amount, 2)!) ? "amount: is not the amount the challenge was issued for" : null,
+    challenge.tenureDays !== input.tenureDays ? "tenureDays: is not the tenure the challenge was issued for" : null,
+    challenge.chain !== ctx.chain || challenge.stablecoin !== ctx.product.stablecoin ? "agreementChallengeId: the program's rail changed since the quote" : null,
+  ].filter((m): m is string => m !== null);
+  if (mismatch.length > 0) throw validationError(mismatch);
+
+  const idempotencyKey = input.idempotencyKey ?? `accept:${challenge.id}`;
+  if (challenge.consumedAt !== null) {
+    const [earlier] = await db
+      .select()
+      .from(loans)
+      .where(and(eq(loans.tenantId, ctx.tenant.id), eq(loans.idempotencyKey, idempotencyKey), eq(loans.programId, ctx.program.id)))
+      .limit(1);
+    if (earlier && earlier.borrowerWalletAddress === wallet) return { loan: earlier, created: false };
+    throw validationError(["agreementChallengeId: the challenge was already used"]);
+  }
+  if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
+
+  const bad = await signatureValid(ctx, challenge, input, now);
+  if (bad) throw validationError([bad]);
+  const line = await creditLineFor(db, ctx, wallet, now);
+  if (await requiresKyc(db, ctx, line)) {
+    throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
+  }
+  const consumed = await deps.store.consume(challenge.id, now.getTime());
+  if (!consumed.ok) throw validationError([`agreementChallengeId: the challenge ${consumed.reason === "EXPIRED" ? "has expired" : "was already used"}`]);
+
+  const { loan, created } = await createLoan(db, {
+    tenant: ctx.tenant,
+    loanProductId: ctx.product.id,
+    borrowerRef: line.borrowerRef,
+    borrowerWalletAddress: wallet,
+    chain: ctx.chain,
+    principalAmount: input.amount,
+    tenureDays: input.tenureDays,
+    idempotencyKey,
+    program: { id: ctx.program.id, channel: input.channel },
+    now,
+  });
+  if (!line.agreementAcceptedAt) {
+    await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
+  }
+  try {
+    return { loan: await deps.writer.run({ kind: "process", tenantId: ctx.tenant.id, loanId: loan.id }), created };
+  } catch (err) {
+    if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
+    return { loan: await loadLoan(db, ctx.tenant.id, loan.id), created };
+  }
+}

@@ -1,0 +1,43 @@
+import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { borrowers } from "../../db/schema/borrowers.ts";
+import { loans } from "../../db/schema/loans.ts";
+import { currentPolicy } from "../underwriting/policies.ts";
+import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
+import type { ProgramContext } from "./program-context.ts";
+
+/**
+ * Whether the wallet may draw now, judged by the rules that do not depend on
+ * the amount (the amount ones run at accept): a blocked wallet, the
+ * borrower's open loans against `maxOpenLoansPerBorrower`, and KYC still to
+ * be confirmed by the merchant (eligible once it is).
+ */
+export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddress: string, now: Date) {
+  const wallet = walletFor(ctx.chain, walletAddress);
+  const line = await creditLineFor(db, ctx, wallet, now);
+  const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
+    currentPolicy(db, ctx.tenant.id),
+    requiresKyc(db, ctx, line),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(loans)
+      .where(
+        and(
+          eq(loans.tenantId, ctx.tenant.id),
+          eq(loans.borrowerRef, line.borrowerRef),
+          or(inArray(loans.status, ["ACTIVE", "DEFAULTED"]), and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED")))),
+        ),
+      ),
+    db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(and(eq(borrowers.tenantId, ctx.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
+  ]);
+  const reasons: { code: string; message: string }[] = [];
+  if (policy.blockedWallets.includes(wallet)) reasons.push({ code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" });
+  if (policy.maxOpenLoansPerBorrower !== null && Number(open?.n ?? 0) >= policy.maxOpenLoansPerBorrower) {
+    reasons.push({ code: "MAX_OPEN_LOANS", message: `At most ${policy.maxOpenLoansPerBorrower} open loans at a time` });
+  }
+  if (kycNeeded) reasons.push({ code: "KYC_REQUIRED", message: "The merchant must verify your identity first" });
+  else if (policy.requireKycVerified && borrower?.kycStatus !== "VERIFIED") {
+    reasons.push({ code: "KYC_NOT_VERIFIED", message: "Identity verification is not complete" });
+  }
+  return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
+}

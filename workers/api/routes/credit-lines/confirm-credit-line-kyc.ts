@@ -1,0 +1,60 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { confirmCreditLineKyc } from "../../../../shared/embed/credit-lines.ts";
+import { IdParamSchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const BodySchema = z
+  .object({
+    verified: z.boolean(),
+    merchantUserId: z.string().min(1).max(255).optional(),
+    reference: z.string().min(1).max(255).optional(),
+    borrowerRef: z.string().trim().min(1).max(255).optional().openapi({ description: "Your reference for this borrower: the line's loans are booked under it" }),
+  })
+  .openapi("CreditLineKycConfirmationRequest");
+
+const ResponseSchema = z
+  .object({
+    id: z.uuid(),
+    walletAddress: z.string(),
+    borrowerRef: z.string(),
+    kycConfirmedAt: TimestampSchema.nullable(),
+    requiresKyc: z.boolean(),
+  })
+  .openapi("CreditLineKycConfirmation");
+
+export const route = defineRoute(
+  { auth: "KEY", errors: [409] },
+  {
+    method: "post",
+    path: "/v1/credit-lines/{id}/kyc-confirmation",
+    tags: ["Embed and widget"],
+    summary: "Confirm KYC for a widget borrower",
+    description:
+      "How the merchant's backend confirms KYC for a widget borrower's credit line (the id the widget posts in `svc:kyc-required`): with `verified: true` the line stops requiring KYC (bootstrap answers `requiresKyc: false` and the widget resumes), and the borrower (`borrowerRef`, or the line's `wallet:<address>`) is recorded VERIFIED with its audit row. `verified: false` requires KYC again. Another tenant's line: 404. Changing `borrowerRef` after the line has drawn: 409.",
+    request: { params: IdParamSchema, body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    responses: { 200: { description: "The credit line's KYC", content: { "application/json": { schema: ResponseSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    const { db, clock } = c.get("deps");
+    const body = c.req.valid("json");
+    const line = await confirmCreditLineKyc(db, {
+      tenantId: principal.tenant.id,
+      id: c.req.valid("param").id,
+      verified: body.verified,
+      merchantUserId: body.merchantUserId ?? null,
+      reference: body.reference ?? null,
+      borrowerRef: body.borrowerRef ?? null,
+      actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
+      now: tenantClock(clock, principal.tenant).now(),
+    });
+    return c.json(
+      { id: line.id, walletAddress: line.walletAddress, borrowerRef: line.borrowerRef, kycConfirmedAt: line.kycConfirmedAt?.toISOString() ?? null, requiresKyc: line.kycConfirmedAt === null },
+      200,
+    );
+  });

@@ -1,0 +1,22 @@
+import { createDb } from "../../db/create-db.ts";
+import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
+import { systemClock } from "../../shared/domain/clock.ts";
+import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
+import { consoleLogger } from "../../shared/observability/logger.ts";
+import type { EmbedDeps, EmbedEnv } from "./env.ts";
+
+export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
+  return {
+    db: createDb(env.DB),
+    clock: systemClock,
+    challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
+    loans: durableLoanWriter(env.LOANS),
+    queue: {
+      send: async (body, options) => void (await env.WEBHOOK_DELIVERIES.send(body, options)),
+      sendBatch: async (messages) => void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
+    },
+    limiter: env.EMBED_LIMITER,
+    limitPeriodSeconds: 60,
+    log: consoleLogger,
+  };
+}

@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from "hono";
+import { forbidden, rateLimited } from "../../../shared/domain/errors.ts";
+import { programContext } from "../../../shared/embed/program-context.ts";
+import type { EmbedAppEnv } from "../env.ts";
+
+const ALLOW_HEADERS = "content-type";
+const ALLOW_METHODS = "GET, POST, OPTIONS";
+
+/**
+ * Every `/v1/embed/:embedKey/…` call: the key names a live program (else
+ * 404); a browser `Origin` must be one of the program's allowed origins
+ * exactly (else 403 and no CORS grant; calls without an Origin, from a
+ * server, pass); calls are limited per embed key and client IP (429). The
+ * grant is the exact origin, never `*`, and never with credentials.
+ */
+export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => {
+  const deps = c.get("deps");
+  const embedKey = c.req.param("embedKey") ?? "";
+  const program = await programContext(deps.db, embedKey);
+  const origin = c.req.header("origin");
+  if (origin !== undefined && !program.program.allowedOrigins.includes(origin)) {
+    throw forbidden("This origin is not allowed to use this widget program");
+  }
+  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+  if (!(await deps.limiter.limit({ key: `embed:${embedKey}:${ip}` })).success) throw rateLimited(deps.limitPeriodSeconds);
+  c.set("program", program);
+  const cors: Record<string, string> = origin ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
+  if (c.req.method === "OPTIONS") {
+    return c.body(null, 204, { ...cors, "Access-Control-Allow-Methods": ALLOW_METHODS, "Access-Control-Allow-Headers": ALLOW_HEADERS, "Access-Control-Max-Age": "600" });
+  }
+  await next();
+  for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);
+};

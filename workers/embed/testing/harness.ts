@@ -1,0 +1,38 @@
+import { consoleLogger } from "../../../shared/observability/logger.ts";
+import { memoryRateLimiter } from "../../api/testing/memory-rate-limiter.ts";
+import type { TestApp } from "../../api/testing/harness.ts";
+import { createEmbedApp } from "../app.ts";
+import type { EmbedDeps, EmbedEnv } from "../env.ts";
+
+/**
+ * The embed app over the api harness's database, clock, loan writer,
+ * challenge store and queue, so a test signs up and configures through the
+ * api and draws through the embed API.
+ */
+export function createEmbedTestApp(t: TestApp, options: { limit?: number } = {}) {
+  const deps: EmbedDeps = {
+    db: t.db,
+    clock: t.clock,
+    challenges: t.deps.challenges,
+    loans: t.deps.loans,
+    queue: t.deps.queue,
+    limiter: memoryRateLimiter(options.limit ?? 10_000, 60_000),
+    limitPeriodSeconds: 60,
+    log: consoleLogger,
+  };
+  const app = createEmbedApp(() => deps);
+  async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined) headers["content-type"] ??= "application/json";
+    const res = await app.request(path, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }, {} as EmbedEnv);
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: body as T, headers: res.headers };
+  }
+  return { app, deps, request };
+}
