@@ -85,10 +85,14 @@ export type AcceptInput = {
   domain?: string;
 };
 
-/** Hosts (host[:port]) of the program's origins: the domains a TON Connect signature may name. */
-const allowedDomains = (origins: string[]) => origins.map((o) => new URL(o).host);
+/**
+ * The domains a TON Connect signature may name: the widget's own host (in the
+ * widget, the iframe is the TON Connect dApp) and the hosts of the program's
+ * origins (a merchant page running TON Connect itself).
+ */
+const allowedDomains = (origins: string[], widgetHost: string | null) => [...(widgetHost ? [widgetHost] : []), ...origins.map((o) => new URL(o).host)];
 
-async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
+async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date, widgetHost: string | null): Promise<string | null> {
   const family = chainConfig(ctx.chain).family;
   if (family === "EVM") {
     const ok = await verifyEvmPersonalSignature({ address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
@@ -109,7 +113,7 @@ async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge
     domain: input.domain,
     text: challenge.message,
     nowSeconds: Math.floor(now.getTime() / 1000),
-    allowedDomains: allowedDomains(ctx.program.allowedOrigins),
+    allowedDomains: allowedDomains(ctx.program.allowedOrigins, widgetHost),
   });
   return result.ok ? null : `walletSignature: ${result.reason}`;
 }
@@ -125,7 +129,7 @@ async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge
  * key answers with the loan it made.
  */
 export async function acceptDraw(
-  deps: { db: Db; store: ChallengeStore; writer: LoanWriter },
+  deps: { db: Db; store: ChallengeStore; writer: LoanWriter; widgetHost: string | null },
   ctx: ProgramContext,
   input: AcceptInput,
   now: Date,
@@ -157,7 +161,7 @@ export async function acceptDraw(
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
 
-  const bad = await signatureValid(ctx, challenge, input, now);
+  const bad = await signatureValid(ctx, challenge, input, now, deps.widgetHost);
   if (bad) throw validationError([bad]);
   const line = await creditLineFor(db, ctx, wallet, now);
   if (await requiresKyc(db, ctx, line)) {

@@ -18,5 +18,6 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     limiter: env.EMBED_LIMITER,
     limitPeriodSeconds: 60,
     log: consoleLogger,
+    widgetHost: env.EMBED_HOST ?? null,
   };
 }

@@ -19,6 +19,8 @@ export type EmbedEnv = {
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
   EMBED_LIMITER: RateLimiter;
+  /** The widget's host (`{embed_url}` host[:port]): the domain TON Connect signatures name. */
+  EMBED_HOST?: string;
 };
 
 export type EmbedDeps = {
@@ -30,6 +32,7 @@ export type EmbedDeps = {
   limiter: RateLimiter;
   limitPeriodSeconds: number;
   log: Logger;
+  widgetHost: string | null;
 };
 
 /** Hono's typed environment for the embed worker. */

@@ -21,7 +21,7 @@ const stack = await startStack({
   logLevel,
   logRequests: logLevel === "info" || logLevel === "debug",
   // Locally, webhook retries come after seconds, not minutes (production: 30 s, then 120 s).
-  vars: { WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? "5,15" },
+  vars: { WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? "5,15", EMBED_HOST: `127.0.0.1:${embedPort}` },
 });
 const base = stack.baseUrl;
 

@@ -19,6 +19,7 @@ export function createEmbedTestApp(t: TestApp, options: { limit?: number } = {})
     limiter: memoryRateLimiter(options.limit ?? 10_000, 60_000),
     limitPeriodSeconds: 60,
     log: consoleLogger,
+    widgetHost: "embed.svc-credit.test",
   };
   const app = createEmbedApp(() => deps);
   async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { keyPairFromSeed, sign } from "@ton/crypto";
+import { WalletContractV4 } from "@ton/ton";
+import { eq } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { loans } from "../../../db/schema/loans.ts";
+import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
+import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createEmbedTestApp } from "../testing/harness.ts";
+
+const ORIGIN = "https://shop.example";
+let t: TestApp;
+let e: ReturnType<typeof createEmbedTestApp>;
+beforeAll(async () => {
+  t = await createTestApp();
+  e = createEmbedTestApp(t);
+});
+afterAll(() => t.close());
+
+/** A tenant whose default program allows ORIGIN. */
+async function merchant() {
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  const me = (await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).body;
+  const program = me.widgetPrograms[0];
+  await t.request("PUT", `/v1/widget-programs/${program.id}`, {
+    body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [ORIGIN] },
+    headers: bearer(owner.token),
+  });
+  return { owner, key, programId: program.id as string, embedKey: program.embedKey as string, merchantConfigId: program.merchantConfigId as string };
+}
+type M = Awaited<ReturnType<typeof merchant>>;
+const call = (m: M, method: string, path: string, body?: unknown, origin: string | null = ORIGIN) =>
+  e.request(method, `/v1/embed/${m.embedKey}${path}`, { body, headers: origin ? { origin } : {} });
+
+async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
+  const res = await call(m, "POST", "/quote", { walletAddress: wallet, amount, tenureDays });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe("access", () => {
+  test("unknown key 404; disallowed origin 403 without a CORS grant; allowed origin granted exactly; server calls pass", async () => {
+    const m = await merchant();
+    const unknown = await e.request("GET", "/v1/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/config");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ statusCode: 404, message: "Embed key not found", error: "Not Found" });
+    const denied = await call(m, "GET", "/config", undefined, "https://evil.example");
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get("access-control-allow-origin")).toBeNull();
+    const ok = await call(m, "GET", "/config");
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(ORIGIN);
+    expect(ok.headers.get("access-control-allow-credentials")).toBeNull();
+    expect(ok.headers.get("vary")).toContain("Origin");
+    const server = await call(m, "GET", "/config", undefined, null);
+    expect(server.status).toBe(200);
+    expect(server.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await call(m, "OPTIONS", "/quote");
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+  });
+
+  test("config shows branding, Powered by, rail and limits", async () => {
+    const m = await merchant();
+    const res = await call(m, "GET", "/config");
+    expect(res.body).toMatchObject({
+      program: { id: m.programId, name: "Default program" },
+      poweredBy: "Powered by svc credit",
+      network: "POLYGON",
+      stablecoin: "USDC",
+      chain: "POLYGON_AMOY",
+      tenures: [3, 7, 15],
+      minAmount: "10.00",
+      maxAmount: "1000.00",
+      processingFee: { type: "PERCENTAGE", value: "2.00" },
+      lateFee: { type: "FIXED", value: "1.00" },
+      gracePeriodDays: 3,
+    });
+    expect(res.body.branding.companyName).toBe("Acme Pay");
+  });
+
+  test("rate limited per embed key and client IP", async () => {
+    const limited = createEmbedTestApp(t, { limit: 2 });
+    const m = await merchant();
+    const get = () => limited.request("GET", `/v1/embed/${m.embedKey}/config`, { headers: { "cf-connecting-ip": "203.0.113.9" } });
+    expect((await get()).status).toBe(200);
+    expect((await get()).status).toBe(200);
+    const third = await get();
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("60");
+  });
+});
+
+describe("eligibility and credit line", () => {
+  test("eligibility, bootstrap, and the merchant's KYC confirmation", async () => {
+    const m = await merchant();
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    const elig = await call(m, "POST", "/eligibility", { walletAddress: wallet.toLowerCase() });
+    expect(elig.body).toEqual({ walletAddress: wallet, eligible: true, reasons: [] });
+    const bad = await call(m, "POST", "/eligibility", { walletAddress: "0x123" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message[0]).toStartWith("walletAddress:");
+
+    await t.request("PUT", "/v1/settings", {
+      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+      headers: bearer(m.owner.token),
+    });
+    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet });
+    expect(boot.body).toMatchObject({ creditLine: { walletAddress: wallet, status: "ACTIVE", limit: "1000.00", available: "1000.00" }, requiresKyc: true, agreementAccepted: false });
+    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet })).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
+
+    const confirm = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
+      body: { verified: true, merchantUserId: "ops-1", reference: "kyc-9", borrowerRef: "customer-9" },
+      headers: { "x-api-key": m.key },
+    });
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toMatchObject({ borrowerRef: "customer-9", requiresKyc: false });
+    const again = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet });
+    expect(again.body.requiresKyc).toBe(false);
+    const other = await merchant();
+    expect((await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, { body: { verified: true }, headers: { "x-api-key": other.key } })).status).toBe(404);
+  });
+});
+
+describe("quote and accept (EVM)", () => {
+  test("a signed draw becomes a funded loan recording program and channel; the line remembers the agreement", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address, "100.00", 7);
+    expect(q).toMatchObject({ amount: "100.00", tenureDays: 7, processingFee: "2.00", totalDue: "102.00" });
+    for (const part of ["Acme Pay", account.address, "100.00 USDC", "7 days", "POLYGON_AMOY", "102.00 USDC", q.agreementChallenge.id]) expect(q.agreementChallenge.message).toContain(part);
+    const signature = await account.signMessage({ message: q.agreementChallenge.message });
+    const res = await call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "IOS" });
+    expect(res.status).toBe(201);
+    expect(res.body.loan).toMatchObject({ status: "ACTIVE", program: m.programId, channel: "IOS", principalAmount: "100.00", tenureDays: 7, borrowerWalletAddress: account.address });
+    const status = await call(m, "GET", `/loans/${res.body.loan.id}`);
+    expect(status.body.loan).toMatchObject({ id: res.body.loan.id, status: "ACTIVE", channel: "IOS" });
+    expect(status.body.loan.borrowerRef).toBeUndefined();
+    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
+    expect(boot.body).toMatchObject({ agreementAccepted: true, creditLine: { available: "900.00" } });
+    // Replay with the same idempotency (the challenge) answers with the same loan.
+    const replay = await call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "IOS" });
+    expect(replay.status).toBe(200);
+    expect(replay.body.loan.id).toBe(res.body.loan.id);
+  });
+
+  test("tampered amount, tenure, wallet; another wallet's signature; expired; used: 400 naming the field, no loan", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address);
+    const signature = await account.signMessage({ message: q.agreementChallenge.message });
+    const body = { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "WEB" };
+    const field = async (over: Record<string, unknown>) => {
+      const res = await call(m, "POST", "/accept", { ...body, ...over });
+      expect(res.status).toBe(400);
+      return (res.body.message as string[]).map((s) => s.split(":")[0]);
+    };
+    expect(await field({ amount: "150.00" })).toEqual(["amount"]);
+    expect(await field({ tenureDays: 15 })).toEqual(["tenureDays"]);
+    expect(await field({ walletAddress: privateKeyToAccount(generatePrivateKey()).address })).toEqual(["walletAddress"]);
+    expect(await field({ walletSignature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: q.agreementChallenge.message }) })).toEqual(["walletSignature"]);
+    expect(await field({ agreementChallengeId: crypto.randomUUID() })).toEqual(["agreementChallengeId"]);
+    expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toEqual([]);
+
+    // Used: the right accept succeeds once; another idempotency key cannot reuse the challenge.
+    expect((await call(m, "POST", "/accept", body)).status).toBe(201);
+    expect(await field({ idempotencyKey: "another" })).toEqual(["agreementChallengeId"]);
+
+    // Expired: 301 s later on the tenant's clock.
+    const q2 = await quote(m, account.address);
+    const sig2 = await account.signMessage({ message: q2.agreementChallenge.message });
+    const adv = await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 301 }, headers: { "x-api-key": m.key } });
+    expect(adv.status).toBe(200);
+    const expired = await call(m, "POST", "/accept", { ...body, agreementChallengeId: q2.agreementChallenge.id, walletSignature: sig2 });
+    expect(expired.status).toBe(400);
+    expect(expired.body.message).toEqual(["agreementChallengeId: the challenge has expired"]);
+  });
+
+  test("10 concurrent accepts of one challenge make one loan", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address);
+    const signature = await account.signMessage({ message: q.agreementChallenge.message });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "WEB", idempotencyKey: `k${i}` }),
+      ),
+    );
+    expect(results.every((r) => r.status < 500)).toBe(true);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toHaveLength(1);
+  });
+
+  test("KYC required: 409 until the merchant confirms, then the draw funds", async () => {
+    const m = await merchant();
+    await t.request("PUT", "/v1/settings", {
+      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+      headers: bearer(m.owner.token),
+    });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address);
+    const body = { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: await account.signMessage({ message: q.agreementChallenge.message }), channel: "WEB" };
+    const blocked = await call(m, "POST", "/accept", body);
+    expect(blocked.status).toBe(409);
+    const line = (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body.creditLine;
+    await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { body: { verified: true }, headers: { "x-api-key": m.key } });
+    const ok = await call(m, "POST", "/accept", body);
+    expect(ok.status).toBe(201);
+    expect(ok.body.loan.status).toBe("ACTIVE");
+  });
+});
+
+describe("TON Connect signatures", () => {
+  test("a TON program: signData text signature by a v4 wallet key made in the test draws a loan on TON_TESTNET", async () => {
+    const m = await merchant();
+    const config = await t.request("POST", "/v1/merchant-configs", {
+      body: { network: "TON", stablecoin: "USDT", tenures: [3, 7], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      headers: bearer(m.owner.token),
+    });
+    const program = await t.request("POST", "/v1/widget-programs", { body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: [ORIGIN] }, headers: bearer(m.owner.token) });
+    const ton = { ...m, embedKey: program.body.embedKey as string, programId: program.body.id as string };
+    const keys = keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32))));
+    const address = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey }).address.toString({ testOnly: true });
+    const q = await quote(ton, address, "50.00", 3);
+    expect(q.totalDue).toBe("51.00");
+    const timestamp = Math.floor(Date.now() / 1000);
+    const domain = "embed.svc-credit.test";
+    const hash = await tonConnectSignDataTextHash({ address, domain, timestamp, text: q.agreementChallenge.message });
+    const signature = sign(Buffer.from(hash), keys.secretKey).toString("base64");
+    const body = { walletAddress: address, amount: "50.00", tenureDays: 3, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, publicKey: keys.publicKey.toString("hex"), timestamp, domain, channel: "ANDROID" };
+    const wrongDomain = await call(ton, "POST", "/accept", { ...body, domain: "evil.example" });
+    expect(wrongDomain.status).toBe(400);
+    expect(wrongDomain.body.message[0]).toStartWith("walletSignature:");
+    const otherKey = keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32))));
+    const notTheOwner = await call(ton, "POST", "/accept", { ...body, publicKey: otherKey.publicKey.toString("hex"), walletSignature: sign(Buffer.from(hash), otherKey.secretKey).toString("base64") });
+    expect(notTheOwner.status).toBe(400);
+    const res = await call(ton, "POST", "/accept", body);
+    expect(res.status).toBe(201);
+    expect(res.body.loan).toMatchObject({ chain: "TON_TESTNET", stablecoin: "USDT", status: "ACTIVE", channel: "ANDROID", program: ton.programId });
+  });
+});
