@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -7,6 +7,7 @@ import { canonicalAddress } from "../domain/addresses.ts";
 import { conflict, notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { Chain } from "../domain/rails.ts";
+import { loanIsOpen } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import type { ProgramContext } from "./program-context.ts";
 
@@ -54,8 +55,7 @@ async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
         eq(loans.tenantId, line.tenantId),
         eq(loans.programId, line.programId),
         eq(loans.borrowerWalletAddress, line.walletAddress),
-        inArray(loans.status, ["CREATED", "ACTIVE", "DEFAULTED"]),
-        sql`COALESCE(${loans.decisionOutcome}, '') <> 'DECLINED'`,
+        loanIsOpen(),
       ),
     );
   return BigInt(row?.total ?? 0);

@@ -17,7 +17,9 @@ import { loadLoan } from "../loans/load-loan.ts";
 import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
 
-export const CHANNELS = ["WEB", "IOS", "ANDROID", "PARTNER_WEBVIEW"] as const;
+import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
+
+export { CHANNELS };
 export type Channel = (typeof CHANNELS)[number];
 
 /** The amount and tenure of a draw, within the program's product (400 naming the field). */

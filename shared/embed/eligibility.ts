@@ -1,7 +1,8 @@
-import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans } from "../../db/schema/loans.ts";
+import { loanIsOpen } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
@@ -25,7 +26,7 @@ export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddres
         and(
           eq(loans.tenantId, ctx.tenant.id),
           eq(loans.borrowerRef, line.borrowerRef),
-          or(inArray(loans.status, ["ACTIVE", "DEFAULTED"]), and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED")))),
+          loanIsOpen(),
         ),
       ),
     db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(and(eq(borrowers.tenantId, ctx.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),

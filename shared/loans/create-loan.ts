@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
+import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
@@ -22,7 +23,7 @@ export type CreateLoanInput = {
   idempotencyKey: string;
   tenureDays?: number;
   /** Widget-originated loans (embed accept) carry their program and channel. */
-  program?: { id: string; channel: "WEB" | "IOS" | "ANDROID" | "PARTNER_WEBVIEW" };
+  program?: { id: string; channel: (typeof CHANNELS)[number] };
 };
 
 /**

@@ -1,9 +1,10 @@
-import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { underwrite } from "../domain/underwriting.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
+import { loanIsOpen } from "./open-loans.ts";
 import { commitTransition } from "./commit-transition.ts";
 
 /**
@@ -19,10 +20,7 @@ async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
         eq(loans.tenantId, loan.tenantId),
         eq(loans.borrowerId, loan.borrowerId),
         ne(loans.id, loan.id),
-        or(
-          inArray(loans.status, ["ACTIVE", "DEFAULTED"]),
-          and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED"))),
-        ),
+        loanIsOpen(),
       ),
     );
   return Number(row?.n ?? 0);

@@ -8,7 +8,9 @@ import * as signUp from "./routes/auth/sign-up.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
-import * as sandboxChain from "./routes/sandbox/chain.ts";
+import * as chainFaucet from "./routes/sandbox/chain-faucet.ts";
+import * as chainTransaction from "./routes/sandbox/chain-transaction.ts";
+import * as chainTransfer from "./routes/sandbox/chain-transfer.ts";
 import * as attributeUnmatched from "./routes/settlements/attribute-unmatched.ts";
 import * as listUnmatched from "./routes/settlements/list-unmatched.ts";
 import * as confirmKyc from "./routes/loans/confirm-kyc.ts";
@@ -81,7 +83,9 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   recordAgreement.register,
   repayLoan.register,
   confirmCreditLineKyc.register,
-  sandboxChain.register,
+  chainFaucet.register,
+  chainTransfer.register,
+  chainTransaction.register,
   // Before GET /v1/settlements/{loanId}, so that "unmatched" is not taken for a loan id.
   listUnmatched.register,
   attributeUnmatched.register,

@@ -77,3 +77,38 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
     dispose: stack.dispose,
   };
 }
+
+let merchants = 0;
+
+/**
+ * Signup → API key → /v1/me on a running stack: a sandbox tenant with its
+ * owner's session, its API key, request helpers for both, its first loan
+ * product and embed key. Throws when a step does not answer as it should.
+ */
+export async function signUpMerchant(stack: TestStack, companyName = "Lender") {
+  const n = ++merchants;
+  const email = `owner.${Date.now()}.${n}@merchant.example`;
+  const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: "correct horse battery staple", companyName: `${companyName} ${n}` } });
+  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.body)}`);
+  const token = signup.body.accessToken as string;
+  const key = await stack.fetch("/v1/api-keys", { json: { name: "backend" }, headers: { authorization: `Bearer ${token}` } });
+  if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
+  const apiKey = key.body.key as string;
+  const api = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
+    stack.fetch<T>(path, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
+  const dashboard = <T = any>(path: string, init: StackRequest = {}, bearer = token): Promise<StackResponse<T>> =>
+    stack.fetch<T>(path, { ...init, headers: { authorization: `Bearer ${bearer}`, ...init.headers } });
+  const me = await api("/v1/me");
+  if (me.status !== 200) throw new Error(`me: ${me.status}`);
+  return {
+    tenantId: signup.body.tenant.id as string,
+    ownerUserId: signup.body.user.id as string,
+    email,
+    token,
+    apiKey,
+    api,
+    dashboard,
+    loanProductId: me.body.merchantConfigs[0].loanProductId as string,
+    embedKey: me.body.widgetPrograms[0].embedKey as string,
+  };
+}

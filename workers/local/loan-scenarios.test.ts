@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startTestStack, type StackRequest, type StackResponse, type TestStack } from "./integration.ts";
+import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
  * SPEC.md's sandbox scenarios ("Errors": Happy path up to ACTIVE, Declined,
@@ -24,31 +24,8 @@ describe("loan scenarios on workerd", () => {
 
   type Merchant = Awaited<ReturnType<typeof newMerchant>>;
 
-  /** Signup → API key → /v1/me: a sandbox tenant with its key, its owner's session and its loan product. */
-  async function newMerchant() {
-    const email = `owner.${Date.now()}.${++n}@merchant.example`;
-    const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: PASSWORD, companyName: `Lender ${n}` } });
-    expect(signup.status).toBe(201);
-    const token = signup.body.accessToken as string;
-    const key = await stack.fetch("/v1/api-keys", { json: { name: "backend" }, headers: { authorization: `Bearer ${token}` } });
-    expect(key.status).toBe(201);
-    const apiKey = key.body.key as string;
-    const api = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
-    const dashboard = <T = any>(path: string, init: StackRequest = {}, bearer = token): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { authorization: `Bearer ${bearer}`, ...init.headers } });
-    const me = await api("/v1/me");
-    expect(me.status).toBe(200);
-    return {
-      tenantId: signup.body.tenant.id as string,
-      ownerUserId: signup.body.user.id as string,
-      token,
-      apiKey,
-      loanProductId: me.body.merchantConfigs[0].loanProductId as string,
-      api,
-      dashboard,
-    };
-  }
+  /** Signup → API key → /v1/me (workers/local/integration.ts). */
+  const newMerchant = () => signUpMerchant(stack, "Lender");
 
   const newWallet = () => privateKeyToAccount(generatePrivateKey());
 

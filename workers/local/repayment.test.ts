@@ -4,7 +4,7 @@ import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
-import { startTestStack, type StackRequest, type StackResponse, type TestStack } from "./integration.ts";
+import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
  * Repayment over HTTP against the bundled workers on workerd (issue 5): the
@@ -16,7 +16,6 @@ import { startTestStack, type StackRequest, type StackResponse, type TestStack }
 describe("repayment on workerd", () => {
   let stack: TestStack;
   let n = 0;
-  const PASSWORD = "correct horse battery staple";
   const UNITS = 1_000_000;
   const POLYGON = CHAIN_CONFIG.POLYGON_AMOY;
   const TON = CHAIN_CONFIG.TON_TESTNET;
@@ -29,30 +28,8 @@ describe("repayment on workerd", () => {
 
   type Merchant = Awaited<ReturnType<typeof newMerchant>>;
 
-  /** Signup → API key → /v1/me: a sandbox tenant with its key, its owner's session, its loan product and its embed key. */
-  async function newMerchant() {
-    const email = `owner.${Date.now()}.${++n}@merchant.example`;
-    const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: PASSWORD, companyName: `Lender ${n}` } });
-    expect(signup.status).toBe(201);
-    const token = signup.body.accessToken as string;
-    const key = await stack.fetch("/v1/api-keys", { json: { name: "backend" }, headers: { authorization: `Bearer ${token}` } });
-    expect(key.status).toBe(201);
-    const apiKey = key.body.key as string;
-    const api = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
-    const dashboard = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
-    const me = await api("/v1/me");
-    expect(me.status).toBe(200);
-    return {
-      tenantId: signup.body.tenant.id as string,
-      token,
-      api,
-      dashboard,
-      loanProductId: me.body.merchantConfigs[0].loanProductId as string,
-      embedKey: me.body.widgetPrograms[0].embedKey as string,
-    };
-  }
+  /** Signup → API key → /v1/me (workers/local/integration.ts). */
+  const newMerchant = () => signUpMerchant(stack, "Lender");
 
   async function createLoan(m: Merchant, overrides: Record<string, unknown>) {
     const res = await m.api("/v1/loans", {

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Socket } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
-import { startTestStack, type StackRequest, type StackResponse, type TestStack } from "./integration.ts";
+import { signUpMerchant, startTestStack, type StackResponse, type TestStack } from "./integration.ts";
 
 /**
  * Webhooks end to end on workerd (issue 4's acceptance; SPEC.md "Events",
@@ -17,7 +17,6 @@ import { startTestStack, type StackRequest, type StackResponse, type TestStack }
 describe("webhooks on workerd", () => {
   let stack: TestStack;
   let n = 0;
-  const PASSWORD = "correct horse battery staple";
   const TIMEOUT_MS = 1000;
   const receivers: Receiver[] = [];
 
@@ -141,23 +140,8 @@ describe("webhooks on workerd", () => {
 
   type Merchant = Awaited<ReturnType<typeof newMerchant>>;
 
-  /** Signup → API key → /v1/me: a sandbox tenant with its key, its owner's session and its loan product. */
-  async function newMerchant() {
-    const email = `owner.${Date.now()}.${++n}@merchant.example`;
-    const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: PASSWORD, companyName: `Hooks ${n}` } });
-    expect(signup.status).toBe(201);
-    const token = signup.body.accessToken as string;
-    const key = await stack.fetch("/v1/api-keys", { json: { name: "backend" }, headers: { authorization: `Bearer ${token}` } });
-    expect(key.status).toBe(201);
-    const apiKey = key.body.key as string;
-    const api = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
-    const dashboard = <T = any>(path: string, init: StackRequest = {}): Promise<StackResponse<T>> =>
-      stack.fetch<T>(path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
-    const me = await api("/v1/me");
-    expect(me.status).toBe(200);
-    return { tenantId: signup.body.tenant.id as string, email, apiKey, loanProductId: me.body.merchantConfigs[0].loanProductId as string, api, dashboard };
-  }
+  /** Signup → API key → /v1/me (workers/local/integration.ts). */
+  const newMerchant = () => signUpMerchant(stack, "Hooks");
 
   /** `POST /v1/webhooks`; the receiver learns the secret (shown once) and checks every signature from then on. */
   async function register(m: Merchant, receiver: { url: string; secret?: string }, events: string[]) {
