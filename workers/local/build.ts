@@ -73,4 +73,7 @@ if (import.meta.main) {
   const { outDir, workers, durationMs } = await buildWorkers(process.argv[2] ?? "dist");
   for (const w of workers) console.log(`built ${w.key.padEnd(8)} ${w.scriptPath}`);
   console.log(`built ${workers.length} workers into ${outDir} in ${durationMs} ms`);
+  const { WIDGET_SCRIPT } = await import("../embed/pages/widget-script.ts");
+  const bytes = new TextEncoder().encode(WIDGET_SCRIPT);
+  console.log(`widget.js: ${bytes.length} bytes, ${Bun.gzipSync(bytes).length} bytes gzipped (budget 5120)`);
 }

@@ -1,0 +1,14 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { EmbedAppEnv } from "../../env.ts";
+import { WIDGET_SCRIPT } from "../../pages/widget-script.ts";
+
+/** `{embed_url}/widget.js`: public, cacheable for five minutes, served to any page. */
+export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
+  app.get("/widget.js", (c) =>
+    c.body(WIDGET_SCRIPT, 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=300",
+      "x-content-type-options": "nosniff",
+      "cross-origin-resource-policy": "cross-origin",
+    }),
+  );
