@@ -4,6 +4,7 @@ import * as acceptDraw from "./routes/draws/accept-draw.ts";
 import * as getDraw from "./routes/draws/get-draw.ts";
 import * as quoteDraw from "./routes/draws/quote-draw.ts";
 import * as getHealth from "./routes/health/get-health.ts";
+import * as getRepayPage from "./routes/pages/get-repay-page.ts";
 import * as getWidgetScript from "./routes/pages/get-widget-script.ts";
 import * as getRepaymentInstructions from "./routes/loans/get-repayment-instructions.ts";
 import * as bootstrapCreditLine from "./routes/program/bootstrap-credit-line.ts";
@@ -18,6 +19,7 @@ import * as getConfig from "./routes/program/get-config.ts";
 export const ROUTES: ((app: OpenAPIHono<EmbedAppEnv>) => unknown)[] = [
   getHealth.register,
   getWidgetScript.register,
+  getRepayPage.register,
   getConfig.register,
   checkEligibility.register,
   bootstrapCreditLine.register,

@@ -9,8 +9,9 @@ const ALLOW_METHODS = "GET, POST, OPTIONS";
 /**
  * Every `/v1/embed/:embedKey/…` call: the key names a live program (else
  * 404); a browser `Origin` must be one of the program's allowed origins
- * exactly (else 403 and no CORS grant; calls without an Origin, from a
- * server, pass); calls are limited per embed key and client IP (429). The
+ * exactly, or the widget's own origin (its iframe and hosted pages call
+ * from there), else 403 and no CORS grant; calls without an Origin, from a
+ * server, pass; calls are limited per embed key and client IP (429). The
  * grant is the exact origin, never `*`, and never with credentials.
  */
 export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => {
@@ -18,7 +19,8 @@ export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => 
   const embedKey = c.req.param("embedKey") ?? "";
   const program = await programContext(deps.db, embedKey);
   const origin = c.req.header("origin");
-  if (origin !== undefined && !program.program.allowedOrigins.includes(origin)) {
+  const own = deps.widgetHost ? [`https://${deps.widgetHost}`, `http://${deps.widgetHost}`] : [];
+  if (origin !== undefined && !program.program.allowedOrigins.includes(origin) && !own.includes(origin)) {
     throw forbidden("This origin is not allowed to use this widget program");
   }
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";

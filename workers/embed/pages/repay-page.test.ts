@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createEmbedTestApp } from "../testing/harness.ts";
+
+let t: TestApp;
+let e: ReturnType<typeof createEmbedTestApp>;
+beforeAll(async () => {
+  t = await createTestApp();
+  e = createEmbedTestApp(t);
+});
+afterAll(() => t.close());
+
+async function merchantWithLoan(network: "POLYGON" | "TON" = "POLYGON") {
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  await t.request("PUT", "/v1/settings", {
+    body: { requiresKycBeforeFunding: false, branding: { companyName: `<script>alert("x")</script> & Co`, logoUrl: "https://cdn.example/logo.png", primaryColor: "#0A7E3D", supportEmail: null, termsUrl: null } },
+    headers: bearer(owner.token),
+  });
+  const me = (await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).body;
+  const program = me.widgetPrograms[0];
+  await t.request("PUT", `/v1/widget-programs/${program.id}`, { body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: ["https://shop.example"] }, headers: bearer(owner.token) });
+  let productId = me.merchantConfigs[0].loanProductId;
+  let chain = "POLYGON_AMOY";
+  let wallet: string = privateKeyToAccount(generatePrivateKey()).address;
+  if (network === "TON") {
+    const config = await t.request("POST", "/v1/merchant-configs", {
+      body: { network: "TON", stablecoin: "USDT", tenures: [3], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      headers: bearer(owner.token),
+    });
+    productId = config.body.loanProductId;
+    chain = "TON_TESTNET";
+    wallet = `0:${"ab".repeat(32)}`;
+  }
+  const loan = await t.request("POST", "/v1/loans", {
+    body: { loanProductId: productId, borrowerRef: "b", borrowerWalletAddress: wallet, chain, principalAmount: "100.00", idempotencyKey: crypto.randomUUID() },
+    headers: { "x-api-key": key },
+  });
+  expect(loan.body.status).toBe("ACTIVE");
+  return { embedKey: program.embedKey as string, loan: loan.body };
+}
+
+test("EVM: amount due, due date, the wallet button with its instructions, branding escaped, framed only by the program", async () => {
+  const m = await merchantWithLoan();
+  const res = await e.request("GET", `/embed/${m.embedKey}/repay/${m.loan.id}`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/html");
+  const html = String(res.body);
+  expect(html).toContain(">102.00 USDC<");
+  expect(html).toContain(`datetime="${m.loan.dueAt}"`);
+  expect(html).toContain('id="pay-evm"');
+  const instructions = JSON.parse(/<script type="application\/json" id="instructions">(.*?)<\/script>/s.exec(html)![1]!);
+  expect(instructions).toMatchObject({ chain: "POLYGON_AMOY", amount: "102.00", transactions: [{ description: expect.any(String) }, { description: expect.any(String) }] });
+  expect(html).not.toContain('<script>alert("x")</script>');
+  expect(html).toContain("&lt;script&gt;");
+  expect(html).toContain("--brand:#0A7E3D");
+  expect(html).toContain("Powered by svc credit");
+  const csp = res.headers.get("content-security-policy")!;
+  expect(csp).toContain("frame-ancestors https://shop.example");
+  const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
+  // Every executable script carries the nonce; the instructions block is data.
+  const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
+  expect(scripts.filter((a) => !a.includes('type="application/json"')).every((a) => a.includes(`nonce="${nonce}"`))).toBe(true);
+});
+
+test("TON: ton:// link, its QR code, manual fields with copy buttons and the exchange warning", async () => {
+  const m = await merchantWithLoan("TON");
+  const html = String((await e.request("GET", `/embed/${m.embedKey}/repay/${m.loan.id}`)).body);
+  expect(html).toMatch(/href="ton:\/\/transfer\/0Q[^"]+jetton=kQ[^"]+amount=101000000&amp;text=svc%3Arepay%3A/);
+  expect(html).toContain("<svg");
+  expect(html).toContain(`value="svc:repay:${m.loan.id}"`);
+  expect(html).toContain('value="101.000000"');
+  expect(html).toContain('data-copy="f-comment"');
+  expect(html).toContain("Transfers from an exchange lose the comment");
+});
+
+test("unknown key or loan: 404", async () => {
+  const m = await merchantWithLoan();
+  expect((await e.request("GET", `/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/repay/${m.loan.id}`)).status).toBe(404);
+  expect((await e.request("GET", `/embed/${m.embedKey}/repay/${crypto.randomUUID()}`)).status).toBe(404);
+});
