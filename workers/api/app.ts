@@ -60,6 +60,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
         "Every response carries `x-request-id`. Amounts are decimal strings; internally integer 10^-6 units.",
         "Lists return `{ data, nextCursor }`, newest first, `limit` 1..100 (default 20).",
         "Rate limits: per API key (or dashboard user) and per client IP on unauthenticated routes; a 429 carries `Retry-After` in seconds.",
+        "The public widget calls (`/v1/embed/:embedKey/…`) are documented in the embed worker's document: `{embed_url}/openapi.json`.",
       ].join("\n"),
     },
     servers: [{ url: "/" }],

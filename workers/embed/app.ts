@@ -20,6 +20,15 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   });
   app.use("/v1/embed/:embedKey/*", programAccess);
   for (const register of ROUTES) register(app);
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "svc credit embed API",
+      version: "v1",
+      description:
+        "Public widget calls under `{base_url}/v1/embed/:embedKey/…` (served by the embed worker; the embed key identifies the tenant and program and grants nothing else) and the widget's pages on `{embed_url}`. Errors have the body `{ statusCode, message, error }`.",
+    },
+  });
   app.notFound((c) => c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);
   return app;

@@ -75,3 +75,15 @@ describe("page security headers", () => {
     expect(newNonce()).not.toBe(nonce);
   });
 });
+
+describe("embed OpenAPI document", () => {
+  test("lists every embed call", async () => {
+    const e = createEmbedTestApp(t);
+    const res = await e.request("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    for (const path of ["config", "eligibility", "credit-line/bootstrap", "quote", "accept", "loans/{loanId}", "loans/{loanId}/repayment-instructions"]) {
+      expect(Object.keys(res.body.paths)).toContain(`/v1/embed/{embedKey}/${path}`);
+    }
+  });
+});
