@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { events } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { createKey, signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { createLoan, sandboxTenant } from "../../workers/api/testing/loan-fixtures.ts";
 import { DomainError } from "../domain/errors.ts";
 import { processLoan } from "./process-loan.ts";
 
@@ -21,21 +20,9 @@ afterAll(() => t.close());
  * write token, and the chain send is keyed by the loan.
  */
 test("20 concurrent fundings of one loan, bypassing its writer: funded once, pool moved once", async () => {
-  const owner = await signUpTenant(t);
-  const { key } = await createKey(t, owner.token);
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+  const owner = await sandboxTenant(t);
   await t.db.update(liquidityPools).set({ available: 0n }).where(eq(liquidityPools.tenantId, owner.tenantId));
-  const created = await t.request("POST", "/v1/loans", {
-    body: {
-      loanProductId: me.body.merchantConfigs[0].loanProductId,
-      borrowerRef: "race",
-      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-      chain: "POLYGON_AMOY",
-      principalAmount: "300.00",
-      idempotencyKey: "race-1",
-    },
-    headers: { "x-api-key": key },
-  });
+  const created = await createLoan(t, owner.key, { principalAmount: "300.00" });
   expect(created.body.fundingState).toBe("AWAITING_LIQUIDITY");
   await t.db.update(liquidityPools).set({ available: 10_000_000_000n }).where(eq(liquidityPools.tenantId, owner.tenantId));
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { createClient } from "@libsql/client";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb } from "../../db/create-db.ts";
 import { readMigrations } from "../../db/migration-files.ts";
 import { migrateLibsql } from "../../db/migrate.ts";
@@ -9,7 +8,7 @@ import { events } from "../../db/schema/events.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { createKey, signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { createdLoan, sandboxTenant } from "../../workers/api/testing/loan-fixtures.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans } from "./run-sweeps.ts";
 import { dueLoansQuery } from "./sweep-loans.ts";
@@ -35,22 +34,9 @@ test("the sweep reads due loans through an index on status and due time, never a
 });
 
 test("a sweep that starts late catches up: overdue then defaulted in one run, once, late fees stopped at the default", async () => {
-  const owner = await signUpTenant(t);
-  const { key } = await createKey(t, owner.token);
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
-  const loan = (
-    await t.request("POST", "/v1/loans", {
-      body: {
-        loanProductId: me.body.merchantConfigs[0].loanProductId,
-        borrowerRef: "late",
-        borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-        chain: "POLYGON_AMOY",
-        principalAmount: "100.00",
-        idempotencyKey: "sweep-1",
-      },
-      headers: { "x-api-key": key },
-    })
-  ).body;
+  const owner = await sandboxTenant(t);
+  const key = owner.key;
+  const loan = await createdLoan(t, key);
   // Thirty days pass with no tick at all.
   await t.db.update(tenants).set({ clockOffsetMs: 30 * DAY_MS }).where(eq(tenants.id, owner.tenantId));
   const first = await sweepDueLoans(t.db, t.deps.loans, t.clock.now());
