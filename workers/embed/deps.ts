@@ -19,5 +19,6 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     limitPeriodSeconds: 60,
     log: consoleLogger,
     widgetHost: env.EMBED_HOST ?? null,
+    walletConnectProjectId: env.WALLETCONNECT_PROJECT_ID || null,
   };
 }

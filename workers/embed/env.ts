@@ -21,6 +21,8 @@ export type EmbedEnv = {
   EMBED_LIMITER: RateLimiter;
   /** The widget's host (`{embed_url}` host[:port]): the domain TON Connect signatures name. */
   EMBED_HOST?: string;
+  /** WalletConnect Cloud project id; empty or unset: the widget offers no WalletConnect. */
+  WALLETCONNECT_PROJECT_ID?: string;
 };
 
 export type EmbedDeps = {
@@ -33,6 +35,7 @@ export type EmbedDeps = {
   limitPeriodSeconds: number;
   log: Logger;
   widgetHost: string | null;
+  walletConnectProjectId: string | null;
 };
 
 /** Hono's typed environment for the embed worker. */

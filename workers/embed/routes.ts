@@ -5,6 +5,9 @@ import * as getDraw from "./routes/draws/get-draw.ts";
 import * as quoteDraw from "./routes/draws/quote-draw.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as getRepayPage from "./routes/pages/get-repay-page.ts";
+import * as getTonConnectManifest from "./routes/pages/get-tonconnect-manifest.ts";
+import * as getWidgetAsset from "./routes/pages/get-widget-asset.ts";
+import * as getWidgetPage from "./routes/pages/get-widget-page.ts";
 import * as getWidgetScript from "./routes/pages/get-widget-script.ts";
 import * as getRepaymentInstructions from "./routes/loans/get-repayment-instructions.ts";
 import * as bootstrapCreditLine from "./routes/program/bootstrap-credit-line.ts";
@@ -19,6 +22,9 @@ import * as getConfig from "./routes/program/get-config.ts";
 export const ROUTES: ((app: OpenAPIHono<EmbedAppEnv>) => unknown)[] = [
   getHealth.register,
   getWidgetScript.register,
+  getWidgetPage.register,
+  getWidgetAsset.register,
+  getTonConnectManifest.register,
   getRepayPage.register,
   getConfig.register,
   checkEligibility.register,

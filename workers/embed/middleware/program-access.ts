@@ -19,7 +19,8 @@ export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => 
   const embedKey = c.req.param("embedKey") ?? "";
   const program = await programContext(deps.db, embedKey);
   const origin = c.req.header("origin");
-  const own = deps.widgetHost ? [`https://${deps.widgetHost}`, `http://${deps.widgetHost}`] : [];
+  // The widget's own pages: its configured host, and whatever host this request reached (a page calling its own origin).
+  const own = [new URL(c.req.url).origin, ...(deps.widgetHost ? [`https://${deps.widgetHost}`, `http://${deps.widgetHost}`] : [])];
   if (origin !== undefined && !program.program.allowedOrigins.includes(origin) && !own.includes(origin)) {
     throw forbidden("This origin is not allowed to use this widget program");
   }

@@ -9,7 +9,7 @@ import type { EmbedDeps, EmbedEnv } from "../env.ts";
  * challenge store and queue, so a test signs up and configures through the
  * api and draws through the embed API.
  */
-export function createEmbedTestApp(t: TestApp, options: { limit?: number } = {}) {
+export function createEmbedTestApp(t: TestApp, options: { limit?: number; walletConnectProjectId?: string } = {}) {
   const deps: EmbedDeps = {
     db: t.db,
     clock: t.clock,
@@ -20,6 +20,7 @@ export function createEmbedTestApp(t: TestApp, options: { limit?: number } = {})
     limitPeriodSeconds: 60,
     log: consoleLogger,
     widgetHost: "embed.svc-credit.test",
+    walletConnectProjectId: options.walletConnectProjectId ?? null,
   };
   const app = createEmbedApp(() => deps);
   async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {

@@ -1,0 +1,21 @@
+/** A due date as the borrower reads it, in their locale, with the time zone. */
+export const formatDate = (iso: string): string =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+
+/** A fee as the terms state it: "2.50 USDC" or "1.5%". */
+export const formatFee = (fee: { type: string; value: string }, stablecoin: string): string =>
+  fee.type === "PERCENTAGE" ? `${fee.value}%` : `${fee.value} ${stablecoin}`;
+
+/**
+ * An amount the borrower typed, normalized to the API's decimal string
+ * ("25" → "25.00"); null when it is not a positive amount with at most two
+ * decimals. Never a float: the digits are kept as they are.
+ */
+export function normalizeAmount(input: string): string | null {
+  const m = /^\s*(\d{1,7})(?:[.,](\d{0,2}))?\s*$/.exec(input);
+  if (!m) return null;
+  const whole = m[1]!.replace(/^0+(?=\d)/, "");
+  const cents = (m[2] ?? "").padEnd(2, "0");
+  if (/^0+$/.test(whole + cents)) return null;
+  return `${whole}.${cents}`;
+}

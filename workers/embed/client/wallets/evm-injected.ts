@@ -1,0 +1,41 @@
+import { createStore, type EIP6963ProviderDetail } from "mipd";
+import { createWalletClient, custom, type EIP1193Provider } from "viem";
+import type { WalletOption, WalletSession } from "./wallet.ts";
+
+/** A session over an EIP-1193 provider: the address it grants, and EIP-191 `personal_sign` of the agreement. */
+export async function evmSession(provider: EIP1193Provider, name: string): Promise<WalletSession> {
+  const client = createWalletClient({ transport: custom(provider) });
+  const [address] = await client.requestAddresses();
+  if (!address) throw new Error("The wallet did not share an account");
+  return {
+    address,
+    name,
+    signAgreement: async (message) => ({ walletSignature: await client.signMessage({ account: address, message }) }),
+  };
+}
+
+const option = (detail: EIP6963ProviderDetail): WalletOption => ({
+  id: `eip6963:${detail.info.uuid}`,
+  name: detail.info.name,
+  icon: /^data:image\/(svg\+xml|png|webp|jpeg|gif)[;,]/.test(detail.info.icon) ? detail.info.icon : null,
+  connect: () => evmSession(detail.provider as EIP1193Provider, detail.info.name),
+});
+
+/**
+ * Injected EVM wallets: every wallet announced through EIP-6963 (mipd's
+ * store, the discovery wagmi uses), and `window.ethereum` when no wallet
+ * announces itself. `onChange` runs when a wallet announces itself late.
+ */
+export function injectedWallets(onChange: (options: WalletOption[]) => void): WalletOption[] {
+  const store = createStore();
+  const list = (): WalletOption[] => {
+    const announced = store.getProviders().map(option);
+    const legacy = (window as { ethereum?: EIP1193Provider }).ethereum;
+    if (announced.length === 0 && legacy) {
+      return [{ id: "injected", name: "Browser wallet", icon: null, connect: () => evmSession(legacy, "Browser wallet") }];
+    }
+    return announced;
+  };
+  store.subscribe(() => onChange(list()));
+  return list();
+}

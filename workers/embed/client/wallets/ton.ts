@@ -1,0 +1,54 @@
+import type { WalletOption, WalletSession } from "./wallet.ts";
+
+/**
+ * TON wallets through TON Connect (loaded only when this option is used): a
+ * wallet injected in this browser connects directly; otherwise the universal
+ * link of the known wallets' bridges is shown as a QR code and a deep link.
+ * The agreement is signed with TON Connect `signData` (text); the accept
+ * carries the wallet's public key, the signature's timestamp and domain.
+ */
+export function tonConnectOption(manifestUrl: string): WalletOption {
+  return {
+    id: "tonconnect",
+    name: "TON wallet",
+    icon: null,
+    async connect(ui): Promise<WalletSession> {
+      const { default: TonConnect, isWalletInfoCurrentlyInjected, isWalletInfoRemote } = await import("@tonconnect/sdk");
+      const connector = new TonConnect({ manifestUrl });
+      await connector.restoreConnection();
+      if (!connector.wallet) {
+        const wallets = await connector.getWallets();
+        const connected = new Promise<void>((resolve, reject) => {
+          const stop = connector.onStatusChange(
+            (wallet) => {
+              if (wallet) {
+                stop();
+                resolve();
+              }
+            },
+            (err) => reject(err),
+          );
+        });
+        const injected = wallets.find(isWalletInfoCurrentlyInjected);
+        if (injected) {
+          connector.connect({ jsBridgeKey: injected.jsBridgeKey });
+        } else {
+          const bridges = wallets.filter(isWalletInfoRemote).map((w) => ({ bridgeUrl: w.bridgeUrl }));
+          const unique = [...new Map(bridges.map((b) => [b.bridgeUrl, b])).values()];
+          const link = connector.connect(unique);
+          ui.showPairing(link, "your TON wallet");
+        }
+        await connected;
+      }
+      const wallet = connector.wallet!;
+      return {
+        address: wallet.account.address,
+        name: "TON wallet",
+        async signAgreement(message) {
+          const signed = await connector.signData({ type: "text", text: message });
+          return { walletSignature: signed.signature, publicKey: wallet.account.publicKey ?? "", timestamp: signed.timestamp, domain: signed.domain };
+        },
+      };
+    },
+  };
+}

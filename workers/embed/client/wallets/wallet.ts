@@ -1,0 +1,15 @@
+/** What the wallet adds to an accept: the signature, and for TON Connect its key, timestamp and domain. */
+export type AgreementSignature = { walletSignature: string; publicKey?: string; timestamp?: number; domain?: string };
+
+/** A connected wallet: its address and the one thing the widget asks of it, signing the agreement message. */
+export type WalletSession = {
+  address: string;
+  name: string;
+  signAgreement(message: string): Promise<AgreementSignature>;
+};
+
+/** Shows a pairing link (WalletConnect or TON Connect) as a QR code and a deep link while the wallet connects. */
+export type PairingUi = { showPairing(uri: string, walletName: string): void };
+
+/** A way to connect offered on the first screen. */
+export type WalletOption = { id: string; name: string; icon: string | null; connect(ui: PairingUi): Promise<WalletSession> };

@@ -1,0 +1,27 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { programContext } from "../../../../shared/embed/program-context.ts";
+import type { EmbedAppEnv } from "../../env.ts";
+
+/**
+ * `{embed_url}/embed/<embedKey>/tonconnect-manifest.json`: the TON Connect
+ * manifest of the widget (the iframe is the TON Connect app): its URL is the
+ * widget's origin, so wallets sign for the widget's domain, which accept
+ * checks. Public and readable from any origin (wallets fetch it), as the
+ * TON Connect specification requires.
+ */
+export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
+  app.get("/embed/:embedKey/tonconnect-manifest.json", async (c) => {
+    const ctx = await programContext(c.get("deps").db, c.req.param("embedKey"));
+    const origin = new URL(c.req.url).origin;
+    const b = ctx.settings.branding;
+    return c.json(
+      {
+        url: origin,
+        name: b.companyName ?? ctx.tenant.name,
+        iconUrl: b.logoUrl ?? `${origin}/embed-assets/icon.png`,
+        ...(b.termsUrl ? { termsOfUseUrl: b.termsUrl } : {}),
+      },
+      200,
+      { "access-control-allow-origin": "*", "cache-control": "public, max-age=300" },
+    );
+  });

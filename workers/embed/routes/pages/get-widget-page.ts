@@ -1,0 +1,48 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { chainConfig } from "../../../../shared/chains/chain-config.ts";
+import { widgetConfigView } from "../../../../shared/embed/config-view.ts";
+import { CHANNELS } from "../../../../shared/embed/draw.ts";
+import { programContext } from "../../../../shared/embed/program-context.ts";
+import type { WidgetBoot } from "../../client/boot.ts";
+import { WIDGET_APP_ENTRY } from "../../client-assets.generated.ts";
+import type { EmbedAppEnv } from "../../env.ts";
+import { newNonce, pageSecurityHeaders } from "../../pages/content-security.ts";
+import { WidgetPage } from "../../pages/widget-page.tsx";
+import { ASSET_PREFIX } from "./get-widget-asset.ts";
+
+/** Where the page may connect besides itself: TON Connect's bridges and wallet list, WalletConnect's relay. */
+const WALLETCONNECT_SRC = ["wss://relay.walletconnect.com", "wss://relay.walletconnect.org", "https://*.walletconnect.com", "https://*.walletconnect.org"];
+const TONCONNECT_SRC = ["https:"];
+
+/**
+ * `{embed_url}/embed/<embedKey>?channel=…&parent=<origin>`: the widget's
+ * iframe (unknown key: 404). Framed only by the program's origins; the
+ * parent origin is kept only when it is one of them (the app posts nothing
+ * otherwise); an unknown channel is WEB.
+ */
+export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
+  app.get("/embed/:embedKey", async (c) => {
+    const deps = c.get("deps");
+    const ctx = await programContext(deps.db, c.req.param("embedKey"));
+    const key = ctx.program.embedKey;
+    const channel = (CHANNELS as readonly string[]).includes(c.req.query("channel") ?? "") ? c.req.query("channel")! : "WEB";
+    const parent = c.req.query("parent") ?? null;
+    const family = chainConfig(ctx.chain).family;
+    const origin = new URL(c.req.url).origin;
+    const boot: WidgetBoot = {
+      embedKey: key,
+      channel,
+      parentOrigin: parent !== null && ctx.program.allowedOrigins.includes(parent) ? parent : null,
+      apiBase: `/v1/embed/${encodeURIComponent(key)}`,
+      repayPath: `/embed/${encodeURIComponent(key)}/repay/`,
+      config: widgetConfigView(ctx),
+      family,
+      evmChainId: family === "EVM" ? (chainConfig(ctx.chain).chainId ?? null) : null,
+      walletConnectProjectId: family === "EVM" ? deps.walletConnectProjectId : null,
+      tonManifestUrl: `${origin}/embed/${encodeURIComponent(key)}/tonconnect-manifest.json`,
+    };
+    const nonce = newNonce();
+    const connectSrc = family === "TON" ? TONCONNECT_SRC : boot.walletConnectProjectId ? WALLETCONNECT_SRC : [];
+    const page = WidgetPage({ nonce, boot, entryUrl: `${ASSET_PREFIX}${WIDGET_APP_ENTRY}` });
+    return c.html(page, 200, { ...pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins, connectSrc }), "cache-control": "no-store" });
+  });
