@@ -135,12 +135,14 @@ export function startFlow(d: FlowDeps): void {
   async function eligibilityStep(): Promise<void> {
     showStep(root, "checking", "Checking your wallet", el("p", { class: "spinner" }, "One moment…"));
     const result = await api.eligibility(wallet!.address);
-    if (!result.eligible) {
+    // KYC still to do is not a refusal: the credit-line step asks the merchant for it.
+    const blocking = result.reasons.filter((r) => r.code !== "KYC_REQUIRED");
+    if (!result.eligible && blocking.length > 0) {
       showStep(
         root,
         "ineligible",
         "We can't offer credit to this wallet",
-        el("ul", {}, ...result.reasons.map((r) => el("li", { "data-reason": r.code }, r.message))),
+        el("ul", {}, ...blocking.map((r) => el("li", { "data-reason": r.code }, r.message))),
         el("p", {}, `Questions? Contact ${cfg.branding.supportEmail ?? merchant}.`),
       );
       return;
@@ -162,12 +164,18 @@ export function startFlow(d: FlowDeps): void {
     const current = line!;
     parent.post({ type: "svc:kyc-required", creditLineId: current.creditLine.id, walletAddress: current.creditLine.walletAddress });
     const error = errorBox();
+    // One re-check at a time (the parent's message, the timer and the button may coincide), and none once KYC is done.
+    let busy = false;
     const recheck = async () => {
+      if (busy || !stopKyc) return;
+      busy = true;
       try {
         const next = await api.bootstrap(wallet!.address);
-        if (!next.requiresKyc) await guarded(creditLineStep);
+        if (!next.requiresKyc && stopKyc) await guarded(creditLineStep);
       } catch (err) {
         showError(error, message(err));
+      } finally {
+        busy = false;
       }
     };
     if (!stopKyc) {
@@ -341,6 +349,7 @@ export function startFlow(d: FlowDeps): void {
   async function confirmationStep(initial: Loan): Promise<void> {
     const progress = el("p", { role: "status", "data-testid": "loan-status" }, "Your loan is being processed…");
     showStep(root, "confirmation", "Loan requested", progress);
+    announce(status, "");
     let loan = initial;
     for (let i = 0; ; i++) {
       if (loan.status === "ACTIVE") return fundedStep(loan);
@@ -365,6 +374,7 @@ export function startFlow(d: FlowDeps): void {
 
   function fundedStep(loan: Loan): void {
     parent.post({ type: "svc:loan-funded", loanId: loan.id, fundingTxHash: loan.fundingTxHash });
+    announce(status, "Funds sent.");
     showStep(
       root,
       "funded",

@@ -1,6 +1,7 @@
 /** A due date as the borrower reads it, in their locale, with the time zone. */
 export const formatDate = (iso: string): string =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+  // dateStyle/timeStyle cannot be combined with timeZoneName (a RangeError), so the fields are spelled out.
+  new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
 
 /** A fee as the terms state it: "2.50 USDC" or "1.5%". */
 export const formatFee = (fee: { type: string; value: string }, stablecoin: string): string =>

@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { parseTransaction, type Hex } from "viem";
+import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
+import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
+import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
+
+/**
+ * The widget in a real browser (Debian's Chromium through playwright-core)
+ * against the real workers on workerd: a merchant page on an allowed local
+ * origin includes widget.js; an injected EIP-1193 wallet backed by a viem
+ * account connects, passes the merchant's KYC, takes a drawdown, signs, sees
+ * it funded, and repays from the hosted page until the loan is REPAID. The
+ * viewport is 360 px wide throughout. Screenshots: test-artifacts/widget/.
+ */
+let stack: TestStack;
+let browser: Browser;
+const pages: ServedPage[] = [];
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startTestStack({ ratelimits: { IP_LIMITER: { limit: 1000 } } }), launchBrowser()]);
+}, 90_000);
+afterAll(async () => {
+  for (const p of pages) p.close();
+  await browser?.close();
+  await stack?.dispose();
+});
+
+/** A merchant page embedding the widget; it records every `svc:*` DOM event and every raw message the window receives. */
+const merchantPage = (embedUrl: string, embedKey: string, channel: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title></head>
+<body style="margin:0">
+<h1 style="font:16px system-ui;margin:8px">Checkout</h1>
+<div id="credit"><script src="${embedUrl}/widget.js" data-embed-key="${embedKey}" data-channel="${channel}"></script></div>
+<script>
+  window.svcEvents = []; window.rawMessages = [];
+  window.addEventListener("message", function (e) { window.rawMessages.push({ origin: e.origin, data: e.data }); });
+  ["svc:ready", "svc:kyc-required", "svc:loan-created", "svc:loan-funded"].forEach(function (type) {
+    document.getElementById("credit").addEventListener(type, function (e) { window.svcEvents.push(e.detail); });
+  });
+  window.kycComplete = function () { document.getElementById("credit").dispatchEvent(new CustomEvent("svc:kyc-complete")); };
+</script>
+</body></html>`;
+
+async function shot(page: Page, dir: string, name: string) {
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+async function waitForEvent(page: Page, type: string): Promise<any> {
+  const handle = await page.waitForFunction((t) => (globalThis as any).svcEvents.find((e: any) => e.type === t), type, { timeout: 30_000 });
+  return handle.jsonValue();
+}
+
+const widgetFrame = async (page: Page, embedUrl: string): Promise<Frame> => {
+  const handle = await page.waitForSelector("iframe");
+  const frame = await handle.contentFrame();
+  if (!frame || !frame.url().startsWith(`${embedUrl}/embed/`)) throw new Error(`the widget frame is at ${frame?.url()}`);
+  return frame;
+};
+
+const noHorizontalOverflow = (frame: Frame) => frame.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
+
+test("connect → KYC → agreement → draw → sign → funded → repaid on the hosted page, at 360 px", async () => {
+  const dir = await artifactsDir("widget");
+  const m = await signUpMerchant(stack, "Widget Shop");
+  const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "IOS"), { hostname: "127.0.0.1" });
+  pages.push(shop);
+  // The program allows the merchant page's origin; the tenant gates funding on KYC, so the widget must ask for it.
+  const me = await m.dashboard("/v1/me");
+  const program = me.body.widgetPrograms[0];
+  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  const settings = await m.dashboard("/v1/settings", {
+    method: "PUT",
+    json: { requiresKycBeforeFunding: true, branding: { companyName: "Widget Shop", logoUrl: null, primaryColor: "#0A7E3D", supportEmail: "help@shop.example", termsUrl: null } },
+  });
+  expect(settings.status).toBe(200);
+
+  const borrower = privateKeyToAccount(generatePrivateKey());
+  const submitted: Hex[] = [];
+  const context: BrowserContext = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const wallet: InjectedWallet = await installInjectedWallet(context, {
+    account: borrower,
+    chainId: 80002,
+    sendRawTransaction: async (signedTransaction) => {
+      submitted.push(signedTransaction);
+      const res = await m.api("/v1/sandbox/chain/transactions", { json: { chain: "POLYGON_AMOY", signedTransaction } });
+      if (res.status !== 200) throw new Error(`the chain refused the transaction: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.txHash as Hex;
+    },
+  });
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  page.on("console", (msg) => msg.type() === "error" && consoleErrors.push(msg.text()));
+  if (process.env.DEBUG_WIDGET) {
+    page.on("console", (msg) => console.log("[browser]", msg.type(), msg.text()));
+    page.on("response", async (res) => console.log("[http]", res.request().method(), res.url(), res.request().postData(), res.status(), res.url().includes("/v1/") ? await res.text().catch(() => "") : ""));
+  }
+  await page.goto(shop.origin);
+  const frame = await widgetFrame(page, stack.embedUrl);
+  try {
+    await flow();
+  } catch (err) {
+    // What the borrower saw when it failed: a screenshot and the widget's text.
+    await shot(page, dir, "failure").catch(() => {});
+    console.error("widget at failure:", await frame.locator("body").innerText().catch(() => "(unreadable)"));
+    throw err;
+  }
+  await context.close();
+
+  async function flow() {
+  expect(new URL(frame.url()).searchParams.get("channel")).toBe("IOS");
+  expect(new URL(frame.url()).searchParams.get("parent")).toBe(shop.origin);
+
+  // 1. Connect: the injected wallet is discovered through EIP-6963.
+  const connect = frame.getByRole("button", { name: "Connect Test Wallet" });
+  await connect.waitFor();
+  expect(await frame.getByText("Powered by svc credit").isVisible()).toBe(true);
+  expect(await noHorizontalOverflow(frame)).toBe(true);
+  await shot(page, dir, "1-connect");
+  await connect.click();
+
+  // 2. KYC: the parent gets svc:kyc-required from the widget's origin, addressed to the page's exact origin.
+  await frame.getByRole("heading", { name: "Verify your identity" }).waitFor();
+  const kyc = await waitForEvent(page, "svc:kyc-required");
+  expect(kyc).toMatchObject({ type: "svc:kyc-required", walletAddress: borrower.address });
+  const raw = await page.evaluate(() => (globalThis as any).rawMessages.filter((m: any) => m.data?.type === "svc:kyc-required"));
+  expect(raw).toEqual([{ origin: stack.embedUrl, data: { type: "svc:kyc-required", creditLineId: kyc.creditLineId, walletAddress: borrower.address } }]);
+  await shot(page, dir, "2-kyc-required");
+  const confirmed = await m.api(`/v1/credit-lines/${kyc.creditLineId}/kyc-confirmation`, { json: { verified: true, merchantUserId: "user-42", reference: "kyc-ref-42", borrowerRef: "shop-user-42" } });
+  expect(confirmed.status).toBe(200);
+  await page.evaluate(() => (globalThis as any).kycComplete());
+
+  // 3. The revolving credit-line agreement.
+  await frame.getByRole("heading", { name: "Your credit line" }).waitFor();
+  await shot(page, dir, "3-agreement");
+  const cont = frame.getByRole("button", { name: "Continue" });
+  expect(await cont.isDisabled()).toBe(true);
+  await frame.getByLabel("I have read and accept the credit line agreement").check();
+  await cont.click();
+
+  // 4. Drawdown with a live quote.
+  await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
+  await frame.getByLabel("Amount (USDC)").fill("100");
+  await frame.getByLabel("7 days").check();
+  await frame.getByTestId("total-due").waitFor();
+  const config = (await stack.fetch(`/v1/embed/${m.embedKey}/config`)).body;
+  const quote = (await stack.fetch(`/v1/embed/${m.embedKey}/quote`, { json: { walletAddress: borrower.address, amount: "100.00", tenureDays: 7 } })).body;
+  expect(await frame.getByTestId("total-due").textContent()).toBe(`${quote.totalDue} USDC`);
+  expect(config.tenures).toContain(7);
+  expect(await noHorizontalOverflow(frame)).toBe(true);
+  await shot(page, dir, "4-draw-quote");
+
+  // 5. Sign and borrow: the wallet signs the challenge message (EIP-191), accept makes the loan, the widget polls until funded.
+  await frame.getByRole("button", { name: "Sign and borrow" }).click();
+  await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
+  await shot(page, dir, "5-funded");
+  const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
+  expect(signCalls).toHaveLength(1);
+  expect(signCalls[0]!.origin).toBe(stack.embedUrl);
+  const created = await waitForEvent(page, "svc:loan-created");
+  const funded = await waitForEvent(page, "svc:loan-funded");
+  expect(funded.loanId).toBe(created.loanId);
+  const loan = (await m.api(`/v1/loans/${created.loanId}`)).body;
+  expect(loan).toMatchObject({
+    status: "ACTIVE",
+    program: program.id,
+    channel: "IOS",
+    borrowerRef: "shop-user-42",
+    borrowerWalletAddress: borrower.address,
+    principalAmount: "100.00",
+    tenureDays: 7,
+    totalDue: quote.totalDue,
+    fundingTxHash: funded.fundingTxHash,
+  });
+
+  // 6. Repay from the hosted page: the fee on top of the principal comes from the faucet; the wallet sends approve + repay.
+  const fee = BigInt(quote.totalDue.replace(".", "")) - 10000n;
+  expect((await m.api("/v1/sandbox/chain/faucet", { json: { chain: "POLYGON_AMOY", address: borrower.address, amount: `${fee / 100n}.${String(fee % 100n).padStart(2, "0")}` } })).status).toBe(200);
+  await frame.getByTestId("repay-link").click();
+  await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}`);
+  expect(await frame.getByTestId("amount-due").textContent()).toBe(`${quote.totalDue} USDC`);
+  await shot(page, dir, "6-repay");
+  await frame.getByRole("button", { name: "Repay with my wallet" }).click();
+  await frame.getByText("Repaid. Thank you.").waitFor({ timeout: 60_000 });
+  await shot(page, dir, "7-repaid");
+  expect(submitted.map((tx) => parseTransaction(tx).nonce ?? 0)).toEqual([0, 1]);
+  const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;
+  expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
+  expect(consoleErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }
+}, 120_000);
+
+test("a page on a disallowed origin can neither frame the widget (CSP frame-ancestors) nor call the embed API (403)", async () => {
+  const dir = await artifactsDir("widget");
+  const m = await signUpMerchant(stack, "Guarded Shop");
+  const me = await m.dashboard("/v1/me");
+  const program = me.body.widgetPrograms[0];
+  const allowed = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
+  const evil = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "localhost" });
+  pages.push(allowed, evil);
+  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [allowed.origin] } })).status).toBe(200);
+
+  const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
+  const page = await context.newPage();
+  const blocked: string[] = [];
+  page.on("console", (msg) => /frame-ancestors/.test(msg.text()) && blocked.push(msg.text()));
+  await page.goto(evil.origin);
+  const handle = await page.waitForSelector("iframe");
+  // The browser refuses to render the frame: it never runs the widget.
+  await page.waitForFunction(() => true);
+  for (let i = 0; i < 50 && blocked.length === 0; i++) await page.waitForTimeout(100);
+  expect(blocked.length).toBeGreaterThan(0);
+  expect(blocked[0]).toContain(allowed.origin);
+  const frame = await handle.contentFrame();
+  const widgetRan = await frame?.evaluate(() => (globalThis as any).document.getElementById("widget-boot") !== null).catch(() => false);
+  expect(widgetRan).toBeFalsy();
+  await shot(page, dir, "disallowed-origin");
+
+  // The embed API answers 403 to this origin, with no CORS grant, so the page cannot read anything.
+  // Chromium's own network log (Playwright reports no response for a CORS-blocked fetch): the status, and why it failed.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  const network: { status?: number; cors?: string } = {};
+  const ids = new Set<string>();
+  cdp.on("Network.requestWillBeSent", (e) => {
+    if (e.request.url.endsWith(`/v1/embed/${m.embedKey}/config`)) ids.add(e.requestId);
+  });
+  cdp.on("Network.responseReceivedExtraInfo", (e) => {
+    if (ids.has(e.requestId)) network.status = e.statusCode;
+  });
+  cdp.on("Network.loadingFailed", (e) => {
+    if (e.corsErrorStatus) network.cors = e.corsErrorStatus.corsError;
+  });
+  const result = await page.evaluate(async (url) => {
+    try {
+      await fetch(url);
+      return "read";
+    } catch (err) {
+      return `blocked: ${(err as Error).name}`;
+    }
+  }, `${stack.baseUrl}/v1/embed/${m.embedKey}/config`);
+  expect(result).toBe("blocked: TypeError");
+  for (let i = 0; i < 50 && (network.cors === undefined || network.status === undefined); i++) await page.waitForTimeout(50);
+  expect(network).toEqual({ status: 403, cors: "MissingAllowOriginHeader" });
+  const direct = await stack.fetch(`/v1/embed/${m.embedKey}/config`, { headers: { origin: evil.origin } });
+  expect(direct.status).toBe(403);
+  expect(direct.body).toMatchObject({ statusCode: 403, error: "Forbidden" });
+  expect(direct.headers.get("access-control-allow-origin")).toBeNull();
+
+  // The allowed origin, same browser: framed and served.
+  await page.goto(allowed.origin);
+  const ok = await widgetFrame(page, stack.embedUrl);
+  await ok.getByText("Powered by svc credit").waitFor();
+  await context.close();
+}, 60_000);
