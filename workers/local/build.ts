@@ -76,4 +76,8 @@ if (import.meta.main) {
   const { WIDGET_SCRIPT } = await import("../embed/pages/widget-script.ts");
   const bytes = new TextEncoder().encode(WIDGET_SCRIPT);
   console.log(`widget.js: ${bytes.length} bytes, ${Bun.gzipSync(bytes).length} bytes gzipped (budget 5120)`);
+  // The embed worker's build step has just written it; this reads the same output back (nothing is rewritten).
+  const { buildClient } = await import("../embed/build-client.ts");
+  const app = await buildClient();
+  for (const f of app.files) console.log(`widget app ${f.name === app.entry ? "entry" : "chunk"} ${f.name}: ${f.bytes} bytes, ${f.gzip} bytes gzipped`);
 }

@@ -13,7 +13,7 @@ export type FlowDeps = {
   status: HTMLElement;
   /** The ways to connect, and a callback for wallets that announce themselves later. */
   wallets(onChange: (options: WalletOption[]) => void): WalletOption[];
-  qrSvg(text: string): string;
+  qrSvg(text: string): Promise<string>;
 };
 
 const KYC_POLL_MS = 4000;
@@ -39,7 +39,10 @@ export function startFlow(d: FlowDeps): void {
   const merchant = cfg.branding.companyName ?? cfg.program.name;
   let wallet: WalletSession | null = null;
   let line: Bootstrap | null = null;
+  /** While KYC is awaited: stops the re-check timer and the parent listener. */
   let stopKyc: (() => void) | null = null;
+  let kycBusy = false;
+  const waitingForKyc = () => stopKyc !== null;
 
   const errorBox = () => el("p", { class: "error", role: "alert", hidden: true });
   const showError = (box: HTMLElement, text: string) => {
@@ -112,7 +115,8 @@ export function startFlow(d: FlowDeps): void {
 
   function qrBlock(uri: string): HTMLElement {
     const box = el("div", { class: "qr", role: "img", "aria-label": "QR code of the wallet connection link" });
-    box.innerHTML = d.qrSvg(uri); // our own QR generator's SVG, built from the link; no outside markup
+    // Our own QR generator's SVG, built from the link; no outside markup.
+    void d.qrSvg(uri).then((svg) => (box.innerHTML = svg));
     return box;
   }
 
@@ -165,20 +169,19 @@ export function startFlow(d: FlowDeps): void {
     parent.post({ type: "svc:kyc-required", creditLineId: current.creditLine.id, walletAddress: current.creditLine.walletAddress });
     const error = errorBox();
     // One re-check at a time (the parent's message, the timer and the button may coincide), and none once KYC is done.
-    let busy = false;
     const recheck = async () => {
-      if (busy || !stopKyc) return;
-      busy = true;
+      if (kycBusy || !waitingForKyc()) return;
+      kycBusy = true;
       try {
         const next = await api.bootstrap(wallet!.address);
-        if (!next.requiresKyc && stopKyc) await guarded(creditLineStep);
+        if (!next.requiresKyc && waitingForKyc()) await guarded(creditLineStep);
       } catch (err) {
         showError(error, message(err));
       } finally {
-        busy = false;
+        kycBusy = false;
       }
     };
-    if (!stopKyc) {
+    if (!waitingForKyc()) {
       const timer = setInterval(recheck, KYC_POLL_MS);
       const off = parent.on("svc:kyc-complete", () => void recheck());
       stopKyc = () => {

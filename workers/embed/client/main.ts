@@ -1,4 +1,3 @@
-import qrcode from "qrcode-generator";
 import { embedApi } from "./api.ts";
 import type { WidgetBoot } from "./boot.ts";
 import { startFlow } from "./flow.ts";
@@ -8,8 +7,9 @@ import { tonConnectOption } from "./wallets/ton.ts";
 import type { WalletOption } from "./wallets/wallet.ts";
 import { walletConnectOption } from "./wallets/walletconnect.ts";
 
-/** An SVG QR code of `text`, from the same generator the hosted repayment page uses. */
-function qrSvg(text: string): string {
+/** An SVG QR code of `text`, from the same generator the hosted repayment page uses (loaded when a pairing link is shown). */
+async function qrSvg(text: string): Promise<string> {
+  const { default: qrcode } = await import("qrcode-generator");
   const q = qrcode(0, "M");
   q.addData(text);
   q.make();

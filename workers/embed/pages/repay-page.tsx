@@ -2,6 +2,8 @@
 import qrcode from "qrcode-generator";
 import type { RepaymentInstructions } from "../../../shared/chains/repayment-instructions.ts";
 import type { Branding } from "../../../shared/domain/branding.ts";
+import { POWERED_BY } from "../../../shared/embed/config-view.ts";
+import { brandColor, textOn } from "./brand-colors.ts";
 
 export type RepayPageInput = {
   nonce: string;
@@ -18,8 +20,6 @@ export function qrSvg(text: string): string {
   q.make();
   return q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
 }
-
-const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
 function CopyField(props: { label: string; value: string; id: string }) {
   return (
@@ -44,9 +44,9 @@ function CopyField(props: { label: string; value: string; id: string }) {
  * escaped by JSX; the color is used only when it is strictly #RRGGBB.
  */
 export function RepayPage(p: RepayPageInput) {
-  const color = p.branding.primaryColor && COLOR.test(p.branding.primaryColor) ? p.branding.primaryColor : "#1f4fd1";
+  const color = brandColor(p.branding.primaryColor);
   const i = p.instructions;
-  const style = `:root{--brand:${color}}body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:16px;max-width:480px;color:#111}h1{font-size:1.25rem}.due{font-size:2rem;font-weight:700}.field{margin:12px 0}.copy{display:flex;gap:8px}.copy input{flex:1;min-width:0;font:inherit;padding:8px;border:1px solid #888;border-radius:6px}button,a.button{background:var(--brand);color:#fff;border:0;border-radius:6px;padding:10px 14px;font:inherit;text-decoration:none;display:inline-block;cursor:pointer}.warn{background:#fff4e5;border-left:4px solid #b45309;padding:8px 12px}.qr svg{width:200px;height:200px}footer{margin-top:24px;color:#555;font-size:.875rem}img.logo{max-height:40px}`;
+  const style = `:root{--brand:${color};--on-brand:${textOn(color)}}body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:16px;max-width:480px;color:#111}h1{font-size:1.25rem}.due{font-size:2rem;font-weight:700}.field{margin:12px 0}.copy{display:flex;gap:8px}.copy input{flex:1;min-width:0;font:inherit;padding:8px;border:1px solid #888;border-radius:6px}button,a.button{background:var(--brand);color:var(--on-brand);border:0;border-radius:6px;padding:10px 14px;font:inherit;text-decoration:none;display:inline-block;cursor:pointer}.warn{background:#fff4e5;border-left:4px solid #b45309;padding:8px 12px}.qr svg{width:200px;height:200px}footer{margin-top:24px;color:#555;font-size:.875rem}img.logo{max-height:40px}`;
   return (
     <html lang="en">
       <head>
@@ -110,7 +110,7 @@ export function RepayPage(p: RepayPageInput) {
             </section>
           )}
         </main>
-        <footer>Powered by svc credit</footer>
+        <footer>{POWERED_BY}</footer>
         <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id) }} />
       </body>
     </html>
@@ -138,7 +138,7 @@ btn.addEventListener("click",async function(){
     try{await provider.request({method:"wallet_switchEthereumChain",params:[{chainId:chainHex}]});}catch(e){}
     for(var i=0;i<ins.transactions.length;i++){var tx=ins.transactions[i];say(tx.description+"…");await provider.request({method:"eth_sendTransaction",params:[{from:from,to:tx.to,data:tx.data,value:"0x0"}]});}
     say("Sent. Waiting for the repayment to settle…");
-    for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}");if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
+    for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}");if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");btn.hidden=true;return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
     say("Still settling; refresh this page in a minute.");
   }catch(e){say("The wallet did not complete the payment: "+(e&&e.message||e));btn.disabled=false;}
 });

@@ -81,6 +81,7 @@ describe("the iframe page /embed/<key>", () => {
       config: { program: { id: m.programId }, chain: "POLYGON_AMOY", stablecoin: "USDC", tenures: [3, 7, 15], poweredBy: "Powered by svc credit" },
     });
     expect(html).toContain('<footer data-testid="powered-by">Powered by svc credit</footer>');
+    expect(html).toContain(`<meta property="csp-nonce" nonce="${nonce}"/>`);
     expect(res.headers.get("cache-control")).toBe("no-store");
     // Another response, another nonce.
     const again = await e.request("GET", `/embed/${m.embedKey}`);

@@ -22,6 +22,8 @@ export function WidgetPage({ nonce, boot, entryUrl }: WidgetPageInput) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {/* Bun's chunk loader adds <link rel="modulepreload"> for lazy chunks with the nonce it reads here. */}
+        <meta property="csp-nonce" nonce={nonce} />
         <title>{`Credit with ${name}`}</title>
         <style>{style(brandColor(b.primaryColor))}</style>
       </head>

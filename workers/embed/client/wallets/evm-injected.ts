@@ -1,16 +1,18 @@
 import { createStore, type EIP6963ProviderDetail } from "mipd";
-import { createWalletClient, custom, type EIP1193Provider } from "viem";
+import { createClient, custom, type EIP1193Provider } from "viem";
+import { requestAddresses, signMessage } from "viem/actions";
 import type { WalletOption, WalletSession } from "./wallet.ts";
 
 /** A session over an EIP-1193 provider: the address it grants, and EIP-191 `personal_sign` of the agreement. */
 export async function evmSession(provider: EIP1193Provider, name: string): Promise<WalletSession> {
-  const client = createWalletClient({ transport: custom(provider) });
-  const [address] = await client.requestAddresses();
+  // A bare client with only the two actions used (tree-shaken: the widget's entry stays small).
+  const client = createClient({ transport: custom(provider) });
+  const [address] = await requestAddresses(client);
   if (!address) throw new Error("The wallet did not share an account");
   return {
     address,
     name,
-    signAgreement: async (message) => ({ walletSignature: await client.signMessage({ account: address, message }) }),
+    signAgreement: async (message) => ({ walletSignature: await signMessage(client, { account: address, message }) }),
   };
 }
 
