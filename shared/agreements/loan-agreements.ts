@@ -7,9 +7,10 @@ import type { LoanRow } from "../../db/schema/loans.ts";
 import { businessRule, conflict, notFound, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
-import { verifyEvmPersonalSignature } from "../domain/signatures.ts";
 import { commitUpdate } from "../loans/commit-transition.ts";
+import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
 import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "./challenge-store.ts";
+import { verifyEvmAgreementSignature } from "./evm-agreement-signature.ts";
 
 const EVM_CHAINS = ["POLYGON_AMOY", "BASE_SEPOLIA", "POLYGON", "BASE"];
 
@@ -61,12 +62,13 @@ export async function issueLoanChallenge(db: Db, store: ChallengeStore, loan: Lo
  * rules 2–4): the challenge must exist, belong to this tenant and loan, be
  * bound to the loan's current wallet, amount, tenure, chain and stablecoin,
  * be unexpired and unused, and the signature must be the wallet's over its
- * message. The challenge is consumed only once the signature verifies, and
- * then by exactly one caller. Returns the consumed challenge.
+ * message (a smart-contract wallet's too, ERC-1271/ERC-6492, when `chain`
+ * can call the chain). The challenge is consumed only once the signature
+ * verifies, and then by exactly one caller. Returns the consumed challenge.
  */
 export async function verifyLoanAgreement(
   store: ChallengeStore,
-  input: { loan: LoanRow; challengeId: string; walletSignature: string; now: Date },
+  input: { loan: LoanRow; challengeId: string; walletSignature: string; now: Date; chain?: ContractSignatureVerifier | null },
 ): Promise<AgreementChallenge> {
   const { loan } = input;
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan; it is never overwritten");
@@ -86,7 +88,7 @@ export async function verifyLoanAgreement(
   if (!EVM_CHAINS.includes(loan.chain)) {
     throw businessRule(`Agreement signatures on ${loan.chain} come with the widget; EVM chains (EIP-191) only for now`);
   }
-  const valid = await verifyEvmPersonalSignature({
+  const valid = await verifyEvmAgreementSignature(input.chain, loan.chain, {
     address: challenge.walletAddress,
     message: challenge.message,
     signature: input.walletSignature,

@@ -1,3 +1,4 @@
+import type { Hex } from "viem";
 import type { Chain, Stablecoin } from "../domain/rails.ts";
 
 /**
@@ -18,7 +19,25 @@ export interface ChainPort {
    * chain's head block. The listener saves the last block it applied.
    */
   readTransactions(chain: Chain, afterBlock: number, limit: number): Promise<{ transactions: ChainTransaction[]; head: number }>;
+  /**
+   * Optional, EVM: whether `signature` is `address`'s EIP-191 signature of
+   * `message` as the chain judges it, so smart-contract wallets can sign:
+   * ERC-1271 `isValidSignature` on a deployed wallet, ERC-6492 (the wallet's
+   * factory call simulated first) on a counterfactual one, ecrecover on an
+   * EOA. Only adapters that can call the chain offer it (the live EVM adapter,
+   * through `evmContractSignatures`, which runs viem's `verifyMessage` and so
+   * the deployless universal validator in one `eth_call`); the simulated
+   * chain executes no contracts and has none. Throws only when the chain
+   * cannot be asked (RPC down): a bad signature is `false`.
+   */
+  verifyContractSignature?(chain: Chain, input: ContractSignatureInput): Promise<boolean>;
 }
+
+/** What `verifyContractSignature` judges: the signer's address, the signed text, the wallet's signature bytes. */
+export type ContractSignatureInput = { address: string; message: string; signature: Hex };
+
+/** The port's contract-signature capability alone, as the accept paths take it. */
+export type ContractSignatureVerifier = Pick<ChainPort, "verifyContractSignature">;
 
 export type TransferRequest = {
   chain: Chain;

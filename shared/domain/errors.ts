@@ -15,6 +15,8 @@ export const ERROR_KINDS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, name: "Unsupported Media Type" },
   RATE_LIMITED: { status: 429, name: "Too Many Requests" },
   INTERNAL: { status: 500, name: "Internal Server Error" },
+  /** A dependency outside the service (e.g. a chain's RPC) cannot be reached: retry later. */
+  UNAVAILABLE: { status: 503, name: "Service Unavailable" },
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_KINDS;
@@ -53,6 +55,8 @@ export const forbidden = (message = "You are not permitted to perform this actio
   new DomainError("FORBIDDEN", message);
 export const notFound = (what: string) => new DomainError("NOT_FOUND", `${what} not found`);
 export const conflict = (message: string) => new DomainError("CONFLICT", message);
+export const unavailable = (message: string, retryAfterSeconds = 30) =>
+  new DomainError("UNAVAILABLE", message, { "Retry-After": String(retryAfterSeconds) });
 export const rateLimited = (retryAfterSeconds: number) =>
   new DomainError("RATE_LIMITED", "Too many requests; retry later", {
     "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))),

@@ -4,12 +4,13 @@ import { creditLines } from "../../db/schema/credit-lines.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementMessage } from "../agreements/loan-agreements.ts";
 import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "../agreements/challenge-store.ts";
+import { verifyEvmAgreementSignature } from "../agreements/evm-agreement-signature.ts";
 import { chainConfig } from "../chains/chain-config.ts";
+import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
 import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
-import { verifyEvmPersonalSignature } from "../domain/signatures.ts";
 import { verifySolanaSignature, verifyTonConnectSignData } from "../domain/wallet-signatures.ts";
 import { createLoan } from "../loans/create-loan.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
@@ -94,10 +95,17 @@ export type AcceptInput = {
  */
 const allowedDomains = (origins: string[], widgetHost: string | null) => [...(widgetHost ? [widgetHost] : []), ...origins.map((o) => new URL(o).host)];
 
-async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date, widgetHost: string | null): Promise<string | null> {
+/**
+ * What signature checks need: the widget's host (TON Connect domains) and,
+ * optionally, a chain adapter that can call the chain for smart-contract
+ * wallet signatures (absent or without the capability: EOAs only).
+ */
+type SignatureDeps = { widgetHost: string | null; chain?: ContractSignatureVerifier | null };
+
+async function signatureValid(deps: SignatureDeps, ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
   const family = chainConfig(ctx.chain).family;
   if (family === "EVM") {
-    const ok = await verifyEvmPersonalSignature({ address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
+    const ok = await verifyEvmAgreementSignature(deps.chain, ctx.chain, { address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
     return ok ? null : "walletSignature: is not the wallet's EIP-191 signature of the challenge message";
   }
   if (family === "SOLANA") {
@@ -115,7 +123,7 @@ async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge
     domain: input.domain,
     text: challenge.message,
     nowSeconds: Math.floor(now.getTime() / 1000),
-    allowedDomains: allowedDomains(ctx.program.allowedOrigins, widgetHost),
+    allowedDomains: allowedDomains(ctx.program.allowedOrigins, deps.widgetHost),
   });
   return result.ok ? null : `walletSignature: ${result.reason}`;
 }
@@ -123,7 +131,8 @@ async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge
 /**
  * Accepts a draw (DECISIONS.md "accept"): the challenge must exist for this
  * program, be bound to exactly these values, unexpired and unused, and the
- * signature must be the wallet's over its message; otherwise 400 and no loan.
+ * signature must be the wallet's over its message (on EVM, a smart-contract
+ * wallet's too when `deps.chain` can call the chain); otherwise 400 and no loan.
  * The challenge is consumed by the first accept that verifies (of concurrent
  * accepts, one), and the loan is created through the same path as
  * `POST /v1/loans` (underwriting, idempotency, funding, events) with the
@@ -131,7 +140,7 @@ async function signatureValid(ctx: ProgramContext, challenge: AgreementChallenge
  * key answers with the loan it made.
  */
 export async function acceptDraw(
-  deps: { db: Db; store: ChallengeStore; writer: LoanWriter; widgetHost: string | null },
+  deps: { db: Db; store: ChallengeStore; writer: LoanWriter } & SignatureDeps,
   ctx: ProgramContext,
   input: AcceptInput,
   now: Date,
@@ -163,7 +172,7 @@ export async function acceptDraw(
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
 
-  const bad = await signatureValid(ctx, challenge, input, now, deps.widgetHost);
+  const bad = await signatureValid(deps, ctx, challenge, input, now);
   if (bad) throw validationError([bad]);
   const line = await creditLineFor(db, ctx, wallet, now);
   if (await requiresKyc(db, ctx, line)) {

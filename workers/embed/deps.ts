@@ -20,5 +20,8 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     log: consoleLogger,
     widgetHost: env.EMBED_HOST ?? null,
     walletConnectProjectId: env.WALLETCONNECT_PROJECT_ID || null,
+    // The sandbox chains are simulated and execute no contracts, and there is no live EVM
+    // adapter yet: EOA signatures only. The live adapter brings `evmContractSignatures`.
+    chain: null,
   };
 }

@@ -1,5 +1,6 @@
 import type { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
+import type { ContractSignatureVerifier } from "../../shared/chains/chain-port.ts";
 import type { Db } from "../../db/create-db.ts";
 import type { Clock } from "../../shared/domain/clock.ts";
 import type { ProgramContext } from "../../shared/embed/program-context.ts";
@@ -36,6 +37,11 @@ export type EmbedDeps = {
   log: Logger;
   widgetHost: string | null;
   walletConnectProjectId: string | null;
+  /**
+   * A chain adapter that can call the chain, for smart-contract wallet
+   * signatures (ERC-1271/ERC-6492) at accept; null: EOA signatures only.
+   */
+  chain: ContractSignatureVerifier | null;
 };
 
 /** Hono's typed environment for the embed worker. */

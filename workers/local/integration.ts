@@ -1,4 +1,7 @@
+import { rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { startStack, type StackOptions } from "./stack.ts";
+import { REPO_ROOT } from "./wrangler-config.ts";
 
 /**
  * The one helper of the miniflare tier (tier 3): the bundled workers together
@@ -41,8 +44,9 @@ export type TestStack = {
 };
 
 /**
- * Starts an in-memory stack on free ports, cron off (fire it with
- * `scheduled()`), the bundles built once per process.
+ * Starts an in-memory stack on free ports (or on `embedPort` for the embed
+ * worker, e.g. to name it in `EMBED_HOST` as workers/local/dev.ts does), cron
+ * off (fire it with `scheduled()`), the bundles built once per process.
  *
  * @example
  * let stack: TestStack;
@@ -53,8 +57,24 @@ export type TestStack = {
  *   expect(res.status).toBe(201);
  * });
  */
-export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel"> = {}): Promise<TestStack> {
-  const stack = await startStack({ port: 0, embedPort: 0, cronIntervalMs: 0, logLevel: "error", ...options });
+let bundlesDir: string | null = null;
+
+/**
+ * This process's own bundle directory (`dist/.test-<pid>`, removed on exit):
+ * test processes running side by side (or `npm run dev`, which builds into
+ * `dist/`) never read bundles another one is rewriting.
+ */
+function testBundlesDir(): string {
+  if (!bundlesDir) {
+    bundlesDir = `dist/.test-${process.pid}`;
+    const absolute = resolve(REPO_ROOT, bundlesDir);
+    process.once("exit", () => rmSync(absolute, { recursive: true, force: true }));
+  }
+  return bundlesDir;
+}
+
+export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort"> = {}): Promise<TestStack> {
+  const stack = await startStack({ port: 0, embedPort: 0, cronIntervalMs: 0, logLevel: "error", outDir: testBundlesDir(), ...options });
   return {
     baseUrl: stack.baseUrl,
     embedUrl: stack.embedUrl,

@@ -1,3 +1,4 @@
+import type { ContractSignatureVerifier } from "../../../shared/chains/chain-port.ts";
 import { consoleLogger } from "../../../shared/observability/logger.ts";
 import { memoryRateLimiter } from "../../api/testing/memory-rate-limiter.ts";
 import type { TestApp } from "../../api/testing/harness.ts";
@@ -9,7 +10,7 @@ import type { EmbedDeps, EmbedEnv } from "../env.ts";
  * challenge store and queue, so a test signs up and configures through the
  * api and draws through the embed API.
  */
-export function createEmbedTestApp(t: TestApp, options: { limit?: number; walletConnectProjectId?: string } = {}) {
+export function createEmbedTestApp(t: TestApp, options: { limit?: number; walletConnectProjectId?: string; chain?: ContractSignatureVerifier } = {}) {
   const deps: EmbedDeps = {
     db: t.db,
     clock: t.clock,
@@ -21,6 +22,8 @@ export function createEmbedTestApp(t: TestApp, options: { limit?: number; wallet
     log: consoleLogger,
     widgetHost: "embed.svc-credit.test",
     walletConnectProjectId: options.walletConnectProjectId ?? null,
+    // The api's chain port (simulated: no contract signatures) unless a test brings one that calls a chain.
+    chain: options.chain ?? t.deps.chain,
   };
   const app = createEmbedApp(() => deps);
   async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {

@@ -10,7 +10,11 @@ import { defineRoute } from "../../route.ts";
 
 const BodySchema = z
   .object({
-    walletSignature: z.string().min(1).max(1024).openapi({ description: "EIP-191 personal_sign of the challenge message (0x + 130 hex)" }),
+    walletSignature: z
+      .string()
+      .min(1)
+      .max(8192)
+      .openapi({ description: "EIP-191 personal_sign of the challenge message (0x + 130 hex); a smart-contract wallet's ERC-1271 or ERC-6492-wrapped signature where the chain can be asked" }),
     agreementChallengeId: z.string().min(1).max(64),
     agreementText: z.string().min(1).max(100_000).optional().openapi({ description: "The exact agreement text when you render the agreement yourself; kept immutably" }),
   })
@@ -38,7 +42,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Record the borrower's signed agreement",
     description:
-      "Verifies the wallet's signature of the challenge message (EIP-191 on EVM chains), consumes the single-use challenge (unexpired, unused, bound to this loan's terms; otherwise 400 naming the field), and keeps the exact agreement text immutably (`agreementText` when given, else the signed message). A second agreement never overwrites the first: 409. With `requiresKycBeforeFunding`, funding proceeds once KYC is confirmed too.",
+      "Verifies the wallet's signature of the challenge message (EIP-191 on EVM chains; smart-contract wallets, ERC-1271 deployed or ERC-6492 counterfactual, on chains whose adapter can call the chain: the simulated sandbox chains execute no contracts, so there a contract wallet's signature is 400), consumes the single-use challenge (unexpired, unused, bound to this loan's terms; otherwise 400 naming the field), and keeps the exact agreement text immutably (`agreementText` when given, else the signed message). A second agreement never overwrites the first: 409. With `requiresKycBeforeFunding`, funding proceeds once KYC is confirmed too.",
     request: { params: LoanIdParamSchema, body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 201: { description: "Agreement recorded", content: { "application/json": { schema: ResponseSchema } } } },
   },
@@ -46,7 +50,7 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, loans, challenges, clock } = c.get("deps");
+    const { db, loans, challenges, clock, chain } = c.get("deps");
     const { tenant } = c.get("principal");
     const body = c.req.valid("json");
     const now = tenantClock(clock, tenant).now();
@@ -56,6 +60,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       challengeId: body.agreementChallengeId,
       walletSignature: body.walletSignature,
       now,
+      chain,
     });
     const loan = await loans.run({
       kind: "agreement",

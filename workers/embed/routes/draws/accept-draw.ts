@@ -13,7 +13,8 @@ const BodySchema = z.object({
   amount: AmountSchema,
   tenureDays: z.number().int(),
   agreementChallengeId: z.string().min(1).max(64),
-  walletSignature: z.string().min(1).max(1024),
+  // ERC-6492 signatures carry the wallet's factory call, so they run to a few KB.
+  walletSignature: z.string().min(1).max(8192),
   channel: z.enum(CHANNELS).default("WEB"),
   idempotencyKey: z.string().min(1).max(255).optional(),
   publicKey: z.string().min(1).max(128).optional().openapi({ description: "TON Connect: the wallet's public key" }),
@@ -25,7 +26,7 @@ export const route = createRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/accept",
   summary: "Accept a draw with the signed agreement",
-  description: `Creates the loan through the same path as POST /v1/loans (underwriting, idempotency, funding, events), recording the program and channel. The challenge must exist for this program, be bound to exactly this wallet, amount and tenure, be unexpired and unused. The signature must be the wallet's over its message: EVM EIP-191 personal_sign, Solana ed25519 (base58 or base64), or TON Connect signData text (with publicKey, timestamp, domain; the key must belong to the address as a v4 or v5 wallet). Otherwise 400 and no loan. The challenge is consumed by the first accept that verifies. KYC still required: 409. A retried accept with the same idempotency key answers 200 with its loan. ${EMBED_ERRORS}`,
+  description: `Creates the loan through the same path as POST /v1/loans (underwriting, idempotency, funding, events), recording the program and channel. The challenge must exist for this program, be bound to exactly this wallet, amount and tenure, be unexpired and unused. The signature must be the wallet's over its message: EVM EIP-191 personal_sign (and smart-contract wallets: ERC-1271 isValidSignature when deployed, an ERC-6492-wrapped signature when counterfactual, on chains whose adapter can call the chain; the simulated sandbox chains execute no contracts, so there a contract wallet's signature is 400), Solana ed25519 (base58 or base64), or TON Connect signData text (with publicKey, timestamp, domain; the key must belong to the address as a v4 or v5 wallet). Otherwise 400 and no loan. The challenge is consumed by the first accept that verifies. KYC still required: 409. A retried accept with the same idempotency key answers 200 with its loan. ${EMBED_ERRORS}`,
   request: { params: KeyParams, ...json(BodySchema) },
   responses: {
     201: { description: "The loan", content: { "application/json": { schema: z.object({ loan: z.object({ id: z.string() }).passthrough() }) } } },
@@ -38,7 +39,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const ctx = c.get("program");
     const deps = c.get("deps");
     const now = () => tenantClock(deps.clock, ctx.tenant).now();
-    const { loan, created } = await acceptDraw({ db: deps.db, store: deps.challenges, writer: deps.loans, widgetHost: deps.widgetHost }, ctx, c.req.valid("json"), now());
+    const { loan, created } = await acceptDraw({ db: deps.db, store: deps.challenges, writer: deps.loans, widgetHost: deps.widgetHost, chain: deps.chain }, ctx, c.req.valid("json"), now());
     // The draw's events go out at once (the cron relay is the safety net).
     const relay = relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId: ctx.tenant.id }).catch((err) => deps.log.error("relay after accept failed", safeErrorFields(err)));
     try {
