@@ -14,7 +14,11 @@ export function tonConnectOption(manifestUrl: string): WalletOption {
     icon: null,
     async connect(ui): Promise<WalletSession> {
       const { default: TonConnect, isWalletInfoCurrentlyInjected, isWalletInfoRemote } = await import("@tonconnect/sdk");
-      const connector = new TonConnect({ manifestUrl });
+      // No telemetry: by default (analytics mode "telemetry") the SDK batches events to
+      // https://analytics.ton.org/events every 2 s (the widget's URL with the embed key, the
+      // manifest URL, the wallet's app and state init, from which its address follows), a
+      // third party the borrower never agreed to; offline it retries and logs errors.
+      const connector = new TonConnect({ manifestUrl, analytics: { mode: "off" } });
       await connector.restoreConnection();
       if (!connector.wallet) {
         const wallets = await connector.getWallets();
