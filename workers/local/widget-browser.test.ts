@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseTransaction, type Hex } from "viem";
+import { axeViolations } from "./accessibility.ts";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
@@ -118,6 +119,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   expect(await frame.getByText("Powered by svc credit").isVisible()).toBe(true);
   expect(await noHorizontalOverflow(frame)).toBe(true);
   await shot(page, dir, "1-connect");
+  expect(await axeViolations(frame)).toEqual([]);
   await connect.click();
 
   // 2. KYC: the parent gets svc:kyc-required from the widget's origin, addressed to the page's exact origin.
@@ -127,6 +129,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   const raw = await page.evaluate(() => (globalThis as any).rawMessages.filter((m: any) => m.data?.type === "svc:kyc-required"));
   expect(raw).toEqual([{ origin: stack.embedUrl, data: { type: "svc:kyc-required", creditLineId: kyc.creditLineId, walletAddress: borrower.address } }]);
   await shot(page, dir, "2-kyc-required");
+  expect(await axeViolations(frame)).toEqual([]);
   const confirmed = await m.api(`/v1/credit-lines/${kyc.creditLineId}/kyc-confirmation`, { json: { verified: true, merchantUserId: "user-42", reference: "kyc-ref-42", borrowerRef: "shop-user-42" } });
   expect(confirmed.status).toBe(200);
   await page.evaluate(() => (globalThis as any).kycComplete());
@@ -134,6 +137,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   // 3. The revolving credit-line agreement.
   await frame.getByRole("heading", { name: "Your credit line" }).waitFor();
   await shot(page, dir, "3-agreement");
+  expect(await axeViolations(frame)).toEqual([]);
   const cont = frame.getByRole("button", { name: "Continue" });
   expect(await cont.isDisabled()).toBe(true);
   await frame.getByLabel("I have read and accept the credit line agreement").check();
@@ -150,11 +154,13 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   expect(config.tenures).toContain(7);
   expect(await noHorizontalOverflow(frame)).toBe(true);
   await shot(page, dir, "4-draw-quote");
+  expect(await axeViolations(frame)).toEqual([]);
 
   // 5. Sign and borrow: the wallet signs the challenge message (EIP-191), accept makes the loan, the widget polls until funded.
   await frame.getByRole("button", { name: "Sign and borrow" }).click();
   await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
   await shot(page, dir, "5-funded");
+  expect(await axeViolations(frame)).toEqual([]);
   const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
   expect(signCalls).toHaveLength(1);
   expect(signCalls[0]!.origin).toBe(stack.embedUrl);
@@ -181,6 +187,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}`);
   expect(await frame.getByTestId("amount-due").textContent()).toBe(`${quote.totalDue} USDC`);
   await shot(page, dir, "6-repay");
+  expect(await axeViolations(frame)).toEqual([]);
   await frame.getByRole("button", { name: "Repay with my wallet" }).click();
   await frame.getByText("Repaid. Thank you.").waitFor({ timeout: 60_000 });
   await shot(page, dir, "7-repaid");
