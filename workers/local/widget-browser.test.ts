@@ -60,6 +60,13 @@ const widgetFrame = async (page: Page, embedUrl: string): Promise<Frame> => {
   return frame;
 };
 
+/** The focused element of a frame as TAG:text (or TAG:id for inputs). */
+const focused = (frame: Frame) =>
+  frame.evaluate(() => {
+    const el = (globalThis as any).document.activeElement;
+    return `${el.tagName}:${el.tagName === "INPUT" ? el.id : el.textContent.trim()}`;
+  });
+
 const noHorizontalOverflow = (frame: Frame) => frame.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
 
 test("connect → KYC → agreement → draw → sign → funded → repaid on the hosted page, at 360 px", async () => {
@@ -120,7 +127,11 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   expect(await noHorizontalOverflow(frame)).toBe(true);
   await shot(page, dir, "1-connect");
   expect(await axeViolations(frame)).toEqual([]);
-  await connect.click();
+  // Keyboard only from here to the drawdown: focus order is heading → wallet button, then checkbox → Continue.
+  await frame.getByRole("heading", { name: "Borrow USDC with Widget Shop" }).click();
+  await page.keyboard.press("Tab");
+  expect(await focused(frame)).toBe("BUTTON:Connect Test Wallet");
+  await page.keyboard.press("Enter");
 
   // 2. KYC: the parent gets svc:kyc-required from the widget's origin, addressed to the page's exact origin.
   await frame.getByRole("heading", { name: "Verify your identity" }).waitFor();
@@ -140,8 +151,14 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   expect(await axeViolations(frame)).toEqual([]);
   const cont = frame.getByRole("button", { name: "Continue" });
   expect(await cont.isDisabled()).toBe(true);
-  await frame.getByLabel("I have read and accept the credit line agreement").check();
-  await cont.click();
+  expect(await focused(frame)).toBe("H2:Your credit line");
+  await page.keyboard.press("Tab");
+  expect(await focused(frame)).toBe("INPUT:agree");
+  await page.keyboard.press("Space");
+  expect(await frame.getByLabel("I have read and accept the credit line agreement").isChecked()).toBe(true);
+  await page.keyboard.press("Tab");
+  expect(await focused(frame)).toBe("BUTTON:Continue");
+  await page.keyboard.press("Enter");
 
   // 4. Drawdown with a live quote.
   await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
