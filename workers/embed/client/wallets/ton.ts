@@ -18,7 +18,7 @@ export function tonConnectOption(manifestUrl: string): WalletOption {
       // https://analytics.ton.org/events every 2 s (the widget's URL with the embed key, the
       // manifest URL, the wallet's app and state init, from which its address follows), a
       // third party the borrower never agreed to; offline it retries and logs errors.
-      const connector = new TonConnect({ manifestUrl, analytics: { mode: "off" } });
+      const connector = new TonConnect({ manifestUrl });
       await connector.restoreConnection();
       if (!connector.wallet) {
         const wallets = await connector.getWallets();
