@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseTransaction, type Hex } from "viem";
 import { axeViolations } from "./accessibility.ts";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
+import { debugPage, focused, merchantPage, noHorizontalOverflow, recordingFailure, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
 
 /**
  * The widget in a real browser (Debian's Chromium through playwright-core)
@@ -27,47 +27,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.dispose();
 });
-
-/** A merchant page embedding the widget; it records every `svc:*` DOM event and every raw message the window receives. */
-const merchantPage = (embedUrl: string, embedKey: string, channel: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title></head>
-<body style="margin:0">
-<h1 style="font:16px system-ui;margin:8px">Checkout</h1>
-<div id="credit"><script src="${embedUrl}/widget.js" data-embed-key="${embedKey}" data-channel="${channel}"></script></div>
-<script>
-  window.svcEvents = []; window.rawMessages = [];
-  window.addEventListener("message", function (e) { window.rawMessages.push({ origin: e.origin, data: e.data }); });
-  ["svc:ready", "svc:kyc-required", "svc:loan-created", "svc:loan-funded"].forEach(function (type) {
-    document.getElementById("credit").addEventListener(type, function (e) { window.svcEvents.push(e.detail); });
-  });
-  window.kycComplete = function () { document.getElementById("credit").dispatchEvent(new CustomEvent("svc:kyc-complete")); };
-</script>
-</body></html>`;
-
-async function shot(page: Page, dir: string, name: string) {
-  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
-}
-
-async function waitForEvent(page: Page, type: string): Promise<any> {
-  const handle = await page.waitForFunction((t) => (globalThis as any).svcEvents.find((e: any) => e.type === t), type, { timeout: 30_000 });
-  return handle.jsonValue();
-}
-
-const widgetFrame = async (page: Page, embedUrl: string): Promise<Frame> => {
-  const handle = await page.waitForSelector("iframe");
-  const frame = await handle.contentFrame();
-  if (!frame || !frame.url().startsWith(`${embedUrl}/embed/`)) throw new Error(`the widget frame is at ${frame?.url()}`);
-  return frame;
-};
-
-/** The focused element of a frame as TAG:text (or TAG:id for inputs). */
-const focused = (frame: Frame) =>
-  frame.evaluate(() => {
-    const el = (globalThis as any).document.activeElement;
-    return `${el.tagName}:${el.tagName === "INPUT" ? el.id : el.textContent.trim()}`;
-  });
-
-const noHorizontalOverflow = (frame: Frame) => frame.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
 
 test("connect → KYC → agreement → draw → sign → funded → repaid on the hosted page, at 360 px", async () => {
   const dir = await artifactsDir("widget");
@@ -100,20 +59,10 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on("console", (msg) => msg.type() === "error" && consoleErrors.push(msg.text()));
-  if (process.env.DEBUG_WIDGET) {
-    page.on("console", (msg) => console.log("[browser]", msg.type(), msg.text()));
-    page.on("response", async (res) => console.log("[http]", res.request().method(), res.url(), res.request().postData(), res.status(), res.url().includes("/v1/") ? await res.text().catch(() => "") : ""));
-  }
+  debugPage(page);
   await page.goto(shop.origin);
   const frame = await widgetFrame(page, stack.embedUrl);
-  try {
-    await flow();
-  } catch (err) {
-    // What the borrower saw when it failed: a screenshot and the widget's text.
-    await shot(page, dir, "failure").catch(() => {});
-    console.error("widget at failure:", await frame.locator("body").innerText().catch(() => "(unreadable)"));
-    throw err;
-  }
+  await recordingFailure(page, () => frame, dir, flow);
   await context.close();
 
   async function flow() {
@@ -201,12 +150,14 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   const fee = BigInt(quote.totalDue.replace(".", "")) - 10000n;
   expect((await m.api("/v1/sandbox/chain/faucet", { json: { chain: "POLYGON_AMOY", address: borrower.address, amount: `${fee / 100n}.${String(fee % 100n).padStart(2, "0")}` } })).status).toBe(200);
   await frame.getByTestId("repay-link").click();
-  await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}`);
+  await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}?parent=${encodeURIComponent(shop.origin)}`);
   expect(await frame.getByTestId("amount-due").textContent()).toBe(`${quote.totalDue} USDC`);
   await shot(page, dir, "6-repay");
   expect(await axeViolations(frame)).toEqual([]);
   await frame.getByRole("button", { name: "Repay with my wallet" }).click();
   await frame.getByText("Repaid. Thank you.").waitFor({ timeout: 60_000 });
+  // The hosted page, opened from the widget, tells the merchant's page too.
+  expect(await waitForEvent(page, "svc:loan-repaid")).toEqual({ type: "svc:loan-repaid", loanId: loan.id });
   await shot(page, dir, "7-repaid");
   expect(submitted.map((tx) => parseTransaction(tx).nonce ?? 0)).toEqual([0, 1]);
   const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;

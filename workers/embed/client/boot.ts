@@ -31,4 +31,6 @@ export type WidgetMessage =
   | { type: "svc:resize"; height: number }
   | { type: "svc:kyc-required"; creditLineId: string; walletAddress: string }
   | { type: "svc:loan-created"; loanId: string; status: string }
-  | { type: "svc:loan-funded"; loanId: string; fundingTxHash: string | null };
+  | { type: "svc:loan-funded"; loanId: string; fundingTxHash: string | null }
+  /** Posted by the hosted repayment page when it is opened from the widget. */
+  | { type: "svc:loan-repaid"; loanId: string };

@@ -88,7 +88,7 @@ export function startFlow(d: FlowDeps): void {
                     button.disabled = false;
                     return showError(error, `${option.name} did not connect: ${message(err)}`);
                   }
-                  announce(status, `Connected ${shortAddress(wallet.address)}`);
+                  announce(status, `Connected ${shortAddress(wallet.displayAddress ?? wallet.address)}`);
                   await guarded(eligibilityStep);
                 },
               },
@@ -344,7 +344,7 @@ export function startFlow(d: FlowDeps): void {
         announce(status, "");
       }
     });
-    showStep(root, "draw", "How much do you need?", el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.address)}.`), form);
+    showStep(root, "draw", "How much do you need?", el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.displayAddress ?? wallet!.address)}.`), form);
     amount.focus();
   }
 
@@ -393,7 +393,7 @@ export function startFlow(d: FlowDeps): void {
         loan.fundingTxHash ? el("dt", {}, "Transaction") : null,
         loan.fundingTxHash ? el("dd", { class: "mono" }, loan.fundingTxHash) : null,
       ),
-      el("p", {}, el("a", { class: "button", href: `${boot.repayPath}${encodeURIComponent(loan.id)}`, "data-testid": "repay-link" }, "Repay now")),
+      el("p", {}, el("a", { class: "button", href: `${boot.repayPath}${encodeURIComponent(loan.id)}${boot.parentOrigin ? `?parent=${encodeURIComponent(boot.parentOrigin)}` : ""}`, "data-testid": "repay-link" }, "Repay now")),
     );
   }
 

@@ -19,7 +19,7 @@ async function qrSvg(text: string): Promise<string> {
 /** The ways to connect for the program's chain family. */
 function walletsFor(boot: WidgetBoot, onChange: (options: WalletOption[]) => void): WalletOption[] {
   const name = boot.config.branding.companyName ?? boot.config.program.name;
-  if (boot.family === "TON") return [tonConnectOption(boot.tonManifestUrl)];
+  if (boot.family === "TON") return [tonConnectOption(boot.tonManifestUrl, boot.config.chain !== "TON")];
   if (boot.family !== "EVM" || boot.evmChainId === null) return [];
   const extra = boot.walletConnectProjectId ? [walletConnectOption(boot.walletConnectProjectId, boot.evmChainId, name)] : [];
   return [...injectedWallets((injected) => onChange([...injected, ...extra])), ...extra];

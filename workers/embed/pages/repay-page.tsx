@@ -11,6 +11,8 @@ export type RepayPageInput = {
   loan: { id: string; status: string; chain: string; stablecoin: string; amountDue: string; dueAt: string | null };
   instructions: RepaymentInstructions | null;
   embedKey: string;
+  /** The framing page's origin (already checked against the program's); null: post nothing. */
+  parentOrigin: string | null;
 };
 
 /** An SVG QR code of `text` (server-rendered: the page needs no script for it). */
@@ -111,20 +113,25 @@ export function RepayPage(p: RepayPageInput) {
           )}
         </main>
         <footer>{POWERED_BY}</footer>
-        <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id) }} />
+        <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id, p.parentOrigin) }} />
       </body>
     </html>
   );
 }
 
 /**
- * The page's only script (nonce'd): copy buttons, and the EVM flow with the
+ * The page's only script (nonce'd): in the widget's frame, `svc:resize` and
+ * `svc:loan-repaid` to the parent's exact origin; copy buttons; and the EVM flow with the
  * wallet the browser offers (EIP-6963 discovery, else window.ethereum):
  * switch to the chain, send approve then repay, then poll the loan until it
  * is REPAID.
  */
-function pageScript(embedKey: string, loanId: string): string {
+function pageScript(embedKey: string, loanId: string, parentOrigin: string | null): string {
+  const parent = JSON.stringify(parentOrigin).replace(/</g, "\\u003c");
   return `(function(){
+var parentOrigin=${parent};var framed=parentOrigin&&window.parent!==window;
+function post(m){if(framed)window.parent.postMessage(m,parentOrigin);}
+if(framed){var last=0;var size=function(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h!==last){last=h;post({type:"svc:resize",height:h});}};new ResizeObserver(size).observe(document.documentElement);size();}
 document.querySelectorAll("[data-copy]").forEach(function(b){b.addEventListener("click",function(){var el=document.getElementById(b.getAttribute("data-copy"));if(el&&navigator.clipboard){navigator.clipboard.writeText(el.value).then(function(){b.textContent="Copied";});}});});
 var btn=document.getElementById("pay-evm");if(!btn)return;
 var providers=[];window.addEventListener("eip6963:announceProvider",function(e){providers.push(e.detail.provider);});window.dispatchEvent(new Event("eip6963:requestProvider"));
@@ -138,7 +145,7 @@ btn.addEventListener("click",async function(){
     try{await provider.request({method:"wallet_switchEthereumChain",params:[{chainId:chainHex}]});}catch(e){}
     for(var i=0;i<ins.transactions.length;i++){var tx=ins.transactions[i];say(tx.description+"…");await provider.request({method:"eth_sendTransaction",params:[{from:from,to:tx.to,data:tx.data,value:"0x0"}]});}
     say("Sent. Waiting for the repayment to settle…");
-    for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}");if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");btn.hidden=true;return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
+    for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}");if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");btn.hidden=true;post({type:"svc:loan-repaid",loanId:l.id});return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
     say("Still settling; refresh this page in a minute.");
   }catch(e){say("The wallet did not complete the payment: "+(e&&e.message||e));btn.disabled=false;}
 });

@@ -239,5 +239,17 @@ describe("TON Connect signatures", () => {
     const res = await call(ton, "POST", "/accept", body);
     expect(res.status).toBe(201);
     expect(res.body.loan).toMatchObject({ chain: "TON_TESTNET", stablecoin: "USDT", status: "ACTIVE", channel: "ANDROID", program: ton.programId });
+
+    // The host the widget was reached on (what its TON Connect manifest names) is a valid domain too, besides EMBED_HOST.
+    const q2 = await quote(ton, address, "20.00", 3);
+    const hash2 = await tonConnectSignDataTextHash({ address, domain: "localhost", timestamp, text: q2.agreementChallenge.message });
+    const res2 = await call(ton, "POST", "/accept", {
+      ...body,
+      amount: "20.00",
+      agreementChallengeId: q2.agreementChallenge.id,
+      domain: "localhost",
+      walletSignature: sign(Buffer.from(hash2), keys.secretKey).toString("base64"),
+    });
+    expect(res2.status).toBe(201);
   });
 });

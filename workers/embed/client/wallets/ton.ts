@@ -7,18 +7,21 @@ import type { WalletOption, WalletSession } from "./wallet.ts";
  * The agreement is signed with TON Connect `signData` (text); the accept
  * carries the wallet's public key, the signature's timestamp and domain.
  */
-export function tonConnectOption(manifestUrl: string): WalletOption {
+export function tonConnectOption(manifestUrl: string, testnet: boolean): WalletOption {
   return {
     id: "tonconnect",
     name: "TON wallet",
     icon: null,
     async connect(ui): Promise<WalletSession> {
-      const { default: TonConnect, isWalletInfoCurrentlyInjected, isWalletInfoRemote } = await import("@tonconnect/sdk");
+      const { default: TonConnect, CHAIN, isWalletInfoCurrentlyInjected, isWalletInfoRemote, toUserFriendlyAddress } = await import("@tonconnect/sdk");
       // No telemetry: by default (analytics mode "telemetry") the SDK batches events to
       // https://analytics.ton.org/events every 2 s (the widget's URL with the embed key, the
       // manifest URL, the wallet's app and state init, from which its address follows), a
       // third party the borrower never agreed to; offline it retries and logs errors.
-      const connector = new TonConnect({ manifestUrl });
+      const connector = new TonConnect({ manifestUrl, analytics: { mode: "off" } });
+      // The program's network: a wallet on the other one would get an address (v5 wallets) the loan can't reach.
+      const network = testnet ? CHAIN.TESTNET : CHAIN.MAINNET;
+      connector.setConnectionNetwork(network);
       await connector.restoreConnection();
       if (!connector.wallet) {
         const wallets = await connector.getWallets();
@@ -45,12 +48,18 @@ export function tonConnectOption(manifestUrl: string): WalletOption {
         await connected;
       }
       const wallet = connector.wallet!;
+      if (wallet.account.chain !== network) {
+        await connector.disconnect();
+        throw new Error(`the wallet is on the other TON network; switch it to ${testnet ? "testnet" : "mainnet"}`);
+      }
+      if (!wallet.account.publicKey) throw new Error("the wallet did not share its public key, which signing the agreement needs");
       return {
         address: wallet.account.address,
+        displayAddress: toUserFriendlyAddress(wallet.account.address, testnet),
         name: "TON wallet",
         async signAgreement(message) {
-          const signed = await connector.signData({ type: "text", text: message });
-          return { walletSignature: signed.signature, publicKey: wallet.account.publicKey ?? "", timestamp: signed.timestamp, domain: signed.domain };
+          const signed = await connector.signData({ type: "text", text: message, network });
+          return { walletSignature: signed.signature, publicKey: wallet.account.publicKey!, timestamp: signed.timestamp, domain: signed.domain };
         },
       };
     },

@@ -3,7 +3,10 @@ export type AgreementSignature = { walletSignature: string; publicKey?: string; 
 
 /** A connected wallet: its address and the one thing the widget asks of it, signing the agreement message. */
 export type WalletSession = {
+  /** The address the API is called with (TON: raw `0:…`). */
   address: string;
+  /** The address as the borrower's wallet shows it, when it differs (TON: user-friendly). */
+  displayAddress?: string;
   name: string;
   signAgreement(message: string): Promise<AgreementSignature>;
 };

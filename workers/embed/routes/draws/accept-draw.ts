@@ -39,7 +39,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const ctx = c.get("program");
     const deps = c.get("deps");
     const now = () => tenantClock(deps.clock, ctx.tenant).now();
-    const { loan, created } = await acceptDraw({ db: deps.db, store: deps.challenges, writer: deps.loans, widgetHost: deps.widgetHost, chain: deps.chain }, ctx, c.req.valid("json"), now());
+    const { loan, created } = await acceptDraw({ db: deps.db, store: deps.challenges, writer: deps.loans, widgetHosts: [new URL(c.req.url).host, ...(deps.widgetHost ? [deps.widgetHost] : [])], chain: deps.chain }, ctx, c.req.valid("json"), now());
     // The draw's events go out at once (the cron relay is the safety net).
     const relay = relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId: ctx.tenant.id }).catch((err) => deps.log.error("relay after accept failed", safeErrorFields(err)));
     try {

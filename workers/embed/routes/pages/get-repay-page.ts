@@ -12,7 +12,9 @@ import { RepayPage } from "../../pages/repay-page.tsx";
 /**
  * `{embed_url}/embed/<embedKey>/repay/<loanId>`: the hosted repayment page for
  * any loan of the embed key's tenant (unknown key or loan: 404), framed only
- * by the program's origins.
+ * by the program's origins. In the widget's iframe (`?parent=<origin>`, one of
+ * the program's origins) it keeps the frame's height (`svc:resize`) and tells
+ * the page when the loan is repaid (`svc:loan-repaid`).
  */
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.get("/embed/:embedKey/repay/:loanId", async (c) => {
@@ -36,6 +38,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       loan: { id: loan.id, status: loan.status, chain: loan.chain, stablecoin: loan.stablecoin, amountDue: view.amountDue, dueAt: view.dueAt },
       instructions,
       embedKey: ctx.program.embedKey,
+      // Framed by the widget: the parent's origin, only when it is one of the program's (else nothing is posted).
+      parentOrigin: ctx.program.allowedOrigins.includes(c.req.query("parent") ?? "") ? c.req.query("parent")! : null,
     });
     return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins }));
   });
