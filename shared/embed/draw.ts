@@ -93,14 +93,15 @@ export type AcceptInput = {
  * widget, the iframe is the TON Connect dApp) and the hosts of the program's
  * origins (a merchant page running TON Connect itself).
  */
-const allowedDomains = (origins: string[], widgetHost: string | null) => [...(widgetHost ? [widgetHost] : []), ...origins.map((o) => new URL(o).host)];
+const allowedDomains = (origins: string[], widgetHosts: string[]) => [...widgetHosts, ...origins.map((o) => new URL(o).host)];
 
 /**
  * What signature checks need: the widget's host (TON Connect domains) and,
  * optionally, a chain adapter that can call the chain for smart-contract
  * wallet signatures (absent or without the capability: EOAs only).
  */
-type SignatureDeps = { widgetHost: string | null; chain?: ContractSignatureVerifier | null };
+/** `widgetHosts`: the widget's own hosts (EMBED_HOST and the host the request reached, which is what the TON Connect manifest names). */
+type SignatureDeps = { widgetHosts: string[]; chain?: ContractSignatureVerifier | null };
 
 async function signatureValid(deps: SignatureDeps, ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
   const family = chainConfig(ctx.chain).family;
@@ -123,7 +124,7 @@ async function signatureValid(deps: SignatureDeps, ctx: ProgramContext, challeng
     domain: input.domain,
     text: challenge.message,
     nowSeconds: Math.floor(now.getTime() / 1000),
-    allowedDomains: allowedDomains(ctx.program.allowedOrigins, deps.widgetHost),
+    allowedDomains: allowedDomains(ctx.program.allowedOrigins, deps.widgetHosts),
   });
   return result.ok ? null : `walletSignature: ${result.reason}`;
 }
