@@ -15,6 +15,8 @@ export function walletConnectOption(projectId: string, chainId: number, appName:
       const { default: UniversalProvider } = await import("@walletconnect/universal-provider");
       const provider = await UniversalProvider.init({
         projectId,
+        // No telemetry to WalletConnect's pulse endpoint about the borrower's session.
+        telemetryEnabled: false,
         metadata: { name: appName, description: `${appName} credit`, url: location.origin, icons: [] },
       });
       provider.on("display_uri", (uri: string) => ui.showPairing(uri, "your WalletConnect wallet"));
