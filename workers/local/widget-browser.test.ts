@@ -6,7 +6,7 @@ import { axeViolations } from "./accessibility.ts";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { debugPage, focused, merchantPage, noHorizontalOverflow, recordingFailure, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
+import { debugPage, focused, merchantPage, noHorizontalOverflow, recordingFailure, refuseOffsite, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
 
 /**
  * The widget in a real browser (Debian's Chromium through playwright-core)
@@ -56,6 +56,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
       return res.body.txHash as Hex;
     },
   });
+  const offsite = await refuseOffsite(context);
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on("console", (msg) => msg.type() === "error" && consoleErrors.push(msg.text()));
@@ -163,6 +164,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;
   expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
   expect(consoleErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  expect(offsite).toEqual([]);
   }
 }, 120_000);
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Frame, Page } from "playwright-core";
+import type { BrowserContext, Frame, Page } from "playwright-core";
 
 /** The `svc:*` events a merchant page records (`window.svcEvents`). */
 export const WIDGET_EVENTS = ["svc:ready", "svc:kyc-required", "svc:loan-created", "svc:loan-funded", "svc:loan-repaid"];
@@ -75,4 +75,23 @@ export async function recordingFailure(page: Page, frame: () => Frame, dir: stri
     if (extra !== null) console.error(JSON.stringify(extra, null, 2));
     throw err;
   }
+}
+
+const loopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname) || url.protocol === "data:" || url.protocol === "blob:";
+
+/**
+ * Refuses (as "internet disconnected") every request of the context beyond
+ * loopback, and returns the list it appends their URLs to, so a test can
+ * assert what the widget tried to reach.
+ */
+export async function refuseOffsite(context: BrowserContext): Promise<string[]> {
+  const offsite: string[] = [];
+  await context.route(
+    (url) => !loopback(url),
+    (route) => {
+      offsite.push(route.request().url());
+      return route.abort("internetdisconnected");
+    },
+  );
+  return offsite;
 }

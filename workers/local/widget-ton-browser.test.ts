@@ -5,7 +5,7 @@ import type { Browser, BrowserContext } from "playwright-core";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { installInjectedTonWallet } from "./injected-ton-wallet.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { debugPage, merchantPage, noHorizontalOverflow, recordingFailure, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
+import { debugPage, merchantPage, noHorizontalOverflow, recordingFailure, refuseOffsite, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
 
 /**
  * The widget of a TON program in a real browser (Debian's Chromium through
@@ -36,7 +36,6 @@ afterAll(async () => {
   await stack?.dispose();
 });
 
-const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname) || url.protocol === "data:" || url.protocol === "blob:";
 
 /** What Chromium and the SDK log when the wallet list cannot be downloaded (offline), and nothing else. */
 const EXPECTED_OFFLINE_ERRORS = [/^Failed to load resource: net::ERR_INTERNET_DISCONNECTED$/, /^\[TON_CONNECT_SDK\] TypeError: Failed to fetch/];
@@ -61,14 +60,7 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
 
   const context: BrowserContext = await browser.newContext({ viewport: { width: 360, height: 740 } });
   // Nothing leaves the machine: the test fails on any request beyond loopback other than the wallet list's.
-  const offsite: string[] = [];
-  await context.route(
-    (url) => !isLoopback(url),
-    (route) => {
-      offsite.push(route.request().url());
-      return route.abort("internetdisconnected");
-    },
-  );
+  const offsite = await refuseOffsite(context);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.embedUrl });
   const wallet = await installInjectedTonWallet(context, { keyPair: keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32)))), version: "v5r1" });
   const page = await context.newPage();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { debugPage, merchantPage, recordingFailure, shot, widgetFrame } from "./widget-harness.ts";
+import { debugPage, merchantPage, recordingFailure, refuseOffsite, shot, widgetFrame } from "./widget-harness.ts";
 
 /**
  * WalletConnect in the widget, in Chromium, offline: with the embed worker's
@@ -25,8 +25,6 @@ afterAll(async () => {
   await stack?.dispose();
 });
 
-const loopback = (url: URL) => ["127.0.0.1", "localhost"].includes(url.hostname) || url.protocol === "data:" || url.protocol === "blob:";
-
 test("with a project id, WalletConnect is offered and its pairing is shown as a QR code and a wc: deep link", async () => {
   const dir = await artifactsDir("widget-walletconnect");
   const m = await signUpMerchant(stack, "WC Shop");
@@ -36,14 +34,7 @@ test("with a project id, WalletConnect is offered and its pairing is shown as a 
   expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
 
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-  const offsite: string[] = [];
-  await context.route(
-    (url) => !loopback(url),
-    (route) => {
-      offsite.push(route.request().url());
-      return route.abort("internetdisconnected");
-    },
-  );
+  const offsite = await refuseOffsite(context);
   // The relay: every JSON-RPC request is answered as the relay would (subscription ids, true for publishes).
   const relay: { url: string; methods: string[] } = { url: "", methods: [] };
   await context.routeWebSocket(/^wss:\/\/relay\.walletconnect\.(org|com)/, (ws) => {
