@@ -77,7 +77,7 @@ describe("page security headers", () => {
 });
 
 describe("embed OpenAPI document", () => {
-  test("lists every embed call", async () => {
+  test("lists every embed call and widget page", async () => {
     const e = createEmbedTestApp(t);
     const res = await e.request("GET", "/openapi.json");
     expect(res.status).toBe(200);
@@ -85,5 +85,15 @@ describe("embed OpenAPI document", () => {
     for (const path of ["config", "eligibility", "credit-line/bootstrap", "quote", "accept", "loans/{loanId}", "loans/{loanId}/repayment-instructions"]) {
       expect(Object.keys(res.body.paths)).toContain(`/v1/embed/{embedKey}/${path}`);
     }
+    // The widget's pages are listed too, with their content types.
+    const pages: Record<string, string> = {
+      "/widget.js": "text/javascript",
+      "/embed/{embedKey}": "text/html",
+      "/embed/{embedKey}/repay/{loanId}": "text/html",
+      "/embed/{embedKey}/tonconnect-manifest.json": "application/json",
+      "/embed-assets/{name}": "text/javascript",
+    };
+    for (const [path, type] of Object.entries(pages)) expect(Object.keys(res.body.paths[path].get.responses["200"].content)).toEqual([type]);
+    expect(res.body.paths["/embed/{embedKey}"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["channel", "embedKey", "parent"]);
   });
 });

@@ -1,4 +1,4 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { DomainError } from "../../../../shared/domain/errors.ts";
 import { programContext } from "../../../../shared/embed/program-context.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
@@ -6,6 +6,8 @@ import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
+import { documentPage } from "./document-page.ts";
+import { KeyLoanParams } from "../params.ts";
 import { newNonce, pageSecurityHeaders } from "../../pages/content-security.ts";
 import { RepayPage } from "../../pages/repay-page.tsx";
 
@@ -16,8 +18,17 @@ import { RepayPage } from "../../pages/repay-page.tsx";
  * the program's origins) it keeps the frame's height (`svc:resize`) and tells
  * the page when the loan is repaid (`svc:loan-repaid`).
  */
-export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
-  app.get("/embed/:embedKey/repay/:loanId", async (c) => {
+export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
+  documentPage(app, {
+    path: "/embed/{embedKey}/repay/{loanId}",
+    summary: "The hosted repayment page",
+    description: "Amount due now and due date; EVM: a wallet button that sends approve then repay and polls until REPAID; TON: a ton:// link, its QR code and the manual transfer fields with copy buttons and the exchange warning. Framed only by the program's origins. Opened from the widget (`parent` one of the program's origins) it posts svc:resize and svc:loan-repaid to that origin.",
+    contentType: "text/html",
+    params: KeyLoanParams,
+    query: z.object({ parent: z.string().optional().openapi({ description: "The embedding page's origin" }) }),
+    notFound: "Unknown embed key, or no such loan of its tenant",
+  });
+  return app.get("/embed/:embedKey/repay/:loanId", async (c) => {
     const deps = c.get("deps");
     const ctx = await programContext(deps.db, c.req.param("embedKey"));
     const loan = await loadLoan(deps.db, ctx.tenant.id, c.req.param("loanId"));
@@ -43,3 +54,4 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     });
     return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins }));
   });
+};

@@ -1,6 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { programContext } from "../../../../shared/embed/program-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
+import { documentPage } from "./document-page.ts";
+import { KeyParams } from "../params.ts";
 
 /**
  * `{embed_url}/embed/<embedKey>/tonconnect-manifest.json`: the TON Connect
@@ -9,8 +11,16 @@ import type { EmbedAppEnv } from "../../env.ts";
  * checks. Public and readable from any origin (wallets fetch it), as the
  * TON Connect specification requires.
  */
-export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
-  app.get("/embed/:embedKey/tonconnect-manifest.json", async (c) => {
+export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
+  documentPage(app, {
+    path: "/embed/{embedKey}/tonconnect-manifest.json",
+    summary: "TON Connect manifest",
+    description: "The widget's TON Connect manifest: url (the widget's origin, the domain wallets sign for), name, iconUrl. Readable from any origin.",
+    contentType: "application/json",
+    params: KeyParams,
+    notFound: "Unknown or deleted embed key",
+  });
+  return app.get("/embed/:embedKey/tonconnect-manifest.json", async (c) => {
     const ctx = await programContext(c.get("deps").db, c.req.param("embedKey"));
     const origin = new URL(c.req.url).origin;
     const b = ctx.settings.branding;
@@ -25,3 +35,4 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       { "access-control-allow-origin": "*", "cache-control": "public, max-age=300" },
     );
   });
+};

@@ -1,7 +1,8 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { errorBodyForStatus } from "../../../../shared/domain/errors.ts";
 import { WIDGET_APP_FILES } from "../../client-assets.generated.ts";
 import type { EmbedAppEnv } from "../../env.ts";
+import { documentPage } from "./document-page.ts";
 import { WIDGET_ICON_PNG_BASE64 } from "../../pages/widget-icon.ts";
 
 export const ASSET_PREFIX = "/embed-assets/";
@@ -13,8 +14,16 @@ export const ASSET_PREFIX = "/embed-assets/";
  */
 const ICON = Uint8Array.from(atob(WIDGET_ICON_PNG_BASE64), (ch) => ch.charCodeAt(0));
 
-export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
-  app.get(`${ASSET_PREFIX}:name`, (c) => {
+export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
+  documentPage(app, {
+    path: "/embed-assets/{name}",
+    summary: "Widget app modules",
+    description: "The widget app's JavaScript modules (content-hashed names, cached for a year) and icon.png.",
+    contentType: "text/javascript",
+    params: z.object({ name: z.string().openapi({ param: { name: "name", in: "path" } }) }),
+    notFound: "No such asset",
+  });
+  return app.get(`${ASSET_PREFIX}:name`, (c) => {
     if (c.req.param("name") === "icon.png") {
       return c.body(ICON, 200, { "content-type": "image/png", "cache-control": "public, max-age=86400", "cross-origin-resource-policy": "cross-origin" });
     }
@@ -26,3 +35,4 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       "x-content-type-options": "nosniff",
     });
   });
+};

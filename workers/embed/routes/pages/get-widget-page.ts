@@ -1,4 +1,4 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { chainConfig } from "../../../../shared/chains/chain-config.ts";
 import { widgetConfigView } from "../../../../shared/embed/config-view.ts";
 import { CHANNELS } from "../../../../shared/embed/draw.ts";
@@ -6,6 +6,8 @@ import { programContext } from "../../../../shared/embed/program-context.ts";
 import type { WidgetBoot } from "../../client/boot.ts";
 import { WIDGET_APP_ENTRY } from "../../client-assets.generated.ts";
 import type { EmbedAppEnv } from "../../env.ts";
+import { documentPage } from "./document-page.ts";
+import { KeyParams } from "../params.ts";
 import { newNonce, pageSecurityHeaders } from "../../pages/content-security.ts";
 import { WidgetPage } from "../../pages/widget-page.tsx";
 import { ASSET_PREFIX } from "./get-widget-asset.ts";
@@ -20,8 +22,17 @@ const TONCONNECT_SRC = ["https:"];
  * parent origin is kept only when it is one of them (the app posts nothing
  * otherwise); an unknown channel is WEB.
  */
-export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
-  app.get("/embed/:embedKey", async (c) => {
+export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
+  documentPage(app, {
+    path: "/embed/{embedKey}",
+    summary: "The widget's iframe page",
+    description: "The borrower's flow (connect, eligibility, KYC, agreement, drawdown, confirmation, repayment), mounted by widget.js. Framed only by the program's allowed origins (CSP frame-ancestors); scripts only with the response's nonce. `parent` is kept only when it is one of the program's origins (the widget posts svc:* messages to it); an unknown `channel` is WEB.",
+    contentType: "text/html",
+    params: KeyParams,
+    query: z.object({ channel: z.enum(CHANNELS).optional(), parent: z.string().optional().openapi({ description: "The embedding page's origin" }) }),
+    notFound: "Unknown or deleted embed key",
+  });
+  return app.get("/embed/:embedKey", async (c) => {
     const deps = c.get("deps");
     const ctx = await programContext(deps.db, c.req.param("embedKey"));
     const key = ctx.program.embedKey;
@@ -46,3 +57,4 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const page = WidgetPage({ nonce, boot, entryUrl: `${ASSET_PREFIX}${WIDGET_APP_ENTRY}` });
     return c.html(page, 200, { ...pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins, connectSrc }), "cache-control": "no-store" });
   });
+};
