@@ -96,11 +96,12 @@ export type AcceptInput = {
 const allowedDomains = (origins: string[], widgetHosts: string[]) => [...widgetHosts, ...origins.map((o) => new URL(o).host)];
 
 /**
- * What signature checks need: the widget's host (TON Connect domains) and,
- * optionally, a chain adapter that can call the chain for smart-contract
- * wallet signatures (absent or without the capability: EOAs only).
+ * What signature checks need: the widget's own hosts (TON Connect domains:
+ * EMBED_HOST and the host the request reached, which is what the widget's
+ * TON Connect manifest names) and, optionally, a chain adapter that can call
+ * the chain for smart-contract wallet signatures (absent or without the
+ * capability: EOAs only).
  */
-/** `widgetHosts`: the widget's own hosts (EMBED_HOST and the host the request reached, which is what the TON Connect manifest names). */
 type SignatureDeps = { widgetHosts: string[]; chain?: ContractSignatureVerifier | null };
 
 async function signatureValid(deps: SignatureDeps, ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
