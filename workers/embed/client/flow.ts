@@ -1,7 +1,7 @@
 import { ApiError, type Bootstrap, type EmbedApi, type Loan, type Quote } from "./api.ts";
 import type { WidgetBoot } from "./boot.ts";
 import { announce, el, showStep } from "./dom.ts";
-import { formatDate, formatFee, normalizeAmount } from "./format.ts";
+import { formatDate, formatFee, normalizeAmount, toCents } from "./format.ts";
 import type { ParentChannel } from "./parent.ts";
 import type { PairingUi, WalletOption, WalletSession } from "./wallets/wallet.ts";
 
@@ -239,6 +239,15 @@ export function startFlow(d: FlowDeps): void {
   // 4. Drawdown with a live quote.
   function drawStep(): void {
     const c = line!.creditLine;
+    if (toCents(c.available) < toCents(cfg.minAmount)) {
+      showStep(
+        root,
+        "drawn",
+        "Your credit line is fully drawn",
+        el("p", {}, `${c.available} ${coin} is available; the smallest loan is ${cfg.minAmount} ${coin}. Repay your open loan to borrow again.`),
+      );
+      return;
+    }
     const amount = el("input", { id: "amount", name: "amount", inputmode: "decimal", autocomplete: "off", "aria-describedby": "amount-hint", required: true });
     const tenures = el(
       "fieldset",

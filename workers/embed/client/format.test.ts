@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { formatDate, formatFee, normalizeAmount } from "./format.ts";
+import { formatDate, formatFee, normalizeAmount, toCents } from "./format.ts";
 
 test("an amount the borrower types becomes the API's decimal string, digits kept, never a float", () => {
   expect(normalizeAmount("100")).toBe("100.00");
@@ -17,4 +17,12 @@ test("fees as the terms state them; dates with their time zone", () => {
   expect(formatFee({ type: "FIXED", value: "1.50" }, "USDT")).toBe("1.50 USDT");
   // dateStyle cannot be combined with timeZoneName; this must not throw (it did in Chromium).
   expect(formatDate("2026-11-28T22:08:39.000Z")).toMatch(/2026/);
+});
+
+test("amounts compare in cents", () => {
+  expect(toCents("1000.00")).toBe(100000n);
+  expect(toCents("0.000000")).toBe(0n);
+  expect(toCents("10")).toBe(1000n);
+  expect(toCents("450.5")).toBe(45050n);
+  expect(toCents("9.999999")).toBe(999n);
 });

@@ -20,3 +20,9 @@ export function normalizeAmount(input: string): string | null {
   if (/^0+$/.test(whole + cents)) return null;
   return `${whole}.${cents}`;
 }
+
+/** A decimal amount string of the API ("12.34", "12.340000") in cents, for comparisons (never a float). */
+export function toCents(amount: string): bigint {
+  const [whole = "0", frac = ""] = amount.split(".");
+  return BigInt(whole) * 100n + BigInt((frac + "00").slice(0, 2));
+}
