@@ -15,7 +15,7 @@ import { verifySolanaSignature, verifyTonConnectSignData } from "../domain/walle
 import { createLoan } from "../loans/create-loan.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
-import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
+import { creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
@@ -37,14 +37,25 @@ function checkDraw(ctx: ProgramContext, amount: string, tenureDays: number): big
 }
 
 /**
+ * The draw fits what the revolving line has available (its limit less the
+ * principal of its open loans), else 400 naming `amount`. Checked at quote
+ * and again at accept.
+ */
+async function withinLine(db: Db, ctx: ProgramContext, line: CreditLineRow, principal: bigint): Promise<void> {
+  const { available } = await creditLineView(db, ctx, line);
+  if (principal > available) throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
+}
+
+/**
  * The price of a draw and its agreement challenge (DECISIONS.md "quote"): a
  * single-use challenge bound to wallet, tenant, program, amount, tenure,
  * chain and stablecoin, valid 5 minutes on the tenant's clock, whose human
  * message the wallet signs.
  */
-export async function quoteDraw(store: ChallengeStore, ctx: ProgramContext, input: { walletAddress: string; amount: string; tenureDays: number; now: Date }) {
+export async function quoteDraw(db: Db, store: ChallengeStore, ctx: ProgramContext, input: { walletAddress: string; amount: string; tenureDays: number; now: Date }) {
   const wallet = walletFor(ctx.chain, input.walletAddress);
   const principal = checkDraw(ctx, input.amount, input.tenureDays);
+  await withinLine(db, ctx, await creditLineFor(db, ctx, wallet, input.now), principal);
   const processingFee = processingFeeUnits(principal, { type: ctx.product.processingFeeType, value: ctx.product.processingFeeValue });
   const base = {
     id: newId(),
@@ -177,6 +188,7 @@ export async function acceptDraw(
   const bad = await signatureValid(deps, ctx, challenge, input, now);
   if (bad) throw validationError([bad]);
   const line = await creditLineFor(db, ctx, wallet, now);
+  await withinLine(db, ctx, line, parseAmount(input.amount, 2)!);
   if (await requiresKyc(db, ctx, line)) {
     throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
   }

@@ -178,6 +178,29 @@ describe("quote and accept (EVM)", () => {
     expect(expired.body.message).toEqual(["agreementChallengeId: the challenge has expired"]);
   });
 
+  test("a draw must fit what the credit line has available, at quote and again at accept", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const draw = async (amount: string) => {
+      const q = await quote(m, account.address, amount, 7);
+      const walletSignature = await account.signMessage({ message: q.agreementChallenge.message });
+      return { q, body: { walletAddress: account.address, amount, tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" } };
+    };
+    expect((await call(m, "POST", "/accept", (await draw("600.00")).body)).status).toBe(201);
+    const over = await call(m, "POST", "/quote", { walletAddress: account.address, amount: "500.00", tenureDays: 7 });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toEqual(["amount: at most 400.00 is available on this credit line until its open loans are repaid"]);
+    // Quoted while it fit; another draw then used the room: the accept is refused and makes no loan.
+    const late = await draw("400.00");
+    expect((await call(m, "POST", "/accept", (await draw("300.00")).body)).status).toBe(201);
+    const refused = await call(m, "POST", "/accept", late.body);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toEqual(["amount: at most 100.00 is available on this credit line until its open loans are repaid"]);
+    expect((await t.db.select().from(loans).where(eq(loans.programId, m.programId))).map((l) => l.principal).sort()).toEqual([300_000_000n, 600_000_000n]);
+    const line = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
+    expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
+  });
+
   test("10 concurrent accepts of one challenge make one loan", async () => {
     const m = await merchant();
     const account = privateKeyToAccount(generatePrivateKey());
