@@ -61,9 +61,12 @@ async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
   return BigInt(row?.total ?? 0);
 }
 
-/** The line as the widget sees it: the limit is the product's maximum ticket, `available` what is not drawn. */
+/** A credit line's limit: the program's product's maximum ticket. */
+export const creditLimitOf = (ctx: ProgramContext): bigint => ctx.product.maxTicket;
+
+/** The line as the widget sees it: its limit, and `available`, what is not drawn. */
 export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLineRow) {
-  const limit = ctx.product.maxTicket;
+  const limit = creditLimitOf(ctx);
   const used = await outstanding(db, line);
   return { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit > used ? limit - used : 0n };
 }

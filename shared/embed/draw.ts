@@ -15,7 +15,7 @@ import { verifySolanaSignature, verifyTonConnectSignData } from "../domain/walle
 import { createLoan } from "../loans/create-loan.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
-import { creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
+import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
@@ -204,7 +204,7 @@ export async function acceptDraw(
     principalAmount: input.amount,
     tenureDays: input.tenureDays,
     idempotencyKey,
-    program: { id: ctx.program.id, channel: input.channel },
+    program: { id: ctx.program.id, channel: input.channel, creditLimit: creditLimitOf(ctx) },
     now,
   });
   if (!line.agreementAcceptedAt) {

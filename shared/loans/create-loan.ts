@@ -1,5 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
@@ -13,6 +14,7 @@ import { isSandboxChain, RAILS, type Chain, type Network, type Stablecoin } from
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
+import { loanIsOpen } from "./open-loans.ts";
 
 export type CreateLoanInput = {
   loanProductId: string;
@@ -23,7 +25,12 @@ export type CreateLoanInput = {
   idempotencyKey: string;
   tenureDays?: number;
   /** Widget-originated loans (embed accept) carry their program and channel. */
-  program?: { id: string; channel: (typeof CHANNELS)[number] };
+  /**
+   * A widget draw: the program and channel it came through, and the credit
+   * line's limit, which the insert itself enforces (open principal of this
+   * program and wallet plus this loan), so concurrent draws cannot overdraw.
+   */
+  program?: { id: string; channel: (typeof CHANNELS)[number]; creditLimit?: bigint };
 };
 
 /**
@@ -93,6 +100,14 @@ async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now:
   return row.id;
 }
 
+/**
+ * The open principal of the row's program and wallet, plus the row's, is
+ * within `limit` (evaluated by the insert itself). Amounts bind through the
+ * principal column's encoder: D1 cannot bind a bigint.
+ */
+const withinCreditLimit = (row: LoanRow, limit: bigint) =>
+  sql`(SELECT COALESCE(SUM(${loans.principal}), 0) FROM ${loans} WHERE ${and(eq(loans.tenantId, row.tenantId), eq(loans.programId, row.programId!), eq(loans.borrowerWalletAddress, row.borrowerWalletAddress), loanIsOpen())}) + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
+
 const findByKey = async (db: Db, tenantId: string, key: string) =>
   (await db.select().from(loans).where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyKey, key))).limit(1))[0];
 
@@ -160,12 +175,16 @@ export async function createLoan(
     createdAt: input.now,
     updatedAt: input.now,
   };
+  const insert = input.program?.creditLimit === undefined ? db.insert(loans).values(row) : insertIf(db, loans, row, withinCreditLimit(row, input.program.creditLimit));
   const [inserted] = await db.batch([
-    db.insert(loans).values(row).onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyKey] }).returning({ id: loans.id }),
+    insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyKey] }).returning({ id: loans.id }),
     eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
   ]);
   if (inserted.length === 1) return { loan: row, created: true };
   const winner = await findByKey(db, input.tenant.id, input.idempotencyKey);
+  if (!winner && input.program?.creditLimit !== undefined) {
+    throw validationError(["amount: the credit line does not have this much available any more; its open loans use the rest"]);
+  }
   if (!winner) throw new DomainError("INTERNAL", "idempotent insert lost its winner");
   return { loan: winner, created: false };
 }

@@ -44,3 +44,25 @@ test("quote → signed accept makes a funded loan with program and channel; a di
   const status = await stack.fetch(`${base}/loans/${loan.id}`, { headers: { origin: ORIGIN } });
   expect(status.body.loan).toMatchObject({ id: loan.id, status: "ACTIVE" });
 });
+
+test("on D1: concurrent draws of one wallet cannot overdraw its credit line (the guarded loan insert)", async () => {
+  const ORIGIN = "http://localhost:5174";
+  const signup = await stack.fetch("/v1/auth/signup", { json: { email: `line.${Date.now()}@merchant.example`, password: "correct horse battery", companyName: "Line Co" } });
+  const token = signup.body.accessToken as string;
+  const program = (await stack.fetch("/v1/me", { headers: { authorization: `Bearer ${token}` } })).body.widgetPrograms[0];
+  await stack.fetch(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [ORIGIN] }, headers: { authorization: `Bearer ${token}` } });
+  const base = `/v1/embed/${program.embedKey}`;
+  const account = privateKeyToAccount(generatePrivateKey());
+  const bodies = await Promise.all(
+    Array.from({ length: 5 }, async () => {
+      const q = await stack.fetch(`${base}/quote`, { json: { walletAddress: account.address, amount: "300.00", tenureDays: 7 }, headers: { origin: ORIGIN } });
+      expect(q.status).toBe(200);
+      const walletSignature = await account.signMessage({ message: q.body.agreementChallenge.message });
+      return { walletAddress: account.address, amount: "300.00", tenureDays: 7, agreementChallengeId: q.body.agreementChallenge.id, walletSignature, channel: "WEB" };
+    }),
+  );
+  const results = await Promise.all(bodies.map((json) => stack.fetch(`${base}/accept`, { json, headers: { origin: ORIGIN } })));
+  expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 400, 400]);
+  const line = await stack.fetch(`${base}/credit-line/bootstrap`, { json: { walletAddress: account.address }, headers: { origin: ORIGIN } });
+  expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
+});

@@ -3,6 +3,7 @@ import { keyPairFromSeed, sign } from "@ton/crypto";
 import { WalletContractV4 } from "@ton/ton";
 import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { events } from "../../../db/schema/events.ts";
 import { loans } from "../../../db/schema/loans.ts";
 import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
 import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
@@ -199,6 +200,27 @@ describe("quote and accept (EVM)", () => {
     expect((await t.db.select().from(loans).where(eq(loans.programId, m.programId))).map((l) => l.principal).sort()).toEqual([300_000_000n, 600_000_000n]);
     const line = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
     expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
+  });
+
+  test("concurrent draws of one wallet cannot overdraw its line: the loan insert enforces the limit", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const bodies = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const q = await quote(m, account.address, "300.00", 7);
+        const walletSignature = await account.signMessage({ message: q.agreementChallenge.message });
+        return { walletAddress: account.address, amount: "300.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" };
+      }),
+    );
+    // All five were quoted while the line was empty; they race.
+    const results = await Promise.all(bodies.map((body) => call(m, "POST", "/accept", body)));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 400, 400]);
+    for (const r of results.filter((r) => r.status === 400)) expect(r.body.message[0]).toStartWith("amount: ");
+    const made = await t.db.select().from(loans).where(eq(loans.programId, m.programId));
+    expect(made.map((l) => l.principal)).toEqual([300_000_000n, 300_000_000n, 300_000_000n]);
+    // One event per loan made, none for the refused ones.
+    const submitted = await t.db.select().from(events).where(eq(events.tenantId, m.owner.tenantId));
+    expect(submitted.filter((ev) => ev.type === "loan.application_submitted")).toHaveLength(3);
   });
 
   test("10 concurrent accepts of one challenge make one loan", async () => {
