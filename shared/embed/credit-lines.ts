@@ -1,13 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
-import { loans } from "../../db/schema/loans.ts";
 import { setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { conflict, notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { Chain } from "../domain/rails.ts";
-import { loanIsOpen } from "../loans/open-loans.ts";
+import { openPrincipalOfLine } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import type { ProgramContext } from "./program-context.ts";
 
@@ -47,17 +46,7 @@ export async function requiresKyc(db: Db, ctx: ProgramContext, line: CreditLineR
 
 /** Principal of the line's loans still open (CREATED not declined, ACTIVE, DEFAULTED). */
 async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
-  const [row] = await db
-    .select({ total: sql<number>`COALESCE(SUM(${loans.principal}), 0)` })
-    .from(loans)
-    .where(
-      and(
-        eq(loans.tenantId, line.tenantId),
-        eq(loans.programId, line.programId),
-        eq(loans.borrowerWalletAddress, line.walletAddress),
-        loanIsOpen(),
-      ),
-    );
+  const [row] = await db.select({ total: openPrincipalOfLine(line) }).from(creditLines).where(eq(creditLines.id, line.id));
   return BigInt(row?.total ?? 0);
 }
 

@@ -14,7 +14,7 @@ import { isSandboxChain, RAILS, type Chain, type Network, type Stablecoin } from
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
-import { loanIsOpen } from "./open-loans.ts";
+import { openPrincipalOfLine } from "./open-loans.ts";
 
 export type CreateLoanInput = {
   loanProductId: string;
@@ -106,7 +106,7 @@ async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now:
  * principal column's encoder: D1 cannot bind a bigint.
  */
 const withinCreditLimit = (row: LoanRow, limit: bigint) =>
-  sql`(SELECT COALESCE(SUM(${loans.principal}), 0) FROM ${loans} WHERE ${and(eq(loans.tenantId, row.tenantId), eq(loans.programId, row.programId!), eq(loans.borrowerWalletAddress, row.borrowerWalletAddress), loanIsOpen())}) + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
+  sql`${openPrincipalOfLine({ tenantId: row.tenantId, programId: row.programId!, walletAddress: row.borrowerWalletAddress })} + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
 
 const findByKey = async (db: Db, tenantId: string, key: string) =>
   (await db.select().from(loans).where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyKey, key))).limit(1))[0];

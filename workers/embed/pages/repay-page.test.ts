@@ -81,3 +81,11 @@ test("unknown key or loan: 404", async () => {
   expect((await e.request("GET", `/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/repay/${m.loan.id}`)).status).toBe(404);
   expect((await e.request("GET", `/embed/${m.embedKey}/repay/${crypto.randomUUID()}`)).status).toBe(404);
 });
+
+test("opened from the widget, the page posts only to an allowed parent origin", async () => {
+  const m = await merchantWithLoan();
+  const scriptOf = async (query: string) => String((await e.request("GET", `/embed/${m.embedKey}/repay/${m.loan.id}${query}`)).body);
+  expect(await scriptOf(`?parent=${encodeURIComponent("https://shop.example")}`)).toContain('var parentOrigin="https://shop.example";');
+  for (const parent of ["https://evil.example", "*", ""]) expect(await scriptOf(`?parent=${encodeURIComponent(parent)}`)).toContain("var parentOrigin=null;");
+  expect(await scriptOf("")).toContain("var parentOrigin=null;");
+});

@@ -10,6 +10,7 @@ import { documentPage } from "./document-page.ts";
 import { KeyLoanParams } from "../params.ts";
 import { newNonce, pageSecurityHeaders } from "../../pages/content-security.ts";
 import { RepayPage } from "../../pages/repay-page.tsx";
+import { parentOriginFor } from "./parent-origin.ts";
 
 /**
  * `{embed_url}/embed/<embedKey>/repay/<loanId>`: the hosted repayment page for
@@ -49,8 +50,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
       loan: { id: loan.id, status: loan.status, chain: loan.chain, stablecoin: loan.stablecoin, amountDue: view.amountDue, dueAt: view.dueAt },
       instructions,
       embedKey: ctx.program.embedKey,
-      // Framed by the widget: the parent's origin, only when it is one of the program's (else nothing is posted).
-      parentOrigin: ctx.program.allowedOrigins.includes(c.req.query("parent") ?? "") ? c.req.query("parent")! : null,
+      parentOrigin: parentOriginFor(ctx, c.req.query("parent")),
     });
     return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins }));
   });

@@ -11,6 +11,7 @@ import { KeyParams } from "../params.ts";
 import { newNonce, pageSecurityHeaders } from "../../pages/content-security.ts";
 import { WidgetPage } from "../../pages/widget-page.tsx";
 import { ASSET_PREFIX } from "./get-widget-asset.ts";
+import { parentOriginFor } from "./parent-origin.ts";
 
 /** Where the page may connect besides itself: TON Connect's bridges and wallet list, WalletConnect's relay. */
 const WALLETCONNECT_SRC = ["wss://relay.walletconnect.com", "wss://relay.walletconnect.org", "https://*.walletconnect.com", "https://*.walletconnect.org"];
@@ -37,13 +38,12 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const ctx = await programContext(deps.db, c.req.param("embedKey"));
     const key = ctx.program.embedKey;
     const channel = (CHANNELS as readonly string[]).includes(c.req.query("channel") ?? "") ? c.req.query("channel")! : "WEB";
-    const parent = c.req.query("parent") ?? null;
     const family = chainConfig(ctx.chain).family;
     const origin = new URL(c.req.url).origin;
     const boot: WidgetBoot = {
       embedKey: key,
       channel,
-      parentOrigin: parent !== null && ctx.program.allowedOrigins.includes(parent) ? parent : null,
+      parentOrigin: parentOriginFor(ctx, c.req.query("parent")),
       apiBase: `/v1/embed/${encodeURIComponent(key)}`,
       repayPath: `/embed/${encodeURIComponent(key)}/repay/`,
       config: widgetConfigView(ctx),
