@@ -86,7 +86,9 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
         body = JSON.stringify(init.json);
       }
       const url = /^https?:\/\//.test(path) ? path : `${stack.baseUrl}${path}`;
-      const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+      // A fresh connection per request: Bun's keep-alive pool can hand a POST a socket workerd is closing,
+      // which fails with ECONNRESET before the request is sent (seen under the 500-loan load test).
+      const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body, keepalive: false });
       const text = await res.text();
       const isJson = /\bjson\b/.test(res.headers.get("content-type") ?? "") && text !== "";
       return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
