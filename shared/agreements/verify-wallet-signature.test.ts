@@ -19,7 +19,7 @@ describe("EVM (EIP-191)", () => {
   });
 
   test("another wallet's signature, another message, garbage: refused naming walletSignature", async () => {
-    const refused = { ok: false, field: "walletSignature", reason: "walletSignature: is not the wallet's EIP-191 signature of the challenge message" };
+    const refused = { ok: false, field: "walletSignature", reason: "walletSignature: is not the wallet's EIP-191 signature of the challenge message" } as const;
     expect(await verifyWalletSignature({}, input(await privateKeyToAccount(generatePrivateKey()).signMessage({ message })))).toEqual(refused);
     expect(await verifyWalletSignature({}, input(await eoa.signMessage({ message: `${message}.` })))).toEqual(refused);
     expect(await verifyWalletSignature({}, input("0x1234"))).toEqual(refused);
@@ -121,7 +121,7 @@ describe("Solana (ed25519)", () => {
   test("another wallet's signature, a tampered message, garbage: refused naming walletSignature", async () => {
     const sol = await testSolanaWallet();
     const other = await testSolanaWallet();
-    const refused = { ok: false, field: "walletSignature", reason: "walletSignature: is not the wallet's ed25519 signature of the challenge message" };
+    const refused = { ok: false, field: "walletSignature", reason: "walletSignature: is not the wallet's ed25519 signature of the challenge message" } as const;
     for (const signature of [await other.signMessage(message), await other.signMessage(message, "base64"), await sol.signMessage(`${message}!`), "not-a-signature"]) {
       expect(await verifyWalletSignature({}, { chain: "SOLANA_DEVNET", address: sol.address, message, signature, now })).toEqual(refused);
     }
