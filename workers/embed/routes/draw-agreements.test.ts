@@ -83,8 +83,10 @@ describe("a widget draw's agreement", () => {
     expect((await getLoan(m, loanId)).body.agreement.message).toBe(message);
   });
 
-  test("TON: the public key, timestamp and domain are kept with the signature", async () => {
+  test("TON: the public key, timestamp and domain are kept with the signature; the wallet's real-time timestamp passes on a sandbox clock a day ahead", async () => {
     const m = await merchant({ network: "TON", stablecoin: "USDT" });
+    // The sandbox clock moves challenges and loans, not the wallet's own clock.
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 86_400 }, headers: { "x-api-key": m.key } })).status).toBe(200);
     const wallet = testTonWallet("v5r1");
     const q = await embed(m, "/quote", { walletAddress: wallet.address, amount: "50.00", tenureDays: 3 });
     expect(q.status).toBe(200);
