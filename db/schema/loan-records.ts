@@ -39,6 +39,10 @@ export const agreements = sqliteTable("agreements", {
   agreementText: text("agreement_text").notNull(),
   walletSignature: text("wallet_signature").notNull(),
   createdAt: timestamp("created_at").notNull(),
+  /** TON Connect signData only (null elsewhere): the wallet's public key, the signature's timestamp (unix seconds) and domain. */
+  publicKey: text("public_key"),
+  signedTimestamp: integer("signed_timestamp"),
+  domain: text("domain"),
 });
 
 /** Every money movement of a loan (funding now; repayments later). */

@@ -4,14 +4,14 @@ import { creditLines } from "../../db/schema/credit-lines.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementMessage } from "../agreements/loan-agreements.ts";
 import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "../agreements/challenge-store.ts";
-import { verifyEvmAgreementSignature } from "../agreements/evm-agreement-signature.ts";
-import { chainConfig } from "../chains/chain-config.ts";
+import { agreementRecord } from "../agreements/agreement-record.ts";
+import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
+import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
 import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
 import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
-import { verifySolanaSignature, verifyTonConnectSignData } from "../domain/wallet-signatures.ts";
 import { createLoan } from "../loans/create-loan.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
@@ -100,13 +100,6 @@ export type AcceptInput = {
 };
 
 /**
- * The domains a TON Connect signature may name: the widget's own host (in the
- * widget, the iframe is the TON Connect dApp) and the hosts of the program's
- * origins (a merchant page running TON Connect itself).
- */
-const allowedDomains = (origins: string[], widgetHosts: string[]) => [...widgetHosts, ...origins.map((o) => new URL(o).host)];
-
-/**
  * What signature checks need: the widget's own hosts (TON Connect domains:
  * EMBED_HOST and the host the request reached, which is what the widget's
  * TON Connect manifest names) and, optionally, a chain adapter that can call
@@ -115,41 +108,18 @@ const allowedDomains = (origins: string[], widgetHosts: string[]) => [...widgetH
  */
 type SignatureDeps = { widgetHosts: string[]; chain?: ContractSignatureVerifier | null };
 
-async function signatureValid(deps: SignatureDeps, ctx: ProgramContext, challenge: AgreementChallenge, input: AcceptInput, now: Date): Promise<string | null> {
-  const family = chainConfig(ctx.chain).family;
-  if (family === "EVM") {
-    const ok = await verifyEvmAgreementSignature(deps.chain, ctx.chain, { address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
-    return ok ? null : "walletSignature: is not the wallet's EIP-191 signature of the challenge message";
-  }
-  if (family === "SOLANA") {
-    const ok = await verifySolanaSignature({ address: challenge.walletAddress, message: challenge.message, signature: input.walletSignature });
-    return ok ? null : "walletSignature: is not the wallet's ed25519 signature of the challenge message";
-  }
-  if (!input.publicKey || input.timestamp === undefined || !input.domain) {
-    return "walletSignature: a TON Connect signature needs publicKey, timestamp and domain";
-  }
-  const result = await verifyTonConnectSignData({
-    address: challenge.walletAddress,
-    publicKey: input.publicKey,
-    signature: input.walletSignature,
-    timestamp: input.timestamp,
-    domain: input.domain,
-    text: challenge.message,
-    nowSeconds: Math.floor(now.getTime() / 1000),
-    allowedDomains: allowedDomains(ctx.program.allowedOrigins, deps.widgetHosts),
-  });
-  return result.ok ? null : `walletSignature: ${result.reason}`;
-}
-
 /**
  * Accepts a draw (DECISIONS.md "accept"): the challenge must exist for this
  * program, be bound to exactly these values, unexpired and unused, and the
  * signature must be the wallet's over its message (on EVM, a smart-contract
  * wallet's too when `deps.chain` can call the chain); otherwise 400 and no loan.
  * The challenge is consumed by the first accept that verifies (of concurrent
- * accepts, one), and the loan is created through the same path as
- * `POST /v1/loans` (underwriting, idempotency, funding, events) with the
- * program and channel recorded. A retried accept with the same idempotency
+ * accepts, one), before the credit line and KYC checks, so an accept refused
+ * by those leaves it used (`verifyAndConsumeChallenge`). The loan is created
+ * through the same path as `POST /v1/loans` (underwriting, idempotency,
+ * funding, events) with the program and channel recorded, and with its
+ * agreement (the exact message, the signature, the TON Connect fields)
+ * committed in the same batch. A retried accept with the same idempotency
  * key answers with the loan it made.
  */
 export async function acceptDraw(
@@ -185,15 +155,21 @@ export async function acceptDraw(
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
 
-  const bad = await signatureValid(deps, ctx, challenge, input, now);
-  if (bad) throw validationError([bad]);
+  // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
+  const ton = { publicKey: input.publicKey, timestamp: input.timestamp, domain: input.domain };
+  const consumed = await verifyAndConsumeChallenge(deps.store, { contracts: deps.chain }, {
+    challenge,
+    walletSignature: input.walletSignature,
+    ton,
+    allowedDomains: widgetDrawDomains(ctx.program, deps.widgetHosts),
+    now,
+    realNow: new Date(now.getTime() - ctx.tenant.clockOffsetMs),
+  });
   const line = await creditLineFor(db, ctx, wallet, now);
   await withinLine(db, ctx, line, parseAmount(input.amount, 2)!);
   if (await requiresKyc(db, ctx, line)) {
     throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
   }
-  const consumed = await deps.store.consume(challenge.id, now.getTime());
-  if (!consumed.ok) throw validationError([`agreementChallengeId: the challenge ${consumed.reason === "EXPIRED" ? "has expired" : "was already used"}`]);
 
   const { loan, created } = await createLoan(db, {
     tenant: ctx.tenant,
@@ -205,6 +181,8 @@ export async function acceptDraw(
     tenureDays: input.tenureDays,
     idempotencyKey,
     program: { id: ctx.program.id, channel: input.channel, creditLimit: creditLimitOf(ctx) },
+    // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
+    agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
     now,
   });
   if (!line.agreementAcceptedAt) {

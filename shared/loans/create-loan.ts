@@ -5,6 +5,7 @@ import { borrowers } from "../../db/schema/borrowers.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
@@ -31,6 +32,12 @@ export type CreateLoanInput = {
    * program and wallet plus this loan), so concurrent draws cannot overdraw.
    */
   program?: { id: string; channel: (typeof CHANNELS)[number]; creditLimit?: bigint };
+  /**
+   * The agreement the borrower signed before the loan exists (a widget
+   * draw): inserted in the loan's own batch, only if the loan's row is, and
+   * linked as its `agreementId`, so there is no loan without it.
+   */
+  agreement?: AgreementRecord;
 };
 
 /**
@@ -161,7 +168,7 @@ export async function createLoan(
     fundingState: "NONE",
     requiresKycGate: !input.program && input.tenant.requiresKycBeforeFunding,
     kycConfirmedAt: null,
-    agreementId: null,
+    agreementId: input.agreement?.id ?? null,
     programId: input.program?.id ?? null,
     channel: input.program?.channel ?? null,
     poolId: null,
@@ -179,6 +186,7 @@ export async function createLoan(
   const [inserted] = await db.batch([
     insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyKey] }).returning({ id: loans.id }),
     eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
+    ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
   ]);
   if (inserted.length === 1) return { loan: row, created: true };
   const winner = await findByKey(db, input.tenant.id, input.idempotencyKey);

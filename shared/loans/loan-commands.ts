@@ -1,6 +1,7 @@
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { recordLoanAgreement } from "../agreements/loan-agreements.ts";
 import type { AgreementChallenge } from "../agreements/challenge-store.ts";
+import type { TonSignDataFields } from "../agreements/verify-wallet-signature.ts";
 import { DomainError, type ErrorKind } from "../domain/errors.ts";
 import type { Observation } from "../settlement/classify-transaction.ts";
 import { applyRepayment, applyRepaymentFailure, type Attribution } from "../settlement/apply-repayment.ts";
@@ -18,7 +19,16 @@ export type LoanCommand =
   | { kind: "process"; tenantId: string; loanId: string }
   | ({ kind: "review" } & ReviewInput)
   | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
-  | { kind: "agreement"; tenantId: string; loanId: string; challenge: AgreementChallenge; walletSignature: string; agreementText: string | null }
+  | {
+      kind: "agreement";
+      tenantId: string;
+      loanId: string;
+      challenge: AgreementChallenge;
+      walletSignature: string;
+      /** TON Connect signData: what the signature covers besides the message. */
+      ton?: Partial<TonSignDataFields> | null;
+      agreementText: string | null;
+    }
   | { kind: "sweep"; tenantId: string; loanId: string }
   /** A confirmed payment the settlement listener found (or an Owner/Admin attributed). */
   | { kind: "repayment"; tenantId: string; loanId: string; payment: Observation; attribution?: Attribution }
@@ -52,7 +62,7 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
       const loan = await loadLoan(ctx.db, cmd.tenantId, cmd.loanId);
       const recorded =
         cmd.kind === "agreement"
-          ? await recordLoanAgreement(ctx.db, { loan, challenge: cmd.challenge, walletSignature: cmd.walletSignature, agreementText: cmd.agreementText, now })
+          ? await recordLoanAgreement(ctx.db, { loan, challenge: cmd.challenge, walletSignature: cmd.walletSignature, ton: cmd.ton, agreementText: cmd.agreementText, now })
           : (await recordKycConfirmation(ctx.db, loan, cmd, now)).loan;
       return fundLoan(ctx, recorded, tenant, now);
     }

@@ -36,6 +36,24 @@ export const DecisionSchema = z
   })
   .openapi("Decision");
 
+export const LoanAgreementSchema = z
+  .object({
+    id: z.uuid(),
+    challengeId: z.string(),
+    walletAddress: z.string(),
+    chain: ChainSchema,
+    message: z.string().openapi({ description: "The exact challenge message the wallet signed" }),
+    agreementText: z.string().openapi({ description: "The agreement text kept: the merchant's `agreementText` when given (API loans), else the signed message" }),
+    walletSignature: z.string().openapi({ description: "The signature as submitted (EIP-191 hex, Solana base58/base64, TON Connect base64)" }),
+    publicKey: z.string().nullable().openapi({ description: "TON Connect signData: the wallet's public key (null on other chains)" }),
+    timestamp: z.number().int().nullable().openapi({ description: "TON Connect signData: the signature's timestamp, unix seconds (null on other chains)" }),
+    domain: z.string().nullable().openapi({ description: "TON Connect signData: the domain the wallet signed for (null on other chains)" }),
+    createdAt: TimestampSchema,
+  })
+  .openapi("LoanAgreement", {
+    description: "The agreement the borrower's wallet signed, kept immutably: for API loans the one recorded with POST /v1/loans/{id}/agreement, for widget loans the draw's accepted challenge.",
+  });
+
 export const LoanSchema = z
   .object({
     id: z.uuid(),
@@ -72,6 +90,9 @@ export const LoanSchema = z
     program: z.string().nullable(),
     channel: z.enum(CHANNELS).nullable(),
     fundingTxHash: z.string().nullable(),
+    agreement: LoanAgreementSchema.nullable()
+      .optional()
+      .openapi({ description: "The signed agreement (null: none on file). Present on GET /v1/loans/{id} and the agreement response; omitted from lists and event payloads (fetch the loan)." }),
   })
   .openapi("Loan");
 

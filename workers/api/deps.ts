@@ -36,6 +36,8 @@ export type ApiEnv = {
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
   /** Worker secret: AES key for secrets kept at rest (webhook signing secrets). */
   SECRETS_KEY?: string;
+  /** The widget host ({embed_url}): a TON Connect domain API agreements may name too. */
+  EMBED_HOST?: string;
 };
 
 export type ApiDeps = {
@@ -56,6 +58,8 @@ export type ApiDeps = {
   /** The webhook deliveries Queue. */
   queue: DeliveryQueue;
   secretsKey: string;
+  /** The widget host (EMBED_HOST), a TON Connect domain of API agreements; null when not configured. */
+  widgetHost?: string | null;
 };
 
 /** Only `npm run dev` and tests may run without a configured JWT secret. */
@@ -100,5 +104,6 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
       sendBatch: async (messages) => void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
     },
     secretsKey,
+    widgetHost: env.EMBED_HOST || null,
   };
 }

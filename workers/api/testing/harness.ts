@@ -46,6 +46,7 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
     challenges: memoryChallengeStore(),
     secretsKey: DEV_SECRETS_KEY,
     queue: memoryDeliveryQueue(),
+    widgetHost: "embed.svc-credit.test",
   };
   const app = createApiApp(() => deps);
 

@@ -197,6 +197,9 @@ describe("quote and accept (EVM)", () => {
     const refused = await call(m, "POST", "/accept", late.body);
     expect(refused.status).toBe(400);
     expect(refused.body.message).toEqual(["amount: at most 100.00 is available on this credit line until its open loans are repaid"]);
+    // Its signature verified, so the refusal used the challenge up: the same accept again is "already used".
+    const again = await call(m, "POST", "/accept", late.body);
+    expect(again.body.message).toEqual(["agreementChallengeId: the challenge was already used"]);
     expect((await t.db.select().from(loans).where(eq(loans.programId, m.programId))).map((l) => l.principal).sort()).toEqual([300_000_000n, 600_000_000n]);
     const line = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
     expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
@@ -238,20 +241,29 @@ describe("quote and accept (EVM)", () => {
     expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toHaveLength(1);
   });
 
-  test("KYC required: 409 until the merchant confirms, then the draw funds", async () => {
+  test("KYC required: 409 until the merchant confirms; the verified challenge is used up by the refused accept; a new quote then funds", async () => {
     const m = await merchant();
     await t.request("PUT", "/v1/settings", {
       body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
       headers: bearer(m.owner.token),
     });
     const account = privateKeyToAccount(generatePrivateKey());
-    const q = await quote(m, account.address);
-    const body = { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: await account.signMessage({ message: q.agreementChallenge.message }), channel: "WEB" };
+    const signedDraw = async () => {
+      const q = await quote(m, account.address);
+      return { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: await account.signMessage({ message: q.agreementChallenge.message }), channel: "WEB" };
+    };
+    const body = await signedDraw();
     const blocked = await call(m, "POST", "/accept", body);
     expect(blocked.status).toBe(409);
+    expect(blocked.body.error).toBe("Conflict");
     const line = (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body.creditLine;
     await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { body: { verified: true }, headers: { "x-api-key": m.key } });
-    const ok = await call(m, "POST", "/accept", body);
+    // DECISIONS "Embed and widget": consumed by the first accept that verifies, whatever happens next.
+    const reused = await call(m, "POST", "/accept", body);
+    expect(reused.status).toBe(400);
+    expect(reused.body).toEqual({ statusCode: 400, message: ["agreementChallengeId: the challenge was already used"], error: "Bad Request" });
+    expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toEqual([]);
+    const ok = await call(m, "POST", "/accept", await signedDraw());
     expect(ok.status).toBe(201);
     expect(ok.body.loan.status).toBe("ACTIVE");
   });
@@ -277,7 +289,7 @@ describe("TON Connect signatures", () => {
     const body = { walletAddress: address, amount: "50.00", tenureDays: 3, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, publicKey: keys.publicKey.toString("hex"), timestamp, domain, channel: "ANDROID" };
     const wrongDomain = await call(ton, "POST", "/accept", { ...body, domain: "evil.example" });
     expect(wrongDomain.status).toBe(400);
-    expect(wrongDomain.body.message[0]).toStartWith("walletSignature:");
+    expect(wrongDomain.body.message).toEqual(["domain: is not an allowed TON Connect domain (the widget host, or the host of a widget program's allowed origin)"]);
     const otherKey = keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32))));
     const notTheOwner = await call(ton, "POST", "/accept", { ...body, publicKey: otherKey.publicKey.toString("hex"), walletSignature: sign(Buffer.from(hash), otherKey.secretKey).toString("base64") });
     expect(notTheOwner.status).toBe(400);

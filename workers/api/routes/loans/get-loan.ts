@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { loanDetailView } from "../../../../shared/agreements/agreement-view.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
-import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { LoanIdParamSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
@@ -13,7 +13,7 @@ export const route = defineRoute(
     path: "/v1/loans/{id}",
     tags: ["Loans"],
     summary: "Get a loan",
-    description: "The loan with its decision; late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
+    description: "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
     request: { params: LoanIdParamSchema },
     responses: { 200: { description: "The loan", content: { "application/json": { schema: LoanSchema } } } },
   },
@@ -24,5 +24,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock } = c.get("deps");
     const { tenant } = c.get("principal");
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
-    return c.json(loanView(loan, tenantClock(clock, tenant).now()), 200);
+    return c.json(await loanDetailView(db, loan, tenantClock(clock, tenant).now()), 200);
   });
