@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createApiApp, MAX_BODY_BYTES } from "./app.ts";
 import type { ApiEnv } from "./deps.ts";
-import { createTestApp, type TestApp } from "./testing/harness.ts";
-import { bearer, createKey, PASSWORD, signUpTenant } from "./testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import { bearer, createKey, PASSWORD, signUpTenant } from "../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {
