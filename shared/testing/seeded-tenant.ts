@@ -79,3 +79,33 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
 }
 
 export type SeededTenant = Awaited<ReturnType<typeof seededTenant>>;
+
+/**
+ * Which seeded resource a path parameter names, by "<segment before it>/{<name>}",
+ * for the api and embed documents. A parameter not listed here makes the
+ * security suites and fuzzers fail (they must not skip it silently): seed the
+ * resource above and add a line.
+ */
+export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
+  "loans/{id}": (s) => [s.loanId],
+  "settlements/{loanId}": (s) => [s.loanId],
+  "borrowers/{id}": (s) => [s.borrowerId, s.borrowerRef],
+  "api-keys/{id}": (s) => [s.spareKeyId],
+  "merchant-configs/{id}": (s) => [s.merchantConfigId],
+  "widget-programs/{id}": (s) => [s.widgetProgramId],
+  "credit-lines/{id}": (s) => [s.creditLineId],
+  "unmatched/{id}": (s) => [s.unmatchedId],
+  "events/{id}": (s) => [s.eventId],
+  "webhooks/{id}": (s) => [s.webhookId],
+  "deliveries/{id}": (s) => [s.deliveryId],
+  "notifications/{id}": (s) => [s.notificationId],
+  "embed/{embedKey}": (s) => [s.embedKey],
+  "loans/{loanId}": (s) => [s.loanId],
+  "repay/{loanId}": (s) => [s.loanId],
+};
+
+/** The key PARAM_RESOURCES knows a path parameter by: "<segment before it>/{<name>}". */
+export function paramKey(path: string, name: string): string {
+  const segments = path.split("/");
+  return `${segments[segments.indexOf(`{${name}}`) - 1]}/{${name}}`;
+}

@@ -7,7 +7,7 @@ import { bearer, uniqueEmail } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp, type TestResponse } from "../../shared/testing/harness.ts";
 import { apiKey, newWallet } from "../../shared/testing/loan-fixtures.ts";
 import { canonicalValue, errorBodyProblem, operationsOf, type OpenApiDoc } from "../../shared/testing/openapi-values.ts";
-import { seededTenant, type SeededTenant } from "../../shared/testing/seeded-tenant.ts";
+import { PARAM_RESOURCES, paramKey, seededTenant, type SeededTenant } from "../../shared/testing/seeded-tenant.ts";
 import type { RouteSpec } from "./route.ts";
 import { ROUTES, type ApiRouteModule } from "./routes.ts";
 
@@ -25,26 +25,6 @@ import { ROUTES, type ApiRouteModule } from "./routes.ts";
 const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 429: "Too Many Requests" };
 
 /**
- * Which seeded resource a path parameter names, by "<segment before it>/{<name>}".
- * A route with a parameter not listed here fails the suite (it cannot be
- * silently skipped): add the resource to `seededTenant` and a line here.
- */
-const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
-  "loans/{id}": (s) => [s.loanId],
-  "settlements/{loanId}": (s) => [s.loanId],
-  "borrowers/{id}": (s) => [s.borrowerId, s.borrowerRef],
-  "api-keys/{id}": (s) => [s.spareKeyId],
-  "merchant-configs/{id}": (s) => [s.merchantConfigId],
-  "widget-programs/{id}": (s) => [s.widgetProgramId],
-  "credit-lines/{id}": (s) => [s.creditLineId],
-  "unmatched/{id}": (s) => [s.unmatchedId],
-  "events/{id}": (s) => [s.eventId],
-  "webhooks/{id}": (s) => [s.webhookId],
-  "deliveries/{id}": (s) => [s.deliveryId],
-  "notifications/{id}": (s) => [s.notificationId],
-};
-
-/**
  * Routes that create the resource a new identifier names (DECISIONS: a
  * borrower is created on first use by its ref). Another tenant's id is then
  * only a new ref of the caller's: the check is that the other tenant's
@@ -55,11 +35,6 @@ const CREATES_ON_FIRST_USE = new Set(["PATCH /v1/borrowers/{id}/kyc"]);
 const routeKey = (r: ApiRouteModule) => `${r.route.method.toUpperCase()} ${r.route.path}`;
 const specOf = (r: ApiRouteModule): RouteSpec => r.route.spec;
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-const paramKey = (path: string, name: string) => {
-  const segments = path.split("/");
-  const i = segments.indexOf(`{${name}}`);
-  return `${segments[i - 1]}/{${name}}`;
-};
 const acceptsKey = (s: RouteSpec) => s.auth === "KEY" || s.auth === "KEY_OR_JWT";
 const acceptsSession = (s: RouteSpec) => s.auth === "JWT" || s.auth === "KEY_OR_JWT";
 
@@ -238,7 +213,7 @@ describe("every route, by its auth spec", () => {
       }
       mark(r, "other tenant's id");
     }
-    expect(unknownParams, "path parameters the suite cannot seed: add them to seededTenant and PARAM_RESOURCES").toEqual([]);
+    expect(unknownParams, "path parameters the suite cannot seed: add them to seededTenant and PARAM_RESOURCES (shared/testing/seeded-tenant.ts)").toEqual([]);
     expect(failures).toEqual([]);
   });
 
