@@ -1,7 +1,7 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { timestamp } from "./columns.ts";
-import { KYC_STATUSES } from "./vocabularies.ts";
+import { KYC_STATUSES } from "../../shared/domain/vocabularies.ts";
 
 /** A borrower is the pair (tenant, borrowerRef); created on first use. */
 export const borrowers = sqliteTable(

@@ -1,7 +1,7 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { timestamp } from "./columns.ts";
 import { tenantIdColumn } from "./tenant-ref.ts";
-import { CHAINS } from "./vocabularies.ts";
+import { CHAINS } from "../../shared/domain/vocabularies.ts";
 import { widgetPrograms } from "./widget-programs.ts";
 
 /**

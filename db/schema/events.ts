@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { json, timestamp } from "./columns.ts";
-import { EVENT_TYPES } from "./vocabularies.ts";
+import { EVENT_TYPES } from "../../shared/domain/vocabularies.ts";
 
 /** DECISIONS.md "Webhooks": `{ id, type, createdAt, tenantId, data, program, channel }`. */
 export type EventEnvelope = {

@@ -1,6 +1,6 @@
 import { integer, text } from "drizzle-orm/sqlite-core";
 import { json, units } from "./columns.ts";
-import { FEE_TYPES, NETWORKS, STABLECOINS } from "./vocabularies.ts";
+import { FEE_TYPES, NETWORKS, STABLECOINS } from "../../shared/domain/vocabularies.ts";
 
 /**
  * The lending terms a merchant configuration holds and its loan product is

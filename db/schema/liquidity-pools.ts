@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { STABLECOINS, TENANT_MODES } from "./vocabularies.ts";
+import { STABLECOINS, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 import { timestamp, units } from "./columns.ts";
 import { tenants } from "./tenants.ts";
 

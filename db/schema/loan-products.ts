@@ -1,6 +1,6 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
-import { LOAN_PRODUCT_STATUSES } from "./vocabularies.ts";
+import { LOAN_PRODUCT_STATUSES } from "../../shared/domain/vocabularies.ts";
 import { timestamp } from "./columns.ts";
 import { lendingTermsColumns } from "./lending-terms.ts";
 import { merchantConfigs } from "./merchant-configs.ts";

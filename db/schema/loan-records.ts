@@ -3,7 +3,7 @@ import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, timestamp, units } from "./columns.ts";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
 import { loans } from "./loans.ts";
-import { CHAINS, STABLECOINS } from "./vocabularies.ts";
+import { CHAINS, STABLECOINS } from "../../shared/domain/vocabularies.ts";
 
 /** Loan-level KYC confirmations from the merchant's backend; immutable, newest wins. */
 export const loanKycConfirmations = sqliteTable(

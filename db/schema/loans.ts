@@ -5,7 +5,7 @@ import { bool, json, timestamp, units } from "./columns.ts";
 import { liquidityPools } from "./liquidity-pools.ts";
 import { CHANNELS, FUNDING_STATES } from "./loan-vocabularies.ts";
 import { loanProducts } from "./loan-products.ts";
-import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS } from "./vocabularies.ts";
+import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS } from "../../shared/domain/vocabularies.ts";
 import { widgetPrograms } from "./widget-programs.ts";
 
 export type DecisionReason = { code: string; message: string };

@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { timestamp, units } from "./columns.ts";
 import { loans } from "./loans.ts";
 import { tenants } from "./tenants.ts";
-import { CHAINS } from "./vocabularies.ts";
+import { CHAINS } from "../../shared/domain/vocabularies.ts";
 
 /**
  * A payment to the platform the listener could not apply (wrong or missing

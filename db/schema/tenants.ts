@@ -1,5 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { TENANT_MODES } from "./vocabularies.ts";
+import { TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 import { timestamp } from "./columns.ts";
 
 export const tenants = sqliteTable("tenants", {

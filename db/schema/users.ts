@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { timestamp } from "./columns.ts";
-import { ROLES, type Role } from "./vocabularies.ts";
+import { ROLES, type Role } from "../../shared/domain/vocabularies.ts";
 
 export { ROLES, type Role };
 

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { bool, json, timestamp } from "./columns.ts";
 import { events } from "./events.ts";
 import { tenantIdColumn } from "./tenant-ref.ts";
-import { DELIVERY_STATUSES, EMAIL_STATUSES, EVENT_TYPES } from "./vocabularies.ts";
+import { DELIVERY_STATUSES, EMAIL_STATUSES, EVENT_TYPES } from "../../shared/domain/vocabularies.ts";
 
 /** A merchant's webhook endpoint. The secret signs deliveries, so it is encrypted, not hashed. */
 export const webhookEndpoints = sqliteTable(

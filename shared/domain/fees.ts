@@ -1,5 +1,5 @@
 /** Fee rules (SPEC.md "Merchant configuration", DECISIONS.md "Fees"). */
-import { FEE_TYPES } from "../../db/schema/vocabularies.ts";
+import { FEE_TYPES } from "./vocabularies.ts";
 
 export { FEE_TYPES };
 export type FeeType = (typeof FEE_TYPES)[number];

@@ -4,7 +4,7 @@
  * allowed and which events it fires, then commit the change as a conditional
  * update together with those events; a refusal maps to 409.
  */
-import { EVENT_TYPES, LOAN_STATUSES } from "../../db/schema/vocabularies.ts";
+import { EVENT_TYPES, LOAN_STATUSES } from "./vocabularies.ts";
 import type { DecisionOutcome } from "./underwriting.ts";
 
 export { EVENT_TYPES, LOAN_STATUSES };

@@ -3,7 +3,7 @@
  * A rail is a supported network/stablecoin pair; each rail lends on one
  * sandbox chain and one live chain.
  */
-import { CHAINS, NETWORKS, STABLECOINS, TENANT_MODES } from "../../db/schema/vocabularies.ts";
+import { CHAINS, NETWORKS, STABLECOINS, TENANT_MODES } from "./vocabularies.ts";
 
 export { CHAINS, NETWORKS, STABLECOINS, TENANT_MODES };
 export type Network = (typeof NETWORKS)[number];

@@ -5,7 +5,7 @@
  * one that fires adds a reason, so a merchant sees every problem at once
  * rather than one per retry.
  */
-import { DECISION_OUTCOMES, KYC_STATUSES } from "../../db/schema/vocabularies.ts";
+import { DECISION_OUTCOMES, KYC_STATUSES } from "./vocabularies.ts";
 import { formatAmount } from "./money.ts";
 
 export { DECISION_OUTCOMES, KYC_STATUSES };

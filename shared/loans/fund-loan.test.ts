@@ -3,8 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { events } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
-import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { createLoan, sandboxTenant } from "../../workers/api/testing/loan-fixtures.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DomainError } from "../domain/errors.ts";
 import { processLoan } from "./process-loan.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
-import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { signUpTenant } from "../testing/fixtures.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-provider.ts";

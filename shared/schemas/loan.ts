@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS, FUNDING_STATES } from "../../db/schema/loan-vocabularies.ts";
-import { DECISION_OUTCOMES, LOAN_STATUSES } from "../../db/schema/vocabularies.ts";
+import { DECISION_OUTCOMES, LOAN_STATUSES } from "../domain/vocabularies.ts";
 import { CHAINS } from "../domain/rails.ts";
 import { TimestampSchema } from "./common.ts";
 import { AmountSchema } from "./money.ts";

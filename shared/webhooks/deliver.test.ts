@@ -4,8 +4,8 @@ import { and, eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { events } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
-import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { createKey, signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { createKey, signUpTenant } from "../testing/fixtures.ts";
 import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
@@ -44,12 +44,21 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
     endpoints[url] = { id, secret };
   }
   const received: Received[] = [];
+  // Like a real fetch, it honours `init.signal`: once the signal aborts, the call rejects with the signal's
+  // reason (a TimeoutError for AbortSignal.timeout), whatever the receiver does.
   const fetch: FetchLike = async (url, init) => {
     const r = { url, headers: { ...(init.headers as Record<string, string>) }, body: String(init.body) };
     received.push(r);
     const answer = answers[url];
     if (!answer) throw new Error(`unexpected url ${url}`);
-    return answer(r);
+    const signal = init.signal;
+    if (!signal) return answer(r);
+    const aborted = () => signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+    if (signal.aborted) throw aborted();
+    return new Promise<Response>((resolve, reject) => {
+      signal.addEventListener("abort", () => reject(aborted()), { once: true });
+      answer(r).then(resolve, reject);
+    });
   };
   // The api relays right after each write into the harness queue: use it, emptied first.
   const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
@@ -140,26 +149,32 @@ describe("delivery", () => {
     expect(notification).toMatchObject({ eventType: "webhook.delivery_failed", emailStatus: "PENDING", emailTo: s.owner.email });
   });
 
-  test("no answer within the timeout, and a network error, are failed attempts", async () => {
-    const slow = "https://slow.merchant.example/hook";
+  test("a receiver that never answers: each attempt fails after the configured timeout, recorded as such", async () => {
+    const silent = "https://silent.merchant.example/hook";
     const reset = "https://reset.merchant.example/hook";
     const s = await setup(
       {
-        [slow]: (r) => new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("timed out"), { name: "TimeoutError" })), 250)) as Promise<Response>,
+        // Accepts the connection and never answers: only the delivery's own timeout ends the attempt.
+        [silent]: () => new Promise<Response>(() => {}),
         [reset]: async () => {
           throw new TypeError("connection reset by peer");
         },
       },
-      { [slow]: ["loan.funded"], [reset]: ["loan.funded"] },
+      { [silent]: ["loan.funded"], [reset]: ["loan.funded"] },
     );
-    await s.pump();
+    // Without a timeout the pump would wait forever: fail fast and say why instead.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the delivery never timed out")), 5_000)));
+    await Promise.race([s.pump(), guard]).finally(() => clearTimeout(timer));
     const rows = await deliveriesOf(s.owner.tenantId);
-    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual([["FAILED", 3], ["FAILED", 3]]);
-    for (const d of rows) {
-      const errors = (await attemptsOf(d.id)).map((a) => a.error);
-      expect(errors).toHaveLength(3);
-      expect(errors.every((e) => e === "no answer within 200 ms" || e === "network error: connection reset by peer")).toBe(true);
-    }
+    const of = (url: string) => rows.find((d) => d.endpointId === s.endpoints[url]!.id)!;
+    expect([of(silent).status, of(silent).attemptCount]).toEqual(["FAILED", 3]);
+    expect([of(reset).status, of(reset).attemptCount]).toEqual(["FAILED", 3]);
+    const silentAttempts = await attemptsOf(of(silent).id);
+    expect(silentAttempts.map((a) => [a.error, a.responseStatus])).toEqual(Array(3).fill(["no answer within 200 ms", null]));
+    // Each attempt waited the configured 200 ms, not less (and not forever).
+    for (const a of silentAttempts) expect(a.durationMs).toBeGreaterThanOrEqual(195);
+    expect((await attemptsOf(of(reset).id)).map((a) => a.error)).toEqual(Array(3).fill("network error: connection reset by peer"));
   });
 
   test("a message delivered twice causes no extra attempt", async () => {

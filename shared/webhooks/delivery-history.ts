@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableColumns, inArray } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import type { DELIVERY_STATUSES } from "../../db/schema/vocabularies.ts";
+import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";

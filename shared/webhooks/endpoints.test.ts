@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../workers/api/testing/harness.ts";
-import { signUpTenant } from "../../workers/api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { signUpTenant } from "../testing/fixtures.ts";
 import { DEV_SECRETS_KEY, openSecret } from "../crypto/secret-box.ts";
 import { DomainError } from "../domain/errors.ts";
 import { createEndpoint, deleteEndpoint, listEndpoints, subscribedEndpoints } from "./endpoints.ts";

@@ -34,7 +34,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
   );
 
   app.use("*", relayAfterWrite);
-  for (const register of ROUTES) register(app);
+  for (const { register } of ROUTES) register(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -1,9 +1,10 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../db/schema/users.ts";
+import type { TenantMode } from "../../shared/domain/rails.ts";
 import { ErrorBodySchema } from "../../shared/schemas/common.ts";
 import type { AppEnv } from "./context.ts";
-import { authenticate, requireRole, type AuthMode } from "./middleware/auth.ts";
+import { authenticate, requireMode, requireRole, type AuthMode } from "./middleware/auth.ts";
 
 const SECURITY: Record<AuthMode, RouteConfig["security"]> = {
   NONE: [],
@@ -41,31 +42,47 @@ export type RouteSpec = {
   /** With `roles`: whether an API key may also call (KEY_OR_JWT routes such as webhooks). */
   rolesAllowApiKey?: boolean;
   rateLimit?: boolean;
+  /**
+   * Only tenants of this mode may call (DECISIONS.md "Modes"): the sandbox
+   * helpers are `"sandbox"`, so a live tenant gets 403. Checked after
+   * authentication, and again by the verbs themselves.
+   */
+  mode?: TenantMode;
   /** Extra documented error statuses (404 and 400 are added when the route has params or input). */
   errors?: number[];
 };
 
+/** A route made by `defineRoute`: the route config, and the spec it was declared with. */
+export type DefinedRoute<R extends RouteConfig = RouteConfig> = R & { getRoutingPath(): string; readonly spec: RouteSpec };
+
 /**
  * Declares a route once: its schemas, its auth (enforced by middleware and
- * documented as OpenAPI security), and the error responses it can give.
+ * documented as OpenAPI security), and the error responses it can give. The
+ * returned route carries its `spec`, so the route table can be checked as data
+ * (workers/api/security.test.ts).
  */
-export function defineRoute<const R extends RouteConfig>(spec: RouteSpec, route: R): R & { getRoutingPath(): string } {
+export function defineRoute<const R extends RouteConfig>(spec: RouteSpec, route: R): DefinedRoute<R> {
   const middleware: MiddlewareHandler<AppEnv>[] = [authenticate(spec.auth, { rateLimit: spec.rateLimit })];
   if (spec.roles) middleware.push(requireRole(spec.roles, { allowApiKey: spec.rolesAllowApiKey }));
+  if (spec.mode) middleware.push(requireMode(spec.mode));
   const statuses = new Set<number>([429, 500, ...(spec.errors ?? [])]);
   if (route.request) statuses.add(400);
   if (spec.auth !== "NONE") statuses.add(401);
-  if (spec.roles) statuses.add(403);
+  if (spec.roles || spec.mode) statuses.add(403);
   if (route.request?.params) statuses.add(404);
   if (spec.rateLimit === false) statuses.delete(429);
-  const roleText = spec.roles ? `; roles ${spec.roles.join("/")}${spec.rolesAllowApiKey ? " (API keys allowed)" : ""}` : "";
+  const roleText =
+    (spec.roles ? `; roles ${spec.roles.join("/")}${spec.rolesAllowApiKey ? " (API keys allowed)" : ""}` : "") + (spec.mode ? `; ${spec.mode} tenants only` : "");
   const responses = { ...route.responses } as RouteConfig["responses"];
   for (const s of [...statuses].sort()) responses[s] ??= errorResponse(s);
-  return createRoute({
+  const created = createRoute({
     ...route,
     security: SECURITY[spec.auth],
     description: `${route.description ?? ""}\n\n**Auth:** ${AUTH_TEXT[spec.auth]}${roleText}.`.trim(),
     middleware: [...middleware, ...((route.middleware as MiddlewareHandler[] | undefined) ?? [])] as never,
     responses,
-  }) as R & { getRoutingPath(): string };
+  });
+  // Not enumerable: the OpenAPI generator copies a route's enumerable keys into the operation.
+  Object.defineProperty(created, "spec", { value: Object.freeze({ ...spec }), enumerable: false });
+  return created as unknown as DefinedRoute<R>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createTestApp } from "../testing/harness.ts";
-import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../testing/fixtures.ts";
+import { createTestApp } from "../../../shared/testing/harness.ts";
+import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../../shared/testing/fixtures.ts";
 
 describe("rate limits answer 429 with Retry-After", () => {
   test("per client IP on unauthenticated routes", async () => {

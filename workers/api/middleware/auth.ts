@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../../db/schema/users.ts";
 import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
 import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
+import type { TenantMode } from "../../../shared/domain/rails.ts";
+import { notASandboxTenant } from "../../../shared/sandbox/sandbox-tenant.ts";
 import type { AppEnv } from "../context.ts";
 
 /** Which credentials a route accepts (SPEC.md "Authentication"). */
@@ -65,6 +67,20 @@ export function requireRole(roles: readonly Role[], options: { allowApiKey?: boo
     } else if (!roles.includes(p.role)) {
       throw forbidden(`This route requires the role ${roles.join(" or ")}; you are ${p.role}`);
     }
+    return next();
+  };
+}
+
+/**
+ * Restricts a route to tenants of one mode (DECISIONS.md "Modes"): a live
+ * tenant on a sandbox helper gets the same 403 its verb would give, before the
+ * body is even read. Today the mode is the tenant's; keys of their own mode
+ * would be checked here.
+ */
+export function requireMode(mode: TenantMode): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { tenant } = c.get("principal");
+    if (tenant.mode !== mode) throw mode === "sandbox" ? notASandboxTenant() : forbidden(`This route is for ${mode} tenants only`);
     return next();
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
+import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 import { newNonce, pageSecurityHeaders } from "./content-security.ts";
 import { WIDGET_SCRIPT } from "./widget-script.ts";

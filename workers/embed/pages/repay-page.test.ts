@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
-import { bearer, createKey, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 
 let t: TestApp;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
-import { bearer, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
+import { bearer, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import type { WidgetBoot } from "../client/boot.ts";
 import { WIDGET_APP_ENTRY, WIDGET_APP_FILES } from "../client-assets.generated.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";

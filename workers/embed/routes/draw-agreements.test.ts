@@ -4,8 +4,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { agreements } from "../../../db/schema/loan-records.ts";
 import { loans } from "../../../db/schema/loans.ts";
 import { testTonWallet } from "../../../shared/agreements/testing/test-wallets.ts";
-import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
-import { bearer, createKey, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 
 /**

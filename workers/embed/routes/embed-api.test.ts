@@ -6,8 +6,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { events } from "../../../db/schema/events.ts";
 import { loans } from "../../../db/schema/loans.ts";
 import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
-import { createTestApp, type TestApp } from "../../api/testing/harness.ts";
-import { bearer, createKey, signUpTenant } from "../../api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 
 const ORIGIN = "https://shop.example";

@@ -1,7 +1,7 @@
 import type { ContractSignatureVerifier } from "../../../shared/chains/chain-port.ts";
 import { consoleLogger } from "../../../shared/observability/logger.ts";
-import { memoryRateLimiter } from "../../api/testing/memory-rate-limiter.ts";
-import type { TestApp } from "../../api/testing/harness.ts";
+import { memoryRateLimiter } from "../../../shared/testing/memory-rate-limiter.ts";
+import type { TestApp } from "../../../shared/testing/harness.ts";
 import { createEmbedApp } from "../app.ts";
 import type { EmbedDeps, EmbedEnv } from "../env.ts";
 

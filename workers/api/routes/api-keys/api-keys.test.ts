@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "../../../../db/schema/api-keys.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { addUserWithRole, bearer, createKey, signUpTenant } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { addUserWithRole, bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

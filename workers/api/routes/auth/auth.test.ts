@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { liquidityPools } from "../../../../db/schema/liquidity-pools.ts";
 import { loanProducts } from "../../../../db/schema/loan-products.ts";
 import { users } from "../../../../db/schema/users.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { bearer, PASSWORD, signUpTenant, uniqueEmail } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { bearer, PASSWORD, signUpTenant, uniqueEmail } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

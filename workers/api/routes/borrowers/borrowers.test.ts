@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { borrowerKycAudit, borrowers } from "../../../../db/schema/borrowers.ts";
-import { bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { newId } from "../../../../shared/domain/ids.ts";
-import { addUserWithRole, bearer, signUpTenant } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer, signUpTenant } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { events } from "../../../../db/schema/events.ts";
-import { EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
 import { encodeEventCursor } from "../../../../shared/events/list-events.ts";
-import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../../../db/schema/loan-vocabularies.ts";
-import { EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
 import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
 

@@ -5,8 +5,8 @@ import { events } from "../../../../db/schema/events.ts";
 import { agreements } from "../../../../db/schema/loan-records.ts";
 import { loans } from "../../../../db/schema/loans.ts";
 import { testSolanaWallet, testTonWallet } from "../../../../shared/agreements/testing/test-wallets.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { bearer, createKey, signUpTenant } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 
 /**
  * POST /v1/loans/:id/agreement on every chain family (issue 10, item 5): a

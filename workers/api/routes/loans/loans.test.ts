@@ -9,8 +9,8 @@ import { tenantSettings } from "../../../../db/schema/tenant-settings.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
 import { policies } from "../../../../db/schema/policies.ts";
 import { newId } from "../../../../shared/domain/ids.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { addUserWithRole, bearer, createKey, signUpTenant } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { addUserWithRole, bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

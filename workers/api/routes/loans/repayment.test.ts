@@ -11,9 +11,9 @@ import { loanIdToBytes32 } from "../../../../shared/chains/loan-id.ts";
 import type { Chain } from "../../../../shared/domain/rails.ts";
 import { classifyTransaction } from "../../../../shared/settlement/classify-transaction.ts";
 import { pollChain } from "../../../../shared/settlement/listener.ts";
-import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 /**
  * Issue 5's acceptance list, through the api app on the in-memory simulated

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { loanProducts } from "../../../../db/schema/loan-products.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 
 const PASSWORD = "correct horse battery";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

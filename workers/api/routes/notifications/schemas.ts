@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_STATUSES, EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { EMAIL_STATUSES, EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
 import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
 import type { Notification } from "../../../../shared/notifications/notification-verbs.ts";
 import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { policies } from "../../../../db/schema/policies.ts";
 import { UNDERWRITING_RULES } from "../../../../shared/domain/underwriting.ts";
-import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, newWallet, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, newWallet, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

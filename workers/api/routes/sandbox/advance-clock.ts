@@ -5,7 +5,7 @@ import { defineRoute } from "../../route.ts";
 import { AdvanceClockBodySchema, AdvancedClockSchema } from "./schemas.ts";
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403] },
+  { auth: "KEY", mode: "sandbox", errors: [403] },
   {
     method: "post",
     path: "/v1/sandbox/clock/advance",

@@ -6,7 +6,7 @@ import { defineRoute } from "../../route.ts";
 import { ChainAmount, chainDeps, jsonBody, SANDBOX_ONLY, txResponses } from "./chain-schemas.ts";
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403] },
+  { auth: "KEY", mode: "sandbox", errors: [403] },
   {
     method: "post",
     path: "/v1/sandbox/chain/faucet",

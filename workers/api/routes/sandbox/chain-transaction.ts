@@ -10,7 +10,7 @@ const BodySchema = z
   .openapi("SandboxTransactionRequest");
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403] },
+  { auth: "KEY", mode: "sandbox", errors: [403] },
   {
     method: "post",
     path: "/v1/sandbox/chain/transactions",

@@ -17,7 +17,7 @@ const BodySchema = z
   .openapi("SandboxTransferRequest");
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403] },
+  { auth: "KEY", mode: "sandbox", errors: [403] },
   {
     method: "post",
     path: "/v1/sandbox/chain/transfers",

@@ -6,7 +6,7 @@ import { defineRoute } from "../../route.ts";
 import { SetLiquidityBodySchema, SetLiquidityResultSchema } from "./schemas.ts";
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403] },
+  { auth: "KEY", mode: "sandbox", errors: [403] },
   {
     method: "put",
     path: "/v1/sandbox/liquidity",

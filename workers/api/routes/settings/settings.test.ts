@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { tenantSettings } from "../../../../db/schema/tenant-settings.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 
 const PASSWORD = "correct horse battery";
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chainConfig } from "../../../../shared/chains/chain-config.ts";
 
 const SIMULATED_POOL_ADDRESS = chainConfig("POLYGON_AMOY").fundingSource;
-import { bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

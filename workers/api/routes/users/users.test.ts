@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

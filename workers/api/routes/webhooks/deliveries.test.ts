@@ -5,9 +5,9 @@ import { webhookAttempts, webhookDeliveries } from "../../../../db/schema/webhoo
 import { newId } from "../../../../shared/domain/ids.ts";
 import { processDeliveryMessage } from "../../../../shared/webhooks/deliver.ts";
 import type { memoryDeliveryQueue } from "../../../../shared/webhooks/memory-queue.ts";
-import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 let queue: ReturnType<typeof memoryDeliveryQueue>;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DELIVERY_STATUSES, EVENT_TYPES } from "../../../../db/schema/vocabularies.ts";
+import { DELIVERY_STATUSES, EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
 import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../../../shared/domain/webhook-urls.ts";
 import type { DeliveryRecord } from "../../../../shared/webhooks/delivery-history.ts";

@@ -3,9 +3,9 @@ import { eq } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints } from "../../../../db/schema/webhooks.ts";
 import { DEV_SECRETS_KEY, openSecret } from "../../../../shared/crypto/secret-box.ts";
 import { subscribedEndpoints } from "../../../../shared/webhooks/endpoints.ts";
-import { addUserWithRole, bearer } from "../../testing/fixtures.ts";
-import { createTestApp, type TestApp } from "../../testing/harness.ts";
-import { apiKey, createdLoan, sandboxTenant } from "../../testing/loan-fixtures.ts";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import { loans } from "../../../../db/schema/loans.ts";
 import { evmContractSignatures } from "../../../../shared/chains/evm/contract-signatures.ts";
 import { createEvmEmulator, type EvmEmulator } from "../../../../shared/chains/evm/testing/evm-emulator.ts";
 import { deployOwnerWalletFactory } from "../../../../shared/chains/evm/testing/owner-wallets.ts";
-import { createTestApp, type TestApp } from "../../../api/testing/harness.ts";
-import { bearer, createKey, signUpTenant } from "../../../api/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../../testing/harness.ts";
 
 const ORIGIN = "https://shop.example";

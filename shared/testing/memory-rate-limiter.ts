@@ -1,4 +1,5 @@
-import type { RateLimiter } from "../deps.ts";
+/** The Workers rate-limiting binding's interface, as both workers declare it. */
+type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };
 
 /**
  * A fixed-window limiter with the rate-limiting binding's interface, for the

@@ -1,6 +1,7 @@
 /**
- * The status and enum vocabularies the schema stores. Plain `as const`
- * arrays with no imports, so the pure domain in shared/ can use them too.
+ * The status and enum vocabularies of the domain, which the schema stores.
+ * They live in the pure domain (plain `as const` arrays, no imports) and db/
+ * imports them from here, so the domain never depends on the database.
  */
 export const NETWORKS = ["TON", "POLYGON", "BASE"] as const;
 export const STABLECOINS = ["USDT", "USDC"] as const;

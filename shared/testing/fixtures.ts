@@ -1,4 +1,4 @@
-import type { Role } from "../../../db/schema/users.ts";
+import type { Role } from "../../db/schema/users.ts";
 import type { TestApp } from "./harness.ts";
 
 export const PASSWORD = "correct horse battery staple";

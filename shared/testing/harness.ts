@@ -1,15 +1,15 @@
-import { createTestDb } from "../../../db/test-db.ts";
-import type { Db } from "../../../db/create-db.ts";
-import { memoryChallengeStore } from "../../../shared/agreements/challenge-store.ts";
-import { memorySimulatedChains } from "../../../shared/chains/simulated/sim-chains.ts";
-import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
-import { fixedClock } from "../../../shared/domain/clock.ts";
-import { inProcessLoanWriter } from "../../../shared/loans/loan-commands.ts";
-import { DEV_SECRETS_KEY } from "../../../shared/crypto/secret-box.ts";
-import { memoryDeliveryQueue } from "../../../shared/webhooks/memory-queue.ts";
-import { createApiApp } from "../app.ts";
-import type { ApiDeps, ApiEnv } from "../deps.ts";
-import type { Logger } from "../../../shared/observability/logger.ts";
+import { createTestDb } from "../../db/test-db.ts";
+import type { Db } from "../../db/create-db.ts";
+import { memoryChallengeStore } from "../agreements/challenge-store.ts";
+import { memorySimulatedChains } from "../chains/simulated/sim-chains.ts";
+import { simulatedChainPort } from "../chains/simulated/simulated-chain-port.ts";
+import { fixedClock } from "../domain/clock.ts";
+import { inProcessLoanWriter } from "../loans/loan-commands.ts";
+import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
+import { memoryDeliveryQueue } from "../webhooks/memory-queue.ts";
+import { createApiApp } from "../../workers/api/app.ts";
+import type { ApiDeps, ApiEnv } from "../../workers/api/deps.ts";
+import type { Logger } from "../observability/logger.ts";
 import { memoryRateLimiter } from "./memory-rate-limiter.ts";
 
 export type TestResponse<T = any> = { status: number; body: T; headers: Headers };

@@ -1,0 +1,111 @@
+import { asc, eq } from "drizzle-orm";
+import { notifications, webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { creditLineFor } from "../embed/credit-lines.ts";
+import { programContext } from "../embed/program-context.ts";
+import { newId } from "../domain/ids.ts";
+import { addUserWithRole, bearer, createKey } from "./fixtures.ts";
+import type { TestApp } from "./harness.ts";
+import { apiKey, createdLoan, newWallet, sandboxTenant } from "./loan-fixtures.ts";
+
+let counter = 0;
+
+/**
+ * A sandbox tenant holding one real resource of every kind a path parameter
+ * can name: loan, borrower (id and ref), API key, merchant configuration,
+ * widget program and embed key, webhook endpoint, delivery, event,
+ * notification, unmatched payment and credit line; with an OWNER session, a
+ * MEMBER session and an API key. For the table-driven security suites and the
+ * OpenAPI fuzzers, which need real ids rather than random ones.
+ */
+export async function seededTenant(t: TestApp, label = "Seeded") {
+  const n = ++counter;
+  const m = await sandboxTenant(t, `${label} ${n}`);
+  const member = await addUserWithRole(t, m.token, "MEMBER");
+  // A second key, so that revoking "the" key of this tenant never locks the tenant out.
+  const spareKey = await createKey(t, m.token, "spare");
+  const webhook = await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/svc", events: ["*"] }, headers: apiKey(m.key) });
+  if (webhook.status !== 201) throw new Error(`create webhook failed: ${webhook.status} ${JSON.stringify(webhook.body)}`);
+  const borrowerRef = `seeded-borrower-${n}-${Date.now()}`;
+  const loan = await createdLoan(t, m.key, { borrowerRef });
+  const me = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body;
+  const program = me.widgetPrograms[0];
+  const [delivery] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, webhook.body.id)).orderBy(asc(webhookDeliveries.createdAt)).limit(1);
+  const [notification] = await t.db.select().from(notifications).where(eq(notifications.tenantId, m.tenantId)).limit(1);
+  const events = (await t.request("GET", `/v1/events?loanId=${loan.id}`, { headers: apiKey(m.key) })).body.data as { id: string }[];
+  const ctx = await programContext(t.db, program.embedKey);
+  const wallet = newWallet();
+  const creditLine = await creditLineFor(t.db, ctx, wallet, t.clock.now());
+  // A payment the listener could not match, kept for this tenant (as a wrong comment would leave it).
+  const unmatchedId = newId();
+  await t.db.insert(unmatchedPayments).values({
+    id: unmatchedId,
+    tenantId: m.tenantId,
+    chain: "POLYGON_AMOY",
+    txHash: `0x${n.toString(16).padStart(64, "0")}`,
+    logIndex: 0,
+    blockNumber: 1,
+    fromAddress: loan.borrowerWalletAddress,
+    toAddress: newWallet(),
+    token: newWallet(),
+    amount: 1_000_000n,
+    comment: "svc:repay:unknown",
+    claimedLoanId: null,
+    reason: "seeded for the security suite",
+    createdAt: t.clock.now(),
+  });
+  const found = { delivery, notification, event: events[0] };
+  for (const [what, row] of Object.entries(found)) if (!row) throw new Error(`seededTenant: no ${what} was made`);
+  const borrower = (await t.request("GET", `/v1/borrowers/${encodeURIComponent(borrowerRef)}`, { headers: apiKey(m.key) })).body;
+  return {
+    ...m,
+    member,
+    spareKeyId: spareKey.id,
+    loan,
+    loanId: loan.id as string,
+    borrowerId: borrower.id as string,
+    borrowerRef,
+    merchantConfigId: me.merchantConfigs[0].id as string,
+    widgetProgramId: program.id as string,
+    embedKey: program.embedKey as string,
+    webhookId: webhook.body.id as string,
+    deliveryId: delivery!.id,
+    eventId: events[0]!.id,
+    notificationId: notification!.id,
+    unmatchedId,
+    creditLineId: creditLine.id,
+    creditLineWallet: wallet,
+  };
+}
+
+export type SeededTenant = Awaited<ReturnType<typeof seededTenant>>;
+
+/**
+ * Which seeded resource a path parameter names, by "<segment before it>/{<name>}",
+ * for the api and embed documents. A parameter not listed here makes the
+ * security suites and fuzzers fail (they must not skip it silently): seed the
+ * resource above and add a line.
+ */
+export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
+  "loans/{id}": (s) => [s.loanId],
+  "settlements/{loanId}": (s) => [s.loanId],
+  "borrowers/{id}": (s) => [s.borrowerId, s.borrowerRef],
+  "api-keys/{id}": (s) => [s.spareKeyId],
+  "merchant-configs/{id}": (s) => [s.merchantConfigId],
+  "widget-programs/{id}": (s) => [s.widgetProgramId],
+  "credit-lines/{id}": (s) => [s.creditLineId],
+  "unmatched/{id}": (s) => [s.unmatchedId],
+  "events/{id}": (s) => [s.eventId],
+  "webhooks/{id}": (s) => [s.webhookId],
+  "deliveries/{id}": (s) => [s.deliveryId],
+  "notifications/{id}": (s) => [s.notificationId],
+  "embed/{embedKey}": (s) => [s.embedKey],
+  "loans/{loanId}": (s) => [s.loanId],
+  "repay/{loanId}": (s) => [s.loanId],
+};
+
+/** The key PARAM_RESOURCES knows a path parameter by: "<segment before it>/{<name>}". */
+export function paramKey(path: string, name: string): string {
+  const segments = path.split("/");
+  return `${segments[segments.indexOf(`{${name}}`) - 1]}/{${name}}`;
+}
