@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
-import { bodyLimit } from "hono/body-limit";
-import { DomainError, errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { limitBodySize } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
@@ -9,7 +9,7 @@ import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
 
 /**
  * The api worker's Hono app. `makeDeps` turns the worker's bindings into the
@@ -23,15 +23,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     c.set("deps", makeDeps(c.env));
     return next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  app.use("*", limitBodySize());
 
   app.use("*", relayAfterWrite);
   for (const register of ROUTES) register(app);
