@@ -5,6 +5,9 @@ import * as listApiKeys from "./routes/api-keys/list-api-keys.ts";
 import * as revokeApiKey from "./routes/api-keys/revoke-api-key.ts";
 import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
+import * as verifyEmail from "./routes/auth/verify-email.ts";
+import * as verifyEmailPage from "./routes/auth/verify-email-page.ts";
+import * as resendVerification from "./routes/auth/resend-verification.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
@@ -58,6 +61,9 @@ export const ROUTES: ((app: OpenAPIHono<AppEnv>) => unknown)[] = [
   getHealth.register,
   signUp.register,
   logIn.register,
+  verifyEmailPage.register,
+  verifyEmail.register,
+  resendVerification.register,
   getMe.register,
   createUser.register,
   createApiKey.register,
