@@ -51,7 +51,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
         "Errors always have the body `{ statusCode, message, error }`; for validation failures `message` is an array with one string per bad field, each starting with the field's path.",
         "Every response carries `x-request-id`. Amounts are decimal strings; internally integer 10^-6 units.",
         "Lists return `{ data, nextCursor }`, newest first, `limit` 1..100 (default 20).",
-        "Rate limits: per API key (or dashboard user) and per client IP on unauthenticated routes; a 429 carries `Retry-After` in seconds.",
+        "Rate limits: per API key (or dashboard user), per tenant over all its keys and users, per client IP on unauthenticated routes, signups per client IP, logins per account, and failed authentications per client IP (past that budget the IP's credentialed requests get 429 before any lookup); a 429 carries `Retry-After` in seconds. Bodies over 64 KiB: 413.",
         "The public widget calls (`/v1/embed/:embedKey/…`) are documented in the embed worker's document: `{embed_url}/openapi.json`.",
       ].join("\n"),
     },
