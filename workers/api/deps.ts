@@ -15,7 +15,6 @@ import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
-
 import { failureBudget, type FailureBudget, type RateLimiter } from "../../shared/http/failure-budget.ts";
 import { mailProviderFromEnv, type MailProvider } from "../../shared/notifications/mail-provider.ts";
 
