@@ -37,7 +37,7 @@ const autocannonWithRequests = autocannon as unknown as (
   options: Options & { requests: (Partial<BenchRequest> & { setupRequest?: (req: BenchRequest) => BenchRequest })[] },
 ) => Promise<Result>;
 
-const stack = await startStack({ ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED }, logLevel: "error" });
+const stack = await startStack({ ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, SIGNUP_LIMITER: UNLIMITED }, logLevel: "error" });
 try {
   const deliveries = await benchDeliveries(stack);
   const results: { name: string; result: Result }[] = [];

@@ -31,7 +31,7 @@ const pct = (xs: number[], p: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
 };
 
-const stack = await startTestStack({ ratelimits: { IP_LIMITER: UNLIMITED, API_KEY_LIMITER: UNLIMITED, EMBED_LIMITER: UNLIMITED } });
+const stack = await startTestStack({ ratelimits: { IP_LIMITER: UNLIMITED, API_KEY_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, EMBED_LIMITER: UNLIMITED } });
 try {
   const m = await signUpMerchant(stack, "Bench Shop");
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];

@@ -2,6 +2,7 @@
 import { apiKeys } from "./schema/api-keys.ts";
 import { creditLines } from "./schema/credit-lines.ts";
 import { borrowerKycAudit, borrowers } from "./schema/borrowers.ts";
+import { emailVerifications } from "./schema/email-verifications.ts";
 import { events } from "./schema/events.ts";
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
@@ -19,6 +20,7 @@ import { widgetPrograms } from "./schema/widget-programs.ts";
 export const schema = {
   tenants,
   users,
+  emailVerifications,
   apiKeys,
   tenantSettings,
   merchantConfigs,

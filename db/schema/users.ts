@@ -18,6 +18,8 @@ export const users = sqliteTable(
     passwordSalt: text("password_salt").notNull(),
     passwordIterations: integer("password_iterations").notNull(),
     createdAt: timestamp("created_at").notNull(),
+    /** When the user proved the address is theirs (a verification link); null: no notification e-mail goes to it. */
+    emailVerifiedAt: timestamp("email_verified_at"),
   },
   (t) => [index("users_tenant_idx").on(t.tenantId)],
 );

@@ -1,13 +1,21 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { insertIf } from "../../db/guarded-writes.ts";
 import type { Db } from "../../db/create-db.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import { notFound } from "../domain/errors.ts";
+import { conflict, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 
-/** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
+/** Unrevoked keys a tenant may hold: every per-key limit is multiplied by this at most. */
+export const MAX_ACTIVE_API_KEYS = 20;
+
+/**
+ * Creates a key; the returned `key` is the only time the secret exists
+ * outside the caller. The insert itself checks the tenant's count of
+ * unrevoked keys, so concurrent creations cannot pass the cap together (409).
+ */
 export async function createApiKey(
   db: Db,
   input: { tenantId: string; mode: TenantMode; name: string; createdByUserId: string | null; now: Date },
@@ -23,7 +31,11 @@ export async function createApiKey(
     createdAt: input.now,
     revokedAt: null,
   };
-  await db.insert(apiKeys).values(row);
+  const underCap = sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.tenantId} = ${input.tenantId} AND ${apiKeys.revokedAt} IS NULL) < ${MAX_ACTIVE_API_KEYS}`;
+  const inserted = await insertIf(db, apiKeys, row, underCap).returning({ id: apiKeys.id });
+  if (inserted.length === 0) {
+    throw conflict(`This tenant already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another`);
+  }
   return { ...row, key };
 }
 

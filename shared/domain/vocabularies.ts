@@ -35,5 +35,5 @@ export const EVENT_TYPES = [
 
 /** Webhook deliveries (DECISIONS.md "Webhooks, notifications"). */
 export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
-/** A notification's e-mail to the account owner. SKIPPED: the tenant has no owner e-mail. */
+/** A notification's e-mail to the account owner. SKIPPED: the owner's address is not verified (or there is none). */
 export const EMAIL_STATUSES = ["PENDING", "SENT", "FAILED", "SKIPPED"] as const;

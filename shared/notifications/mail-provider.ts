@@ -3,7 +3,15 @@ import { mailbox } from "../../db/schema/webhooks.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 
-export type MailMessage = { to: string; subject: string; text: string; notificationId: string };
+export type MailMessage = {
+  to: string;
+  subject: string;
+  text: string;
+  /** The notification this e-mail is about; null for account e-mail (a verification link). */
+  notificationId: string | null;
+  /** Keeps a retried send single at the provider; default `notification-<notificationId>`. */
+  idempotencyKey?: string;
+};
 export type MailResult = { ok: true; id: string } | { ok: false; error: string };
 
 /** Where owner e-mail goes. Failures are values; the caller retries. */
@@ -40,7 +48,7 @@ export function httpMailProvider(config: { url: string; apiKey: string; from: st
           headers: {
             "content-type": "application/json",
             authorization: `Bearer ${config.apiKey}`,
-            "idempotency-key": `notification-${message.notificationId}`,
+            "idempotency-key": message.idempotencyKey ?? `notification-${message.notificationId}`,
           },
           body: JSON.stringify({ from: config.from, to: message.to, subject: message.subject, text: message.text }),
           signal: AbortSignal.timeout(config.timeoutMs ?? 10_000),
@@ -67,3 +75,16 @@ export const unconfiguredMail: MailProvider = {
     return { ok: false, error: "mail is not configured (MAIL_API_URL, MAIL_API_KEY, MAIL_FROM)" };
   },
 };
+
+/** The mail settings both mail-sending workers (api: verification links; webhooks: notifications) read. */
+export type MailEnv = { ENVIRONMENT: "development" | "production"; MAIL_API_URL?: string; MAIL_API_KEY?: string; MAIL_FROM?: string };
+
+/**
+ * The provider a worker uses: the database mailbox in development, the HTTP
+ * mail API when configured, else one that fails every send visibly.
+ */
+export function mailProviderFromEnv(env: MailEnv, db: Db, fetch: FetchLike): MailProvider {
+  if (env.ENVIRONMENT === "development") return databaseMailbox(db);
+  if (env.MAIL_API_URL && env.MAIL_API_KEY && env.MAIL_FROM) return httpMailProvider({ url: env.MAIL_API_URL, apiKey: env.MAIL_API_KEY, from: env.MAIL_FROM, fetch });
+  return unconfiguredMail;
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { signUpTenant } from "../testing/fixtures.ts";
+import { signUpTenant, verificationTokenFor } from "../testing/fixtures.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-provider.ts";
@@ -65,4 +65,46 @@ test("the HTTP provider posts { from, to, subject, text } with the key and an id
   expect(JSON.parse(String(seen[0]!.init.body))).toEqual({ from: "svc <n@svc.example>", to: "o@m.example", subject: "S", text: "T" });
   const down = httpMailProvider({ url: "https://mail.example/emails", apiKey: "k", from: "f@x.example", fetch: async () => new Response("no", { status: 500 }) });
   expect(await down.send({ to: "o@m.example", subject: "S", text: "T", notificationId: "n2" }, new Date())).toEqual({ ok: false, error: "HTTP 500" });
+});
+
+test("nothing is sent to an owner whose address is not verified: SKIPPED with the reason; sent once verified", async () => {
+  const unverified = await signUpTenant(t, "Acme", { verifyEmail: false });
+  const eventId = newId();
+  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: unverified.tenantId, data: {}, program: null, channel: null };
+  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: unverified.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const id = newId();
+  await t.db.insert(notifications).values({ id, tenantId: unverified.tenantId, eventId, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 10.00 USDC.", emailTo: unverified.email, emailStatus: "PENDING", createdAt: new Date() });
+  let sends = 0;
+  const counting: MailProvider = { send: async (m, now) => (sends++, databaseMailbox(t.db).send(m, now)) };
+  const deps = { db: t.db, mail: counting, clock: t.clock };
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(sends).toBe(0);
+  expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "owner e-mail not verified", emailAttempts: 0 });
+  expect(await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).toEqual([]);
+
+  // Verified through the link: the next notification goes out; the skipped one stays skipped.
+  const token = await verificationTokenFor(t, unverified.email);
+  expect((await t.request("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED" });
+  const later = newId();
+  const laterEvent = newId();
+  await t.db.insert(events).values({ id: laterEvent, seq: Math.floor(Math.random() * 1e9), tenantId: unverified.tenantId, type: "liquidity.low", loanId: null, envelope: { ...envelope, id: laterEvent }, createdAt: new Date() });
+  await t.db.insert(notifications).values({ id: later, tenantId: unverified.tenantId, eventId: laterEvent, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 9.00 USDC.", emailTo: unverified.email, emailStatus: "PENDING", createdAt: new Date() });
+  expect(await sendNotificationEmail(deps, later)).toEqual({ ack: true });
+  expect(sends).toBe(1);
+  expect(await row(later)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
+});
+
+test("an address verified by a user of another tenant does not let this tenant's e-mail through", async () => {
+  const a = await signUpTenant(t); // verified
+  const b = await signUpTenant(t, "Acme", { verifyEmail: false });
+  const eventId = newId();
+  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: b.tenantId, data: {}, program: null, channel: null };
+  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: b.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const id = newId();
+  // A notification of tenant b addressed (however it came about) to tenant a's verified owner.
+  await t.db.insert(notifications).values({ id, tenantId: b.tenantId, eventId, eventType: "liquidity.low", title: "T", body: "B", emailTo: a.email, emailStatus: "PENDING", createdAt: new Date() });
+  expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "owner e-mail not verified" });
 });

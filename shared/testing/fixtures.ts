@@ -1,4 +1,6 @@
+import { eq, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema/users.ts";
+import { mailbox } from "../../db/schema/webhooks.ts";
 import type { TestApp } from "./harness.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -6,11 +8,31 @@ export const PASSWORD = "correct horse battery staple";
 let counter = 0;
 export const uniqueEmail = (label = "owner") => `${label}.${Date.now()}.${++counter}@merchant.example`;
 
-/** Signs up a tenant and returns its owner's session. */
-export async function signUpTenant(t: TestApp, companyName = "Acme Pay") {
+/** The token of the newest verification link e-mailed to `email` (from the local mailbox), or null. */
+export async function verificationTokenFor(t: TestApp, email: string): Promise<string | null> {
+  // rowid: insertion order (the tests' clock stands still, so createdAt does not tell).
+  const mails = await t.db.select({ body: mailbox.body }).from(mailbox).where(eq(mailbox.toAddress, email.toLowerCase())).orderBy(sql`rowid DESC`);
+  for (const m of mails) {
+    const token = /verify-email\?token=([0-9A-Za-z]+)/.exec(m.body)?.[1];
+    if (token) return token;
+  }
+  return null;
+}
+
+/**
+ * Signs up a tenant and returns its owner's session. The owner's e-mail is
+ * verified through the real link (as a merchant would), unless
+ * `verifyEmail: false`: until it is, no notification e-mail is sent.
+ */
+export async function signUpTenant(t: TestApp, companyName = "Acme Pay", options: { verifyEmail?: boolean } = {}) {
   const email = uniqueEmail();
   const res = await t.request("POST", "/v1/auth/signup", { body: { email, password: PASSWORD, companyName } });
   if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (options.verifyEmail ?? true) {
+    const token = await verificationTokenFor(t, email);
+    const verified = await t.request("POST", "/v1/auth/verify-email", { body: { token } });
+    if (verified.status !== 200) throw new Error(`verify e-mail failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+  }
   return { email, token: res.body.accessToken as string, tenantId: res.body.tenant.id as string, userId: res.body.user.id as string };
 }
 

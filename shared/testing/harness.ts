@@ -11,6 +11,8 @@ import { createApiApp } from "../../workers/api/app.ts";
 import type { ApiDeps, ApiEnv } from "../../workers/api/deps.ts";
 import type { Logger } from "../observability/logger.ts";
 import { memoryRateLimiter } from "./memory-rate-limiter.ts";
+import { failureBudget } from "../http/failure-budget.ts";
+import { databaseMailbox } from "../notifications/mail-provider.ts";
 
 export type TestResponse<T = any> = { status: number; body: T; headers: Headers };
 
@@ -18,7 +20,9 @@ export type TestResponse<T = any> = { status: number; body: T; headers: Headers 
  * The api app over a fresh in-memory libSQL database, a movable clock and
  * in-memory rate limiters, driven through `app.request()` (tier 2).
  */
-export async function createTestApp(options: { ipLimit?: number; keyLimit?: number } = {}) {
+export async function createTestApp(
+  options: { ipLimit?: number; keyLimit?: number; tenantLimit?: number; signupLimit?: number; loginLimit?: number; authFailureLimit?: number } = {},
+) {
   const { db, close } = await createTestDb();
   // Starts at the real time: session tokens are checked against the system clock.
   const clock = fixedClock(new Date());
@@ -37,8 +41,15 @@ export async function createTestApp(options: { ipLimit?: number; keyLimit?: numb
     limiters: {
       apiKey: memoryRateLimiter(options.keyLimit ?? 10_000, 60_000),
       ip: memoryRateLimiter(options.ipLimit ?? 10_000, 60_000),
+      tenant: memoryRateLimiter(options.tenantLimit ?? 10_000, 60_000),
+      signup: memoryRateLimiter(options.signupLimit ?? 10_000, 60_000),
+      login: memoryRateLimiter(options.loginLimit ?? 10_000, 60_000),
       periodSeconds: 60,
     },
+    authFailures: failureBudget(memoryRateLimiter(options.authFailureLimit ?? 10_000, 60_000), { prefix: "auth-fail", periodSeconds: 60, blocked: new Map() }),
+    // The local mailbox, as `npm run dev` has it: tests read verification links from it.
+    mail: databaseMailbox(db as Db),
+    baseUrl: "http://api.svc-credit.test",
     log,
     chain: simulatedChainPort(simChains),
     simChains,

@@ -6,6 +6,7 @@ import { users } from "../../db/schema/users.ts";
 import { notifications, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { newId } from "../domain/ids.ts";
 import { describeEvent } from "../notifications/describe-event.ts";
+import { OWNER_EMAIL_NOT_VERIFIED } from "../notifications/send-notification-email.ts";
 import type { DeliveryMessage, DeliveryQueue } from "./messages.ts";
 
 /** Events relayed per call (under D1's 100 parameters per `IN` list); the cron relay loops until the outbox is drained. */
@@ -52,13 +53,13 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
       .from(webhookEndpoints)
       .where(and(inArray(webhookEndpoints.tenantId, tenantIds), isNull(webhookEndpoints.deletedAt))),
     db
-      .select({ tenantId: users.tenantId, email: users.email })
+      .select({ tenantId: users.tenantId, email: users.email, verified: users.emailVerifiedAt })
       .from(users)
       .where(and(inArray(users.tenantId, tenantIds), eq(users.role, "OWNER")))
       .orderBy(asc(users.createdAt)),
   ]);
-  const ownerOf = new Map<string, string>();
-  for (const o of owners) if (!ownerOf.has(o.tenantId)) ownerOf.set(o.tenantId, o.email);
+  const ownerOf = new Map<string, { email: string; verified: boolean }>();
+  for (const o of owners) if (!ownerOf.has(o.tenantId)) ownerOf.set(o.tenantId, { email: o.email, verified: o.verified !== null });
 
   const deliveryRows = pending.flatMap((e) =>
     targetsOf(e.envelope, endpoints).map((endpoint) => ({
@@ -77,7 +78,7 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
   );
   const notificationRows = pending.map((e) => {
     const { title, body } = describeEvent(e.envelope);
-    const emailTo = ownerOf.get(e.tenantId) ?? null;
+    const owner = ownerOf.get(e.tenantId);
     return {
       id: newId(),
       tenantId: e.tenantId,
@@ -86,10 +87,9 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
       title,
       body,
       readAt: null,
-      emailTo,
-      emailStatus: emailTo ? ("PENDING" as const) : ("SKIPPED" as const),
+      emailTo: owner?.email ?? null,
+      ...emailFor(owner),
       emailAttempts: 0,
-      emailError: null,
       emailSentAt: null,
       // The event's own time (the tenant's clock), so notifications and events sort alike.
       createdAt: e.createdAt,
@@ -134,6 +134,18 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
   // Queues take at most 100 messages per batch.
   for (const batch of chunk(messages, 100)) await queue.sendBatch(batch);
   return { events: claimed.length, messages: messages.length };
+}
+
+/**
+ * A new notification's e-mail: to the owner once their address is verified;
+ * SKIPPED, with the reason, while it is not (or when there is no owner).
+ * Skipped e-mails are not sent later: verification starts the e-mail, it
+ * does not replay the past.
+ */
+function emailFor(owner: { verified: boolean } | undefined) {
+  if (!owner) return { emailStatus: "SKIPPED" as const, emailError: "no owner e-mail" };
+  if (!owner.verified) return { emailStatus: "SKIPPED" as const, emailError: OWNER_EMAIL_NOT_VERIFIED };
+  return { emailStatus: "PENDING" as const, emailError: null };
 }
 
 /** Relays until the outbox is empty (or `maxPages` pages), for the cron tick. */

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
-import { bodyLimit } from "hono/body-limit";
-import { DomainError, errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { limitBodySize } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
@@ -9,7 +9,7 @@ import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
 
 /**
  * The api worker's Hono app. `makeDeps` turns the worker's bindings into the
@@ -23,15 +23,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     c.set("deps", makeDeps(c.env));
     return next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  app.use("*", limitBodySize());
 
   app.use("*", relayAfterWrite);
   for (const { register } of ROUTES) register(app);
@@ -59,7 +51,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
         "Errors always have the body `{ statusCode, message, error }`; for validation failures `message` is an array with one string per bad field, each starting with the field's path.",
         "Every response carries `x-request-id`. Amounts are decimal strings; internally integer 10^-6 units.",
         "Lists return `{ data, nextCursor }`, newest first, `limit` 1..100 (default 20).",
-        "Rate limits: per API key (or dashboard user) and per client IP on unauthenticated routes; a 429 carries `Retry-After` in seconds.",
+        "Rate limits: per API key (or dashboard user), per tenant over all its keys and users, per client IP on unauthenticated routes, signups per client IP, logins per account, and failed authentications per client IP (past that budget the IP's credentialed requests get 429 before any lookup); a 429 carries `Retry-After` in seconds. Bodies over 64 KiB: 413.",
         "The public widget calls (`/v1/embed/:embedKey/…`) are documented in the embed worker's document: `{embed_url}/openapi.json`.",
       ].join("\n"),
     },

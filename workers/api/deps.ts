@@ -15,9 +15,11 @@ import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
+import { failureBudget, type FailureBudget, type RateLimiter } from "../../shared/http/failure-budget.ts";
+import { mailProviderFromEnv, type MailProvider } from "../../shared/notifications/mail-provider.ts";
 
 /** The Workers rate-limiting binding's shape; tests pass an in-memory one. */
-export type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };
+export type { RateLimiter };
 
 /** Bindings and vars of the api worker (wrangler.toml at the repository root). */
 export type ApiEnv = {
@@ -28,6 +30,20 @@ export type ApiEnv = {
   RATE_LIMIT_PERIOD_SECONDS?: string;
   API_KEY_LIMITER: RateLimiter;
   IP_LIMITER: RateLimiter;
+  /** Per tenant, over all its keys and users (`tenant:<id>`). */
+  TENANT_LIMITER: RateLimiter;
+  /** Per client IP, signups only (`signup:<ip>`). */
+  SIGNUP_LIMITER: RateLimiter;
+  /** Per account, logins (`login:<lower-cased e-mail>`). */
+  LOGIN_LIMITER: RateLimiter;
+  /** Per client IP, requests whose credentials resolve to nobody (`auth-fail:<ip>`). */
+  AUTH_FAILURE_LIMITER: RateLimiter;
+  /** `{base_url}` for links in e-mail (verification); unset: the origin the request came to. */
+  BASE_URL?: string;
+  MAIL_API_URL?: string;
+  /** Worker secret. */
+  MAIL_API_KEY?: string;
+  MAIL_FROM?: string;
   LOANS: DurableObjectNamespace<LoanObject>;
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
   /** Producer of the webhook deliveries Queue (the relay enqueues right after a request commits). */
@@ -46,7 +62,25 @@ export type ApiDeps = {
   environment: "development" | "production";
   jwtSecret: string;
   jwtTtlSeconds: number;
-  limiters: { apiKey: RateLimiter; ip: RateLimiter; periodSeconds: number };
+  limiters: {
+    /** Per API key or dashboard user. */
+    apiKey: RateLimiter;
+    /** Per client IP on routes without credentials. */
+    ip: RateLimiter;
+    /** Per tenant, on every authenticated request (all its keys and users together). */
+    tenant: RateLimiter;
+    /** Per client IP, signups. */
+    signup: RateLimiter;
+    /** Per account (e-mail), logins. */
+    login: RateLimiter;
+    periodSeconds: number;
+  };
+  /** Each client IP's budget of failed authentications (middleware/auth.ts). */
+  authFailures: FailureBudget;
+  /** Account e-mail (verification links); notification e-mail is the webhooks worker's. */
+  mail: MailProvider;
+  /** `{base_url}` for links in e-mail; null: the request's origin. */
+  baseUrl: string | null;
   log: Logger;
   chain: ChainPort;
   /** The sandbox chains themselves (faucet, transfers, signed transactions). */
@@ -71,7 +105,14 @@ const EnvSchema = z.object({
   SECRETS_KEY: z.string().min(32).optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   RATE_LIMIT_PERIOD_SECONDS: z.coerce.number().int().min(1).default(60),
+  BASE_URL: z.url().optional(),
+  MAIL_API_URL: z.url().optional(),
+  MAIL_API_KEY: z.string().min(1).optional(),
+  MAIL_FROM: z.string().min(3).optional(),
 });
+
+/** IPs over their failed-authentication budget, remembered by this worker instance until their window ends. */
+const authFailureBlocks = new Map<string, number>();
 
 export class ConfigurationError extends Error {}
 
@@ -79,7 +120,7 @@ export class ConfigurationError extends Error {}
 export function depsFromEnv(env: ApiEnv): ApiDeps {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) throw new ConfigurationError("invalid worker configuration");
-  const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS } = parsed.data;
+  const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS, BASE_URL } = parsed.data;
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
@@ -93,7 +134,17 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     environment: ENVIRONMENT,
     jwtSecret,
     jwtTtlSeconds: JWT_TTL_SECONDS,
-    limiters: { apiKey: env.API_KEY_LIMITER, ip: env.IP_LIMITER, periodSeconds: RATE_LIMIT_PERIOD_SECONDS },
+    limiters: {
+      apiKey: env.API_KEY_LIMITER,
+      ip: env.IP_LIMITER,
+      tenant: env.TENANT_LIMITER,
+      signup: env.SIGNUP_LIMITER,
+      login: env.LOGIN_LIMITER,
+      periodSeconds: RATE_LIMIT_PERIOD_SECONDS,
+    },
+    authFailures: failureBudget(env.AUTH_FAILURE_LIMITER, { prefix: "auth-fail", periodSeconds: RATE_LIMIT_PERIOD_SECONDS, blocked: authFailureBlocks }),
+    mail: mailProviderFromEnv(parsed.data, db, (url, init) => fetch(url, init)),
+    baseUrl: BASE_URL ? BASE_URL.replace(/\/+$/, "") : null,
     log: consoleLogger,
     chain: simulatedChainPort(simChains),
     simChains,

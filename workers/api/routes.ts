@@ -6,6 +6,9 @@ import * as listApiKeys from "./routes/api-keys/list-api-keys.ts";
 import * as revokeApiKey from "./routes/api-keys/revoke-api-key.ts";
 import * as logIn from "./routes/auth/log-in.ts";
 import * as signUp from "./routes/auth/sign-up.ts";
+import * as verifyEmail from "./routes/auth/verify-email.ts";
+import * as verifyEmailPage from "./routes/auth/verify-email-page.ts";
+import * as resendVerification from "./routes/auth/resend-verification.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
@@ -66,6 +69,9 @@ export const ROUTES: ApiRouteModule[] = [
   getHealth,
   signUp,
   logIn,
+  verifyEmailPage,
+  verifyEmail,
+  resendVerification,
   getMe,
   createUser,
   createApiKey,

@@ -1,8 +1,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { limitBodySize } from "../../shared/http/body-limit.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import type { EmbedAppEnv, EmbedDeps, EmbedEnv } from "./env.ts";
+import { embedFailureGate, pageLimit } from "./middleware/embed-limits.ts";
 import { programAccess } from "./middleware/program-access.ts";
 import { ROUTES } from "./routes.ts";
 
@@ -18,7 +20,13 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
     c.set("deps", makeDeps(c.env));
     return next();
   });
+  // The same cap as the api worker's, before the key is looked up: an oversized body is never parsed (413).
+  app.use("*", limitBodySize());
+  app.use("/v1/embed/*", embedFailureGate);
+  app.use("/embed/*", embedFailureGate);
   app.use("/v1/embed/:embedKey/*", programAccess);
+  // Also matches `/embed/:embedKey` itself (the widget page).
+  app.use("/embed/:embedKey/*", pageLimit);
   for (const register of ROUTES) register(app);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

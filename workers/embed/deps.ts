@@ -2,8 +2,12 @@ import { createDb } from "../../db/create-db.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import { systemClock } from "../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
+import { failureBudget } from "../../shared/http/failure-budget.ts";
 import { consoleLogger } from "../../shared/observability/logger.ts";
 import type { EmbedDeps, EmbedEnv } from "./env.ts";
+
+/** IPs over their miss budget, remembered by this worker instance until their window ends. */
+const blockedIps = new Map<string, number>();
 
 export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
   return {
@@ -17,6 +21,7 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     },
     limiter: env.EMBED_LIMITER,
     limitPeriodSeconds: 60,
+    misses: failureBudget(env.EMBED_MISS_LIMITER, { prefix: "embed-miss", periodSeconds: 60, blocked: blockedIps }),
     log: consoleLogger,
     widgetHost: env.EMBED_HOST ?? null,
     walletConnectProjectId: env.WALLETCONNECT_PROJECT_ID || null,

@@ -9,8 +9,9 @@ import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import type { Logger } from "../../shared/observability/logger.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
 
-/** The rate-limiting binding's shape. */
-export type RateLimiter = { limit(options: { key: string }): Promise<{ success: boolean }> };
+import type { FailureBudget, RateLimiter } from "../../shared/http/failure-budget.ts";
+
+export type { RateLimiter };
 
 /** Bindings and vars of the embed worker (workers/embed/wrangler.toml). */
 export type EmbedEnv = {
@@ -20,6 +21,8 @@ export type EmbedEnv = {
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
   EMBED_LIMITER: RateLimiter;
+  /** Per client IP: 404s (unknown embed keys or loans) allowed a minute. */
+  EMBED_MISS_LIMITER: RateLimiter;
   /** The widget's host (`{embed_url}` host[:port]): the domain TON Connect signatures name. */
   EMBED_HOST?: string;
   /** WalletConnect Cloud project id; empty or unset: the widget offers no WalletConnect. */
@@ -34,6 +37,8 @@ export type EmbedDeps = {
   queue: DeliveryQueue;
   limiter: RateLimiter;
   limitPeriodSeconds: number;
+  /** Each client IP's budget of 404s (embed-limits.ts). */
+  misses: FailureBudget;
   log: Logger;
   widgetHost: string | null;
   walletConnectProjectId: string | null;

@@ -73,8 +73,22 @@ function testBundlesDir(): string {
   return bundlesDir;
 }
 
+/**
+ * Tests sign up many tenants from one address: the per-IP signup limit is
+ * lifted unless a test sets it (as it does to test that limit).
+ */
+const TEST_RATELIMITS: NonNullable<StackOptions["ratelimits"]> = { SIGNUP_LIMITER: { limit: 1_000_000 } };
+
 export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort"> = {}): Promise<TestStack> {
-  const stack = await startStack({ port: 0, embedPort: 0, cronIntervalMs: 0, logLevel: "error", outDir: testBundlesDir(), ...options });
+  const stack = await startStack({
+    port: 0,
+    embedPort: 0,
+    cronIntervalMs: 0,
+    logLevel: "error",
+    outDir: testBundlesDir(),
+    ...options,
+    ratelimits: { ...TEST_RATELIMITS, ...options.ratelimits },
+  });
   return {
     baseUrl: stack.baseUrl,
     embedUrl: stack.embedUrl,
@@ -102,17 +116,34 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
 
 let merchants = 0;
 
+/** The token of the newest verification link in the owner's mailbox (`GET /v1/dev/mailbox`), or null. */
+export async function verificationToken(stack: TestStack, ownerToken: string): Promise<string | null> {
+  const mails = await stack.fetch("/v1/dev/mailbox?limit=100", { headers: { authorization: `Bearer ${ownerToken}` } });
+  if (mails.status !== 200) throw new Error(`mailbox: ${mails.status} ${JSON.stringify(mails.body)}`);
+  for (const m of mails.body.data as { body: string }[]) {
+    const token = /\/v1\/auth\/verify-email\?token=([0-9A-Za-z]+)/.exec(m.body)?.[1];
+    if (token) return token;
+  }
+  return null;
+}
+
 /**
  * Signup → API key → /v1/me on a running stack: a sandbox tenant with its
  * owner's session, its API key, request helpers for both, its first loan
- * product and embed key. Throws when a step does not answer as it should.
+ * product and embed key. The owner's e-mail is verified through the link in
+ * the mailbox (so notification e-mail is sent), unless `verifyEmail: false`.
+ * Throws when a step does not answer as it should.
  */
-export async function signUpMerchant(stack: TestStack, companyName = "Lender") {
+export async function signUpMerchant(stack: TestStack, companyName = "Lender", options: { verifyEmail?: boolean } = {}) {
   const n = ++merchants;
   const email = `owner.${Date.now()}.${n}@merchant.example`;
   const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: "correct horse battery staple", companyName: `${companyName} ${n}` } });
   if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.body)}`);
   const token = signup.body.accessToken as string;
+  if (options.verifyEmail ?? true) {
+    const verified = await stack.fetch("/v1/auth/verify-email", { json: { token: await verificationToken(stack, token) } });
+    if (verified.status !== 200) throw new Error(`verify e-mail: ${verified.status} ${JSON.stringify(verified.body)}`);
+  }
   const key = await stack.fetch("/v1/api-keys", { json: { name: "backend" }, headers: { authorization: `Bearer ${token}` } });
   if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
   const apiKey = key.body.key as string;

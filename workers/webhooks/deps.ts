@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createDb } from "../../db/create-db.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock } from "../../shared/domain/clock.ts";
-import { databaseMailbox, httpMailProvider, unconfiguredMail, type MailProvider } from "../../shared/notifications/mail-provider.ts";
+import { mailProviderFromEnv, type MailProvider } from "../../shared/notifications/mail-provider.ts";
 import { consoleLogger } from "../../shared/observability/logger.ts";
 import type { DeliveryDeps } from "../../shared/webhooks/deliver.ts";
 import type { DeliveryQueue } from "../../shared/webhooks/messages.ts";
@@ -35,12 +35,7 @@ export function webhookDepsFromEnv(env: WebhooksEnv): DeliveryDeps & { mail: Mai
   const secretsKey = parsed.SECRETS_KEY ?? (parsed.ENVIRONMENT === "development" ? DEV_SECRETS_KEY : undefined);
   if (!secretsKey) throw new Error("SECRETS_KEY is not configured");
   const db = createDb(env.DB);
-  const mail =
-    parsed.ENVIRONMENT === "development"
-      ? databaseMailbox(db)
-      : parsed.MAIL_API_URL && parsed.MAIL_API_KEY && parsed.MAIL_FROM
-        ? httpMailProvider({ url: parsed.MAIL_API_URL, apiKey: parsed.MAIL_API_KEY, from: parsed.MAIL_FROM, fetch: (url, init) => fetch(url, init) })
-        : unconfiguredMail;
+  const mail = mailProviderFromEnv(parsed, db, (url, init) => fetch(url, init));
   return {
     db,
     queue: queuePort(env.WEBHOOK_DELIVERIES),

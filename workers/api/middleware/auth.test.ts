@@ -41,3 +41,67 @@ describe("rate limits answer 429 with Retry-After", () => {
     t.close();
   });
 });
+
+describe("limits that more keys or more guesses do not get around", () => {
+  test("per tenant: two keys (and the dashboard) share one tenant budget; another tenant is unaffected", async () => {
+    const t = await createTestApp({ keyLimit: 100, tenantLimit: 6 });
+    try {
+      const owner = await signUpTenant(t); // signup, verify: no tenant budget spent (unauthenticated)
+      const a = await createKey(t, owner.token, "a"); // 1
+      const b = await createKey(t, owner.token, "b"); // 2
+      const me = (headers: Record<string, string>) => t.request("GET", "/v1/me", { headers });
+      expect((await me({ "x-api-key": a.key })).status).toBe(200); // 3
+      expect((await me({ "x-api-key": a.key })).status).toBe(200); // 4
+      expect((await me({ "x-api-key": b.key })).status).toBe(200); // 5
+      expect((await me({ "x-api-key": b.key })).status).toBe(200); // 6
+      const limited = await me({ "x-api-key": b.key });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("60");
+      expect(limited.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+      expect((await me({ "x-api-key": a.key })).status).toBe(429);
+      expect((await me(bearer(owner.token))).status).toBe(429);
+      const other = await signUpTenant(t);
+      expect((await me(bearer(other.token))).status).toBe(200);
+    } finally {
+      t.close();
+    }
+  });
+
+  test("failed authentications spend the client IP's budget: then 429, and no lookup for that IP until the window ends", async () => {
+    const t = await createTestApp({ authFailureLimit: 3 });
+    try {
+      const owner = await signUpTenant(t);
+      const { key } = await createKey(t, owner.token);
+      const from = (ip: string, headers: Record<string, string>) => t.request("GET", "/v1/me", { headers: { "cf-connecting-ip": ip, ...headers } });
+      const attacker = "203.0.113.66";
+      expect((await from(attacker, { "x-api-key": "svc_test_guess000000000000000000000001" })).status).toBe(401);
+      expect((await from(attacker, { "x-api-key": "svc_test_guess000000000000000000000002" })).status).toBe(401);
+      expect((await from(attacker, bearer("not.a.jwt"))).status).toBe(401); // bad sessions count too
+      const exhausted = await from(attacker, { "x-api-key": "svc_test_guess000000000000000000000003" });
+      expect(exhausted.status).toBe(429);
+      expect(exhausted.headers.get("retry-after")).toBe("60");
+      expect(exhausted.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+      // The IP is refused before its credentials are looked up, so a list of stolen keys cannot be tried through it.
+      let lookups = 0;
+      const db = t.deps.db;
+      const select = db.select.bind(db);
+      (db as { select: unknown }).select = (...args: unknown[]) => (lookups++, (select as (...a: unknown[]) => unknown)(...args));
+      try {
+        const valid = await from(attacker, { "x-api-key": key });
+        expect(valid.status).toBe(429);
+        expect(Number(valid.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(lookups).toBe(0);
+        expect((await from("203.0.113.67", { "x-api-key": key })).status).toBe(200);
+        expect(lookups).toBeGreaterThan(0); // the counter does see lookups
+      } finally {
+        (db as { select: unknown }).select = select;
+      }
+      // Without credentials nothing is looked up or spent: the usual 401.
+      expect((await from(attacker, {})).status).toBe(401);
+      // Other addresses are not affected.
+      expect((await from("203.0.113.67", { "x-api-key": "svc_test_guess000000000000000000000004" })).status).toBe(401);
+    } finally {
+      t.close();
+    }
+  });
+});

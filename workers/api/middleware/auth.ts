@@ -19,37 +19,49 @@ export const clientIp = (headers: { header(name: string): string | undefined }):
   headers.header("cf-connecting-ip") ?? "unknown";
 
 /**
- * Resolves the principal for a route, then applies the rate limit: per API
- * key or per dashboard user when authenticated, per client IP otherwise.
+ * Resolves the principal for a route, then applies the rate limits: per API
+ * key or per dashboard user, and per tenant over all its keys and users,
+ * when authenticated; per client IP otherwise.
+ *
+ * Credentials that resolve to nobody (an unknown or revoked key, a bad or
+ * expired session) spend the client IP's failure budget: the request that
+ * exhausts it gets 429 instead of 401, and until the window ends every
+ * request from that IP that carries credentials gets 429 before any lookup.
+ * Requests without credentials spend nothing: they look nothing up.
  */
 export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = {}): MiddlewareHandler<AppEnv> {
   const limited = options.rateLimit ?? true;
   return async (c, next) => {
-    const { db, jwtSecret, limiters } = c.get("deps");
+    const { db, jwtSecret, limiters, authFailures } = c.get("deps");
+    const ip = clientIp(c.req);
     if (mode === "NONE") {
-      if (limited && !(await limiters.ip.limit({ key: `ip:${clientIp(c.req)}` })).success) {
+      if (limited && !(await limiters.ip.limit({ key: `ip:${ip}` })).success) {
         throw rateLimited(limiters.periodSeconds);
       }
       return next();
     }
     const key = c.req.header("x-api-key");
     const token = bearer(c.req.header("authorization"));
-    let principal = null;
-    if (key !== undefined && (mode === "KEY" || mode === "KEY_OR_JWT")) {
-      principal = await principalForApiKey(db, key);
-      if (!principal) throw unauthorized("Invalid or revoked API key");
-    } else if (token && (mode === "JWT" || mode === "KEY_OR_JWT")) {
-      principal = await principalForSession(db, token, jwtSecret);
-      if (!principal) throw unauthorized("Invalid or expired session token");
-    } else if (mode === "JWT") {
-      throw unauthorized("This route requires a dashboard session: Authorization: Bearer <token> from POST /v1/auth/login");
-    } else if (mode === "KEY") {
-      throw unauthorized("Missing x-api-key header");
-    } else {
+    const useKey = key !== undefined && (mode === "KEY" || mode === "KEY_OR_JWT");
+    const useToken = !useKey && token !== null && (mode === "JWT" || mode === "KEY_OR_JWT");
+    if (!useKey && !useToken) {
+      if (mode === "JWT") throw unauthorized("This route requires a dashboard session: Authorization: Bearer <token> from POST /v1/auth/login");
+      if (mode === "KEY") throw unauthorized("Missing x-api-key header");
       throw unauthorized("Missing credentials: send x-api-key or Authorization: Bearer <token>");
     }
-    const rateKey = principal.kind === "apiKey" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
-    if (limited && !(await limiters.apiKey.limit({ key: rateKey })).success) throw rateLimited(limiters.periodSeconds);
+    const wait = authFailures.blockedFor(ip);
+    if (wait > 0) throw rateLimited(wait);
+    const principal = useKey ? await principalForApiKey(db, key!) : await principalForSession(db, token!, jwtSecret);
+    if (!principal) {
+      if (!(await authFailures.spend(ip))) throw rateLimited(authFailures.periodSeconds);
+      throw unauthorized(useKey ? "Invalid or revoked API key" : "Invalid or expired session token");
+    }
+    if (limited) {
+      const rateKey = principal.kind === "apiKey" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+      if (!(await limiters.apiKey.limit({ key: rateKey })).success) throw rateLimited(limiters.periodSeconds);
+      // Per tenant too, so that more keys (or users) never mean more traffic.
+      if (!(await limiters.tenant.limit({ key: `tenant:${principal.tenant.id}` })).success) throw rateLimited(limiters.periodSeconds);
+    }
     c.set("principal", principal);
     return next();
   };

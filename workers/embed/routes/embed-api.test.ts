@@ -8,6 +8,7 @@ import { loans } from "../../../db/schema/loans.ts";
 import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
+import type { EmbedEnv } from "../env.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 
 const ORIGIN = "https://shop.example";
@@ -91,6 +92,79 @@ describe("access", () => {
     const third = await get();
     expect(third.status).toBe(429);
     expect(third.headers.get("retry-after")).toBe("60");
+  });
+});
+
+describe("limits", () => {
+  const TOO_LARGE = { statusCode: 413, message: "Request body exceeds 65536 bytes", error: "Payload Too Large" };
+
+  test("a body over 64 KiB is refused with 413 before it is parsed, with or without content-length, on every embed route", async () => {
+    const m = await merchant();
+    const huge = JSON.stringify({ walletAddress: "0x" + "a".repeat(40), amount: "10.00", tenureDays: 7, padding: "x".repeat(2 * 1024 * 1024) });
+    for (const path of ["/quote", "/accept", "/eligibility", "/credit-line/bootstrap"]) {
+      const res = await e.app.request(`/v1/embed/${m.embedKey}${path}`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge }, {} as EmbedEnv);
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual(TOO_LARGE);
+    }
+    // Streamed, without a length: counted as it arrives.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 32; i++) controller.enqueue(new TextEncoder().encode("x".repeat(64 * 1024)));
+        controller.close();
+      },
+    });
+    const streamed = await e.app.request(`/v1/embed/${m.embedKey}/quote`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit, {} as EmbedEnv);
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toEqual(TOO_LARGE);
+    // Unknown keys too: the size is checked first.
+    const unknown = await e.app.request("/v1/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/quote", { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge }, {} as EmbedEnv);
+    expect(unknown.status).toBe(413);
+  });
+
+  test("unknown embed keys spend the client IP's miss budget: then 429 for every embed call and page from it, before any lookup", async () => {
+    const limited = createEmbedTestApp(t, { missLimit: 3 });
+    const m = await merchant();
+    const from = (ip: string, path: string) => limited.request("GET", path, { headers: { "cf-connecting-ip": ip } });
+    const ip = "203.0.113.44";
+    for (let i = 0; i < 3; i++) expect((await from(ip, `/v1/embed/ek_test_guess${i}AAAAAAAAAAAAAAAAAAA/config`)).status).toBe(404);
+    // The miss that exhausts the budget is answered 429, and so is everything after it.
+    const exhausted = await from(ip, "/v1/embed/ek_test_guess9AAAAAAAAAAAAAAAAAAA/config");
+    expect(exhausted.status).toBe(429);
+    expect(exhausted.headers.get("retry-after")).toBe("60");
+    expect(exhausted.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+    expect((await from(ip, `/v1/embed/${m.embedKey}/config`)).status).toBe(429);
+    expect((await from(ip, `/embed/${m.embedKey}`)).status).toBe(429);
+    // Another address is not affected, and its misses are its own.
+    expect((await from("203.0.113.45", `/v1/embed/${m.embedKey}/config`)).status).toBe(200);
+    expect((await from("203.0.113.45", "/embed/ek_test_guessAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
+  });
+
+  test("unknown keys on the pages count as misses too", async () => {
+    const limited = createEmbedTestApp(t, { missLimit: 2 });
+    const ip = { "cf-connecting-ip": "203.0.113.46" };
+    expect((await limited.request("GET", "/embed/ek_test_nopeAAAAAAAAAAAAAAAAAAAA", { headers: ip })).status).toBe(404);
+    expect((await limited.request("GET", "/embed/ek_test_nopeAAAAAAAAAAAAAAAAAAAA/tonconnect-manifest.json", { headers: ip })).status).toBe(404);
+    expect((await limited.request("GET", `/embed/ek_test_nopeAAAAAAAAAAAAAAAAAAAA/repay/${crypto.randomUUID()}`, { headers: ip })).status).toBe(429);
+    expect((await limited.request("GET", "/embed/ek_test_nopeAAAAAAAAAAAAAAAAAAAA", { headers: ip })).status).toBe(429);
+  });
+
+  test("the widget page, the repay page and the TON Connect manifest are limited per embed key and client IP", async () => {
+    const limited = createEmbedTestApp(t, { limit: 3 });
+    const m = await merchant();
+    const other = await merchant();
+    const page = (key: string, path: string, ip = "203.0.113.50") => limited.request("GET", `/embed/${key}${path}`, { headers: { "cf-connecting-ip": ip } });
+    expect((await page(m.embedKey, "")).status).toBe(200);
+    expect((await page(m.embedKey, "/tonconnect-manifest.json")).status).toBe(200);
+    expect((await page(m.embedKey, `/repay/${crypto.randomUUID()}`)).status).toBe(404); // counted, then not found
+    for (const path of ["", "/tonconnect-manifest.json", `/repay/${crypto.randomUUID()}`]) {
+      const res = await page(m.embedKey, path);
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toBe("60");
+    }
+    // Per key and per IP; the embed API keeps its own count.
+    expect((await page(other.embedKey, "")).status).toBe(200);
+    expect((await page(m.embedKey, "", "203.0.113.51")).status).toBe(200);
+    expect((await limited.request("GET", `/v1/embed/${m.embedKey}/config`, { headers: { "cf-connecting-ip": "203.0.113.50" } })).status).toBe(200);
   });
 });
 

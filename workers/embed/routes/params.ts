@@ -8,4 +8,4 @@ export const KeyLoanParams = z.object({
 });
 export const WalletBody = z.object({ walletAddress: z.string().trim().min(1).max(128) });
 export const json = <T extends z.ZodTypeAny>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
-export const EMBED_ERRORS = "Unknown or deleted embed key: 404. A browser Origin not among the program's allowed origins: 403 (no CORS grant). Rate limited per embed key and client IP: 429.";
+export const EMBED_ERRORS = "Unknown or deleted embed key: 404. A browser Origin not among the program's allowed origins: 403 (no CORS grant). Rate limited per embed key and client IP, and per client IP once its 404s (unknown keys or loans) pass 60 a minute: 429 with Retry-After. A body over 64 KiB: 413.";

@@ -1,4 +1,5 @@
 import type { ContractSignatureVerifier } from "../../../shared/chains/chain-port.ts";
+import { failureBudget } from "../../../shared/http/failure-budget.ts";
 import { consoleLogger } from "../../../shared/observability/logger.ts";
 import { memoryRateLimiter } from "../../../shared/testing/memory-rate-limiter.ts";
 import type { TestApp } from "../../../shared/testing/harness.ts";
@@ -10,7 +11,7 @@ import type { EmbedDeps, EmbedEnv } from "../env.ts";
  * challenge store and queue, so a test signs up and configures through the
  * api and draws through the embed API.
  */
-export function createEmbedTestApp(t: TestApp, options: { limit?: number; walletConnectProjectId?: string; chain?: ContractSignatureVerifier } = {}) {
+export function createEmbedTestApp(t: TestApp, options: { limit?: number; missLimit?: number; walletConnectProjectId?: string; chain?: ContractSignatureVerifier } = {}) {
   const deps: EmbedDeps = {
     db: t.db,
     clock: t.clock,
@@ -19,6 +20,7 @@ export function createEmbedTestApp(t: TestApp, options: { limit?: number; wallet
     queue: t.deps.queue,
     limiter: memoryRateLimiter(options.limit ?? 10_000, 60_000),
     limitPeriodSeconds: 60,
+    misses: failureBudget(memoryRateLimiter(options.missLimit ?? 10_000, 60_000), { prefix: "embed-miss", periodSeconds: 60, blocked: new Map() }),
     log: consoleLogger,
     widgetHost: "embed.svc-credit.test",
     walletConnectProjectId: options.walletConnectProjectId ?? null,

@@ -111,3 +111,37 @@ describe("API keys", () => {
     expect(bad.body.message[0]).toStartWith("limit:");
   });
 });
+
+describe("the cap on a tenant's keys", () => {
+  const CAP_MESSAGE = "This tenant already has 20 active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another";
+  const create = (token: string, name = "k") => t.request("POST", "/v1/api-keys", { body: { name }, headers: bearer(token) });
+
+  test("at most 20 unrevoked keys: the 21st is a 409 and no key; revoking one makes room", async () => {
+    const owner = await signUpTenant(t);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await create(owner.token, `k${i}`);
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const over = await create(owner.token, "one too many");
+    expect(over.status).toBe(409);
+    expect(over.body).toEqual({ statusCode: 409, message: CAP_MESSAGE, error: "Conflict" });
+    expect(await t.db.select().from(apiKeys).where(eq(apiKeys.tenantId, owner.tenantId))).toHaveLength(20);
+    // Another tenant has its own 20.
+    expect((await create((await signUpTenant(t)).token)).status).toBe(201);
+    expect((await t.request("DELETE", `/v1/api-keys/${ids[0]}`, { headers: bearer(owner.token) })).status).toBe(200);
+    expect((await create(owner.token, "replacement")).status).toBe(201);
+    expect((await create(owner.token, "again too many")).status).toBe(409);
+  });
+
+  test("concurrent creations cannot pass the cap together", async () => {
+    const owner = await signUpTenant(t);
+    for (let i = 0; i < 15; i++) expect((await create(owner.token)).status).toBe(201);
+    const statuses = (await Promise.all(Array.from({ length: 10 }, () => create(owner.token)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(5);
+    const active = await t.db.select().from(apiKeys).where(eq(apiKeys.tenantId, owner.tenantId));
+    expect(active.filter((k) => k.revokedAt === null)).toHaveLength(20);
+  });
+});

@@ -17,14 +17,14 @@ const ResponseSchema = z
   .openapi("CreatedApiKey");
 
 export const route = defineRoute(
-  { auth: "JWT", roles: ADMIN_ROLES },
+  { auth: "JWT", roles: ADMIN_ROLES, errors: [409] },
   {
     method: "post",
     path: "/v1/api-keys",
     tags: ["Dashboard identity"],
     summary: "Create an API key",
     description:
-      "Creates a key for the merchant's backend (`x-api-key`). The key is returned once, in this response; only its SHA-256 is stored.",
+      "Creates a key for the merchant's backend (`x-api-key`). The key is returned once, in this response; only its SHA-256 is stored. A tenant holds at most 20 unrevoked keys: the 21st gets 409 (revoke one first). Requests are limited per key and, over all keys and users of the tenant together, per tenant.",
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 201: { description: "Key created", content: { "application/json": { schema: ResponseSchema } } } },
   },

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { liquidityPools } from "../../../../db/schema/liquidity-pools.ts";
 import { loanProducts } from "../../../../db/schema/loan-products.ts";
+import { emailVerifications } from "../../../../db/schema/email-verifications.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
-import { bearer, PASSWORD, signUpTenant, uniqueEmail } from "../../../../shared/testing/fixtures.ts";
+import { mailbox } from "../../../../db/schema/webhooks.ts";
+import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -95,9 +97,173 @@ describe("POST /v1/auth/login", () => {
 
   test("a token for a user that no longer exists is a 401", async () => {
     const { token, userId } = await signUpTenant(t);
+    await t.db.delete(emailVerifications).where(eq(emailVerifications.userId, userId));
     await t.db.delete(users).where(eq(users.id, userId));
     const res = await t.request("GET", "/v1/me", { headers: bearer(token) });
     expect(res.status).toBe(401);
     expect(res.body.statusCode).toBe(401);
+  });
+});
+
+describe("e-mail verification", () => {
+  const mailTo = async (email: string) => (await t.db.select().from(mailbox).where(eq(mailbox.toAddress, email.toLowerCase())).orderBy(sql`rowid`));
+  const meOf = (headers: Record<string, string>) => t.request("GET", "/v1/me", { headers });
+  const verify = (token: unknown) => t.request("POST", "/v1/auth/verify-email", { body: { token } });
+
+  test("signup e-mails one single-use link, with none of the merchant's text; /v1/me shows emailVerified for the user and for a key", async () => {
+    const email = uniqueEmail();
+    const companyName = "Click <a href='https://evil.example'>here</a> to claim your prize";
+    const res = await t.request("POST", "/v1/auth/signup", { body: { email, password: PASSWORD, companyName } });
+    expect(res.status).toBe(201);
+    const mails = await mailTo(email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toMatchObject({ subject: "[svc credit] Verify your e-mail address", notificationId: null });
+    expect(mails[0]!.body).not.toContain("prize");
+    expect(mails[0]!.body).not.toContain("evil.example");
+    const token = /http:\/\/api\.svc-credit\.test\/v1\/auth\/verify-email\?token=([0-9A-Za-z]{43})\n/.exec(mails[0]!.body)?.[1];
+    expect(token).toBeDefined();
+    // Only the hash is kept.
+    const [row] = await t.db.select().from(emailVerifications).where(eq(emailVerifications.userId, res.body.user.id));
+    expect(row).toMatchObject({ email, usedAt: null });
+    expect(JSON.stringify(row)).not.toContain(token!);
+    expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(24 * 3600_000);
+
+    // The sandbox works at once: a key, /v1/me, all unverified.
+    const { key } = await createKey(t, res.body.accessToken);
+    expect((await meOf(bearer(res.body.accessToken))).body.emailVerified).toBe(false);
+    expect((await meOf({ "x-api-key": key })).body.emailVerified).toBe(false);
+
+    const verified = await verify(token);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ userId: res.body.user.id, email, emailVerified: true, emailVerifiedAt: t.clock.now().toISOString() });
+    expect((await meOf(bearer(res.body.accessToken))).body.emailVerified).toBe(true);
+    expect((await meOf({ "x-api-key": key })).body.emailVerified).toBe(true);
+
+    const again = await verify(token);
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ statusCode: 400, message: expect.stringMatching(/^token has already been used/), error: "Bad Request" });
+  });
+
+  test("a wrong, malformed, missing or expired token is a 400 and verifies nothing", async () => {
+    const owner = await signUpTenant(t, "Acme", { verifyEmail: false });
+    const token = (await verificationTokenFor(t, owner.email))!;
+    const wrong = await verify("A".repeat(43));
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual({ statusCode: 400, message: "token is not a valid verification token", error: "Bad Request" });
+    expect((await verify("x'; DROP TABLE users; --")).body.message).toBe("token is not a valid verification token");
+    const missing = await t.request("POST", "/v1/auth/verify-email", { body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toEqual([expect.stringMatching(/^token: /)]);
+
+    t.clock.advance(24 * 3600_000 + 1);
+    try {
+      const expired = await verify(token);
+      expect(expired.status).toBe(400);
+      expect(expired.body.message).toMatch(/^token has expired/);
+    } finally {
+      t.clock.set(new Date());
+    }
+    expect((await meOf(bearer(owner.token))).body.emailVerified).toBe(false);
+  });
+
+  test("the link opens a page that changes nothing; its button (a form POST) verifies", async () => {
+    const owner = await signUpTenant(t, "Acme", { verifyEmail: false });
+    const token = (await verificationTokenFor(t, owner.email))!;
+    const page = await t.app.request(`/v1/auth/verify-email?token=${token}`, {}, {} as never);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).toContain('<form method="post" action="/v1/auth/verify-email">');
+    expect(html).toContain(`value="${token}"`);
+    expect((await meOf(bearer(owner.token))).body.emailVerified).toBe(false);
+
+    const form = (value: string) =>
+      t.app.request("/v1/auth/verify-email", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${value}` }, {} as never);
+    const done = await form(token);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("E-mail address verified");
+    expect((await meOf(bearer(owner.token))).body.emailVerified).toBe(true);
+    const reused = await form(token);
+    expect(reused.status).toBe(400);
+    expect(await reused.text()).toContain("already been used");
+  });
+
+  test("resend: a new link for the signed-in user, one a minute and 5 a day, 409 once verified, dashboard only", async () => {
+    const owner = await signUpTenant(t, "Acme", { verifyEmail: false });
+    const resend = () => t.request("POST", "/v1/auth/resend-verification", { headers: bearer(owner.token) });
+    const soon = await resend();
+    expect(soon.status).toBe(429);
+    expect(soon.headers.get("retry-after")).toBe("60");
+    const base = t.clock.now().getTime();
+    try {
+      for (let i = 1; i <= 4; i++) {
+        t.clock.set(new Date(base + i * 61_000));
+        const sent = await resend();
+        expect(sent.status).toBe(202);
+        expect(sent.body).toEqual({ email: owner.email, expiresAt: new Date(base + i * 61_000 + 24 * 3600_000).toISOString() });
+      }
+      expect(await mailTo(owner.email)).toHaveLength(5);
+      t.clock.set(new Date(base + 5 * 61_000));
+      const capped = await resend();
+      expect(capped.status).toBe(429);
+      expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(23 * 3600);
+      // Every link stays valid until it expires; the newest one works.
+      expect((await verify(await verificationTokenFor(t, owner.email))).status).toBe(200);
+      expect((await resend()).status).toBe(409);
+    } finally {
+      t.clock.set(new Date());
+    }
+    const { key } = await createKey(t, owner.token);
+    expect((await t.request("POST", "/v1/auth/resend-verification", { headers: { "x-api-key": key } })).status).toBe(401);
+  });
+
+  test("an added user gets no e-mail when added, is unverified, and can ask for a link", async () => {
+    const owner = await signUpTenant(t);
+    const member = await addUserWithRole(t, owner.token, "MEMBER");
+    expect(await mailTo(member.email)).toHaveLength(0);
+    expect((await meOf(bearer(member.token))).body.emailVerified).toBe(false);
+    expect((await meOf(bearer(owner.token))).body.emailVerified).toBe(true);
+    expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(member.token) })).status).toBe(202);
+    expect((await verify(await verificationTokenFor(t, member.email))).status).toBe(200);
+    expect((await meOf(bearer(member.token))).body.emailVerified).toBe(true);
+  });
+});
+
+describe("rate limits of signup and login", () => {
+  test("signup is limited per client IP: 429 with Retry-After, other IPs unaffected", async () => {
+    const app = await createTestApp({ signupLimit: 2 });
+    try {
+      const signup = (ip: string) =>
+        app.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password: PASSWORD, companyName: "Acme" }, headers: { "cf-connecting-ip": ip } });
+      expect((await signup("203.0.113.1")).status).toBe(201);
+      expect((await signup("203.0.113.1")).status).toBe(201);
+      const third = await signup("203.0.113.1");
+      expect(third.status).toBe(429);
+      expect(third.headers.get("retry-after")).toBe("60");
+      expect(third.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+      // Counted before validation: a malformed signup spends the budget too.
+      expect((await app.request("POST", "/v1/auth/signup", { body: {}, headers: { "cf-connecting-ip": "203.0.113.1" } })).status).toBe(429);
+      expect((await signup("203.0.113.2")).status).toBe(201);
+    } finally {
+      app.close();
+    }
+  });
+
+  test("login is limited per account across IPs, and other accounts are unaffected", async () => {
+    const app = await createTestApp({ loginLimit: 3 });
+    try {
+      const victim = await signUpTenant(app);
+      const other = await signUpTenant(app);
+      const login = (email: string, password: string, ip: string) => app.request("POST", "/v1/auth/login", { body: { email, password }, headers: { "cf-connecting-ip": ip } });
+      for (let i = 0; i < 3; i++) expect((await login(victim.email, "wrong password!!", `198.51.100.${i}`)).status).toBe(401);
+      // A fourth IP, the right password, the address in capitals: still the same account's budget.
+      const blocked = await login(victim.email.toUpperCase(), PASSWORD, "198.51.100.99");
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get("retry-after")).toBe("60");
+      expect((await login(other.email, PASSWORD, "198.51.100.0")).status).toBe(200);
+    } finally {
+      app.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { logIn } from "../../../../shared/auth/log-in.ts";
 import { issueSessionToken } from "../../../../shared/auth/session-tokens.ts";
+import { rateLimited } from "../../../../shared/domain/errors.ts";
 import { SessionSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
@@ -19,7 +20,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Log in to the dashboard",
     description:
-      "Exchanges dashboard credentials for a session token (JWT, default lifetime 1 hour). Wrong e-mail or password: 401, with the same message and timing either way.",
+      "Exchanges dashboard credentials for a session token (JWT, default lifetime 1 hour). Wrong e-mail or password: 401, with the same message and timing either way. Limited per client IP (30 a minute, with the other open routes) and per account (10 attempts a minute for one e-mail, whatever the IPs): 429 with `Retry-After`.",
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 200: { description: "Session", content: { "application/json": { schema: ResponseSchema } } } },
   },
@@ -27,8 +28,11 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, jwtSecret, jwtTtlSeconds } = c.get("deps");
-    const user = await logIn(db, c.req.valid("json"));
+    const { db, clock, jwtSecret, jwtTtlSeconds, limiters } = c.get("deps");
+    const body = c.req.valid("json");
+    // Per account as well as per IP, so guesses spread over many IPs still stop; counted before the password is checked.
+    if (!(await limiters.login.limit({ key: `login:${body.email.trim().toLowerCase()}` })).success) throw rateLimited(limiters.periodSeconds);
+    const user = await logIn(db, body);
     const session = await issueSessionToken(user, jwtSecret, clock.now(), jwtTtlSeconds);
     return c.json(
       {

@@ -1,9 +1,25 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { sendVerificationLink } from "../../../../shared/auth/email-verification.ts";
 import { issueSessionToken } from "../../../../shared/auth/session-tokens.ts";
+import { rateLimited } from "../../../../shared/domain/errors.ts";
 import { EmailSchema, PasswordSchema, SessionSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
 import { signUp } from "../../../../shared/tenants/sign-up.ts";
 import type { AppEnv } from "../../context.ts";
+import { clientIp } from "../../middleware/auth.ts";
 import { defineRoute } from "../../route.ts";
+import { baseUrlOf } from "./base-url.ts";
+
+/**
+ * Signups per client IP (`SIGNUP_LIMITER`, stricter than the IP limit of the
+ * other open routes): signup answers 409 for an e-mail that has an account,
+ * and each one sends a verification e-mail, so both are kept slow.
+ */
+const signupLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { limiters } = c.get("deps");
+  if (!(await limiters.signup.limit({ key: `signup:${clientIp(c.req)}` })).success) throw rateLimited(limiters.periodSeconds);
+  return next();
+};
 
 const BodySchema = z
   .object({ email: EmailSchema, password: PasswordSchema, companyName: z.string().trim().min(1).max(200) })
@@ -22,7 +38,8 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Create a sandbox tenant and its owner",
     description:
-      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409.",
+      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`).\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
+    middleware: [signupLimit] as const,
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 201: { description: "Tenant created", content: { "application/json": { schema: ResponseSchema } } } },
   },
@@ -30,10 +47,13 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, jwtSecret, jwtTtlSeconds } = c.get("deps");
+    const deps = c.get("deps");
+    const { db, clock, jwtSecret, jwtTtlSeconds } = deps;
     const body = c.req.valid("json");
     const now = clock.now();
     const { tenant, user } = await signUp(db, { ...body, now });
+    // Awaited, so the link is in the mailbox when signup answers; a failed send is logged and can be asked for again.
+    await sendVerificationLink(deps, { userId: user.id, email: user.email, baseUrl: baseUrlOf(c), now });
     const session = await issueSessionToken(user, jwtSecret, now, jwtTtlSeconds);
     return c.json(
       {

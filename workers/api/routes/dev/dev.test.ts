@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { isNull } from "drizzle-orm";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { newId } from "../../../../shared/domain/ids.ts";
 import { addUserWithRole, bearer, signUpTenant } from "../../../../shared/testing/fixtures.ts";
@@ -10,6 +11,9 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
+
+/** The verification links signup sent; these tests count notification mail only. */
+const dropAccountMail = () => t.db.delete(mailbox).where(isNull(mailbox.notificationId));
 
 const mailboxOf = (token: string, query = "") => t.request("GET", `/v1/dev/mailbox${query}`, { headers: bearer(token) });
 
@@ -25,6 +29,7 @@ describe("dev mailbox (local runs)", () => {
     const a = await signUpTenant(t);
     const b = await signUpTenant(t);
     const member = await addUserWithRole(t, a.token, "MEMBER");
+    await dropAccountMail();
     const first = await deliverMail(a.email, "Loan funded", 1);
     const second = await deliverMail(member.email.toUpperCase(), "Loan repaid", 2); // addresses match case-insensitively
     await deliverMail(b.email, "Not for a", 3);
@@ -46,6 +51,7 @@ describe("dev mailbox (local runs)", () => {
 
   test("pagination and a bad limit or cursor (400 naming it)", async () => {
     const a = await signUpTenant(t);
+    await dropAccountMail();
     for (let i = 0; i < 3; i++) await deliverMail(a.email, `m${i}`, i);
     const first = await mailboxOf(a.token, "?limit=2");
     expect(first.body.data.map((m: { subject: string }) => m.subject)).toEqual(["m2", "m1"]);

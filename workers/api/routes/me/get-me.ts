@@ -8,6 +8,7 @@ import {
   WidgetProgramSchema,
   widgetProgramView,
 } from "../../../../shared/schemas/merchant-config.ts";
+import { principalEmailVerified } from "../../../../shared/auth/email-verification.ts";
 import { describeTenant } from "../../../../shared/tenants/describe-tenant.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
@@ -22,6 +23,10 @@ const MeSchema = z
     ]),
     merchantConfigs: z.array(MerchantConfigSchema),
     widgetPrograms: z.array(WidgetProgramSchema),
+    emailVerified: z.boolean().openapi({
+      description:
+        "Whether the e-mail address has been verified (a link from `POST /v1/auth/verify-email`): for a dashboard session the user's own, for an API key the tenant owner's, the address notification e-mail goes to. Until it is, no notification e-mail is sent.",
+    }),
   })
   .openapi("Me");
 
@@ -33,7 +38,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "The calling tenant",
     description:
-      "The tenant behind the credential, its mode (`sandbox` or `live`), who is calling, its merchant configurations with their `loanProductId`, and its widget programs with their `embedKey`.",
+      "The tenant behind the credential, its mode (`sandbox` or `live`), who is calling, its merchant configurations with their `loanProductId`, its widget programs with their `embedKey`, and `emailVerified`.",
     responses: { 200: { description: "The tenant", content: { "application/json": { schema: MeSchema } } } },
   },
 );
@@ -42,7 +47,8 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     const { tenant } = principal;
-    const described = await describeTenant(c.get("deps").db, tenant.id);
+    const { db } = c.get("deps");
+    const [described, emailVerified] = await Promise.all([describeTenant(db, tenant.id), principalEmailVerified(db, principal)]);
     return c.json(
       {
         tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
@@ -53,6 +59,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
             : { kind: "user" as const, userId: principal.userId, email: principal.email, role: principal.role },
         merchantConfigs: described.merchantConfigs.map((mc) => merchantConfigView(mc, tenant.mode)),
         widgetPrograms: described.widgetPrograms.map((p) => widgetProgramView(p.program, p)),
+        emailVerified,
       },
       200,
     );

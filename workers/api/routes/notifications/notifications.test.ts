@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { notifications } from "../../../../db/schema/webhooks.ts";
 import { encodeEventCursor } from "../../../../shared/events/list-events.ts";
-import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { memoryDeliveryQueue } from "../../../../shared/webhooks/memory-queue.ts";
+import { addUserWithRole, bearer, createKey, signUpTenant, verificationTokenFor } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
@@ -182,5 +183,29 @@ describe("notifications: security", () => {
 
   test("no request in this file answered 500", () => {
     expect(t.logs.filter((line) => line.includes("unhandled error") || line.includes("relay after write failed"))).toEqual([]);
+  });
+});
+
+describe("notifications: e-mail only to a verified owner", () => {
+  test("before the owner verifies, notifications are made but their e-mail is SKIPPED and never queued; after, PENDING and queued", async () => {
+    const owner = await signUpTenant(t, "Acme", { verifyEmail: false });
+    const { key } = await createKey(t, owner.token);
+    const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
+    const emailMessages = () => queue.messages.filter((m) => m.body.kind === "email").map((m) => (m.body as { notificationId: string }).notificationId);
+    const before = await createdLoan(t, key);
+    const skipped = (await list(apiKey(key), "?limit=100")).body.data.filter((n: { body: string }) => n.body.includes(before.id));
+    expect(skipped).toHaveLength(3);
+    for (const n of skipped) expect(n.email).toEqual({ to: owner.email, status: "SKIPPED", attempts: 0, error: "owner e-mail not verified", sentAt: null });
+    for (const n of skipped) expect(emailMessages()).not.toContain(n.id);
+
+    const token = await verificationTokenFor(t, owner.email);
+    expect((await t.request("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
+    const after = await createdLoan(t, key);
+    const pending = (await list(apiKey(key), "?limit=100")).body.data.filter((n: { body: string }) => n.body.includes(after.id));
+    expect(pending).toHaveLength(3);
+    for (const n of pending) expect(n.email).toEqual({ to: owner.email, status: "PENDING", attempts: 0, error: null, sentAt: null });
+    for (const n of pending) expect(emailMessages()).toContain(n.id);
+    // The earlier ones stay skipped: verification does not replay the past.
+    for (const n of (await list(apiKey(key), "?limit=100")).body.data.filter((x: { body: string }) => x.body.includes(before.id))) expect(n.email.status).toBe("SKIPPED");
   });
 });

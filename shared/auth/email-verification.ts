@@ -1,0 +1,161 @@
+import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { emailVerifications } from "../../db/schema/email-verifications.ts";
+import { users } from "../../db/schema/users.ts";
+import { businessRule, conflict, notFound, rateLimited } from "../domain/errors.ts";
+import { newId, randomToken } from "../domain/ids.ts";
+import type { Logger } from "../observability/logger.ts";
+import { safeErrorFields } from "../observability/logger.ts";
+import type { MailProvider } from "../notifications/mail-provider.ts";
+import type { Principal } from "./principal.ts";
+
+/** A link is valid this long after it is sent. */
+export const VERIFICATION_TTL_MS = 24 * 60 * 60_000;
+/** Resends: at most one a minute, and at most this many links per user in 24 hours (signup's included). */
+export const RESEND_INTERVAL_MS = 60_000;
+export const MAX_LINKS_PER_DAY = 5;
+
+/** The path of the link; `GET` shows a confirmation page, `POST { token }` verifies. */
+export const VERIFY_EMAIL_PATH = "/v1/auth/verify-email";
+
+const sha256Hex = async (text: string) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * The verification e-mail. Fixed text only: nothing a merchant typed (no
+ * company name), because the address is not yet proven to be theirs and the
+ * mail goes out from our domain.
+ */
+export function verificationEmail(link: string): { subject: string; text: string } {
+  return {
+    subject: "[svc credit] Verify your e-mail address",
+    text: [
+      "This address was used to create an svc credit account.",
+      "",
+      "To confirm it is yours and receive account notifications by e-mail, open this link within 24 hours:",
+      link,
+      "",
+      "If this was not you, ignore this message: no further e-mail goes to this address unless it is verified.",
+    ].join("\n"),
+  };
+}
+
+export type VerificationDeps = { db: Db; mail: MailProvider; log: Logger };
+
+/**
+ * Records a new single-use link for the user's current address and e-mails
+ * it. Only the token's hash is stored. A send failure is logged, not thrown:
+ * the account works without a verified address, and the user can ask again.
+ */
+export async function sendVerificationLink(deps: VerificationDeps, input: { userId: string; email: string; baseUrl: string; now: Date }) {
+  const token = randomToken(43); // ~256 bits
+  const id = newId();
+  await deps.db.insert(emailVerifications).values({
+    id,
+    userId: input.userId,
+    email: input.email,
+    tokenHash: await sha256Hex(token),
+    expiresAt: new Date(input.now.getTime() + VERIFICATION_TTL_MS),
+    usedAt: null,
+    createdAt: input.now,
+  });
+  const link = `${input.baseUrl}${VERIFY_EMAIL_PATH}?token=${token}`;
+  const mail = verificationEmail(link);
+  try {
+    const sent = await deps.mail.send({ to: input.email, ...mail, notificationId: null, idempotencyKey: `email-verification-${id}` }, input.now);
+    if (!sent.ok) deps.log.error("verification e-mail not sent", { userId: input.userId, verificationId: id, error: sent.error });
+  } catch (err) {
+    deps.log.error("verification e-mail not sent", { userId: input.userId, verificationId: id, ...safeErrorFields(err) });
+  }
+  return { verificationId: id, expiresAt: new Date(input.now.getTime() + VERIFICATION_TTL_MS) };
+}
+
+/**
+ * A new link for a signed-in user whose address is not verified yet (409 when
+ * it is). Throttled in the database, not only by the request limiter, so an
+ * address typed by someone else gets at most a few links a day: one a
+ * minute, `MAX_LINKS_PER_DAY` per 24 hours.
+ */
+export async function resendVerificationLink(deps: VerificationDeps, input: { userId: string; baseUrl: string; now: Date }) {
+  const [user] = await deps.db.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, input.userId)).limit(1);
+  if (!user) throw notFound("User");
+  if (user.verifiedAt) throw conflict("This e-mail address is already verified");
+  const dayAgo = new Date(input.now.getTime() - 24 * 60 * 60_000);
+  const [[recent], [last]] = await Promise.all([
+    deps.db
+      .select({ n: count() })
+      .from(emailVerifications)
+      .where(and(eq(emailVerifications.userId, input.userId), gt(emailVerifications.createdAt, dayAgo))),
+    deps.db
+      .select({ createdAt: emailVerifications.createdAt })
+      .from(emailVerifications)
+      .where(eq(emailVerifications.userId, input.userId))
+      .orderBy(desc(emailVerifications.createdAt))
+      .limit(1),
+  ]);
+  if (last && input.now.getTime() - last.createdAt.getTime() < RESEND_INTERVAL_MS) {
+    throw rateLimited((RESEND_INTERVAL_MS - (input.now.getTime() - last.createdAt.getTime())) / 1000);
+  }
+  if ((recent?.n ?? 0) >= MAX_LINKS_PER_DAY) {
+    const [oldest] = await deps.db
+      .select({ createdAt: emailVerifications.createdAt })
+      .from(emailVerifications)
+      .where(and(eq(emailVerifications.userId, input.userId), gt(emailVerifications.createdAt, dayAgo)))
+      .orderBy(asc(emailVerifications.createdAt))
+      .limit(1);
+    throw rateLimited(oldest ? (oldest.createdAt.getTime() - dayAgo.getTime()) / 1000 : 3600);
+  }
+  return sendVerificationLink(deps, { userId: input.userId, email: user.email, baseUrl: input.baseUrl, now: input.now });
+}
+
+/**
+ * Follows a link: the token must be known, unused and unexpired (400
+ * otherwise, saying which). Claiming the token and marking the user verified
+ * are one batch, and the claim is conditional on `used_at IS NULL`, so of
+ * two concurrent uses exactly one succeeds. The user is verified only while
+ * their address is still the one the link went to.
+ */
+export async function verifyEmailToken(db: Db, input: { token: string; now: Date }) {
+  if (!/^[0-9A-Za-z]{20,100}$/.test(input.token)) throw businessRule("token is not a valid verification token");
+  const tokenHash = await sha256Hex(input.token);
+  const [claimed] = await db.batch([
+    db
+      .update(emailVerifications)
+      .set({ usedAt: input.now })
+      .where(and(eq(emailVerifications.tokenHash, tokenHash), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, input.now)))
+      .returning({ userId: emailVerifications.userId, email: emailVerifications.email }),
+    db
+      .update(users)
+      .set({ emailVerifiedAt: input.now })
+      .where(
+        and(
+          isNull(users.emailVerifiedAt),
+          sql`EXISTS (SELECT 1 FROM ${emailVerifications} WHERE ${emailVerifications.tokenHash} = ${tokenHash} AND ${emailVerifications.usedAt} = ${input.now.getTime()} AND ${emailVerifications.userId} = ${users.id} AND ${emailVerifications.email} = ${users.email})`,
+        ),
+      ),
+  ]);
+  const row = claimed[0];
+  if (!row) {
+    const [known] = await db.select({ usedAt: emailVerifications.usedAt }).from(emailVerifications).where(eq(emailVerifications.tokenHash, tokenHash)).limit(1);
+    if (!known) throw businessRule("token is not a valid verification token");
+    if (known.usedAt) throw businessRule("token has already been used; sign in and request a new link if your address is not verified");
+    throw businessRule("token has expired; sign in and request a new link");
+  }
+  const [user] = await db.select({ id: users.id, email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, row.userId)).limit(1);
+  if (!user || user.email !== row.email || !user.verifiedAt) throw businessRule("token was sent to an address this account no longer uses");
+  return { userId: user.id, email: user.email, emailVerifiedAt: user.verifiedAt };
+}
+
+/**
+ * `emailVerified` of `GET /v1/me`: a dashboard user's own address; for an API
+ * key, the tenant owner's (the address notification e-mail goes to).
+ */
+export async function principalEmailVerified(db: Db, principal: Principal): Promise<boolean> {
+  const [row] = await db
+    .select({ verifiedAt: users.emailVerifiedAt })
+    .from(users)
+    .where(principal.kind === "user" ? eq(users.id, principal.userId) : and(eq(users.tenantId, principal.tenant.id), eq(users.role, "OWNER")))
+    .orderBy(asc(users.createdAt))
+    .limit(1);
+  return Boolean(row?.verifiedAt);
+}
