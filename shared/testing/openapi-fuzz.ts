@@ -92,7 +92,7 @@ export async function fuzzDocument(o: FuzzOptions): Promise<FuzzReport> {
     // Valid: the canonical body, then random ones, each with a random valid query string.
     const validBodies: unknown[] = op.body ? [canonicalValue(o.doc, op.body, o.hints(op)), ...fc.sample(validArbitrary(o.doc, op.body, hints), { numRuns: o.validRuns, seed: ++sampleSeed })] : [undefined];
     for (const [i, body] of validBodies.entries()) {
-      const query = i === 0 ? "" : validQuery(o.doc, queryParams, ++sampleSeed);
+      const query = validQuery(o.doc, queryParams, ++sampleSeed, i === 0);
       const res = await send(body, query);
       report.valid.calls++;
       report.valid.byStatus[res.status] = (report.valid.byStatus[res.status] ?? 0) + 1;
@@ -147,11 +147,14 @@ export async function fuzzDocument(o: FuzzOptions): Promise<FuzzReport> {
   return report;
 }
 
-function validQuery(doc: OpenApiDoc, params: { name: string; schema?: object }[], seed: number): string {
+/** A valid query string: required parameters always, optional ones at random (none with `requiredOnly`). */
+function validQuery(doc: OpenApiDoc, params: { name: string; schema?: object; required?: boolean }[], seed: number, requiredOnly = false): string {
   const parts: string[] = [];
   for (const [i, p] of params.entries()) {
     if (p.name === "cursor" || p.name === "parent") continue; // opaque, or must be an allowed origin
-    const [value] = fc.sample(fc.option(validArbitrary(doc, p.schema!), { nil: undefined, freq: 2 }), { numRuns: 1, seed: seed * 31 + i });
+    if (requiredOnly && !p.required) continue;
+    const arbitrary = p.required ? validArbitrary(doc, p.schema!) : fc.option(validArbitrary(doc, p.schema!), { nil: undefined, freq: 2 });
+    const [value] = fc.sample(arbitrary, { numRuns: 1, seed: seed * 31 + i });
     if (value !== undefined && value !== null) parts.push(`${p.name}=${encodeURIComponent(String(value))}`);
   }
   return parts.length ? `?${parts.join("&")}` : "";
