@@ -128,9 +128,10 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
   await shot(page, dir, "5-funded");
   expect(await axeViolations(frame)).toEqual([]);
+  // Two signatures: the wallet session right after connecting (it proves the wallet is the borrower's), then the agreement.
   const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
-  expect(signCalls).toHaveLength(1);
-  expect(signCalls[0]!.origin).toBe(stack.embedUrl);
+  expect(signCalls).toHaveLength(2);
+  expect(signCalls.every((c) => c.origin === stack.embedUrl)).toBe(true);
   const created = await waitForEvent(page, "svc:loan-created");
   const funded = await waitForEvent(page, "svc:loan-funded");
   expect(funded.loanId).toBe(created.loanId);
