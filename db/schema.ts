@@ -15,6 +15,7 @@ import { merchantConfigs } from "./schema/merchant-configs.ts";
 import { tenantSettings } from "./schema/tenant-settings.ts";
 import { tenants } from "./schema/tenants.ts";
 import { users } from "./schema/users.ts";
+import { walletSessionChallenges } from "./schema/wallet-session-challenges.ts";
 import { widgetPrograms } from "./schema/widget-programs.ts";
 
 export const schema = {
@@ -43,5 +44,6 @@ export const schema = {
   unmatchedPayments,
   chainCursors,
   creditLines,
+  walletSessionChallenges,
 };
 export type Schema = typeof schema;

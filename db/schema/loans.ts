@@ -20,6 +20,12 @@ export const loans = sqliteTable(
     id: text("id").primaryKey(),
     tenantId: tenantIdColumn(),
     idempotencyKey: text("idempotency_key").notNull(),
+    /**
+     * The key space of `idempotencyKey`: "api" for POST /v1/loans,
+     * `embed:<programId>:<wallet>` for a widget draw, so neither can find or
+     * block the other's loans (see `idempotencyScopeOf`).
+     */
+    idempotencyScope: text("idempotency_scope").notNull().default("api"),
     loanProductId: text("loan_product_id")
       .notNull()
       .references(() => loanProducts.id),
@@ -77,7 +83,7 @@ export const loans = sqliteTable(
     updatedAt: timestamp("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("loans_tenant_idempotency_idx").on(t.tenantId, t.idempotencyKey),
+    uniqueIndex("loans_tenant_scope_idempotency_idx").on(t.tenantId, t.idempotencyScope, t.idempotencyKey),
     index("loans_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
     index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
     index("loans_tenant_borrower_idx").on(t.tenantId, t.borrowerId, t.status),

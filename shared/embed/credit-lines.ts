@@ -40,6 +40,11 @@ export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string,
  */
 export async function requiresKyc(db: Db, ctx: ProgramContext, line: CreditLineRow): Promise<boolean> {
   if (line.kycConfirmedAt) return false;
+  return programRequiresKyc(db, ctx);
+}
+
+/** Whether a new credit line of the program must pass the merchant's KYC: a rule of the tenant, the same for every wallet. */
+export async function programRequiresKyc(db: Db, ctx: ProgramContext): Promise<boolean> {
   if (ctx.settings.requiresKycBeforeFunding) return true;
   return (await currentPolicy(db, ctx.tenant.id)).requireKycVerified;
 }
@@ -58,6 +63,26 @@ export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLi
   const limit = creditLimitOf(ctx);
   const used = await outstanding(db, line);
   return { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit > used ? limit - used : 0n };
+}
+
+/**
+ * The wallet's credit line as bootstrap shows it (DECISIONS.md "bootstrap").
+ * Exact only to a caller with a wallet session for the wallet; to anyone
+ * else, what any wallet new to the program would see (nothing drawn, KYC as
+ * the tenant requires it of every wallet, no agreement yet), so typing an
+ * address discloses neither its open loans nor its history with the merchant.
+ */
+export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAddress: string, now: Date, walletSession: boolean) {
+  const line = await creditLineFor(db, ctx, walletFor(ctx.chain, walletAddress), now);
+  if (!walletSession) {
+    const limit = creditLimitOf(ctx);
+    return {
+      creditLine: { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit },
+      requiresKyc: await programRequiresKyc(db, ctx),
+      agreementAccepted: false,
+    };
+  }
+  return { creditLine: await creditLineView(db, ctx, line), requiresKyc: await requiresKyc(db, ctx, line), agreementAccepted: line.agreementAcceptedAt !== null };
 }
 
 /**

@@ -1,22 +1,22 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
-import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import type { LoanRow } from "../../db/schema/loans.ts";
 import { agreementMessage } from "../agreements/loan-agreements.ts";
 import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "../agreements/challenge-store.ts";
 import { agreementRecord } from "../agreements/agreement-record.ts";
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
-import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
 import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
-import { createLoan } from "../loans/create-loan.ts";
+import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
+import { verifyWalletProof, type WalletProofDeps } from "./wallet-proof.ts";
 
 import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 
@@ -50,12 +50,21 @@ async function withinLine(db: Db, ctx: ProgramContext, line: CreditLineRow, prin
  * The price of a draw and its agreement challenge (DECISIONS.md "quote"): a
  * single-use challenge bound to wallet, tenant, program, amount, tenure,
  * chain and stablecoin, valid 5 minutes on the tenant's clock, whose human
- * message the wallet signs.
+ * message the wallet signs. Only a caller with a wallet session for the
+ * wallet (`walletSession`) has the amount checked against what the line has
+ * available: to anyone else, that would disclose the wallet's open
+ * principal. Accept checks it in every case.
  */
-export async function quoteDraw(db: Db, store: ChallengeStore, ctx: ProgramContext, input: { walletAddress: string; amount: string; tenureDays: number; now: Date }) {
+export async function quoteDraw(
+  db: Db,
+  store: ChallengeStore,
+  ctx: ProgramContext,
+  input: { walletAddress: string; amount: string; tenureDays: number; now: Date; walletSession: boolean },
+) {
   const wallet = walletFor(ctx.chain, input.walletAddress);
   const principal = checkDraw(ctx, input.amount, input.tenureDays);
-  await withinLine(db, ctx, await creditLineFor(db, ctx, wallet, input.now), principal);
+  const line = await creditLineFor(db, ctx, wallet, input.now);
+  if (input.walletSession) await withinLine(db, ctx, line, principal);
   const processingFee = processingFeeUnits(principal, { type: ctx.product.processingFeeType, value: ctx.product.processingFeeValue });
   const base = {
     id: newId(),
@@ -100,15 +109,6 @@ export type AcceptInput = {
 };
 
 /**
- * What signature checks need: the widget's own hosts (TON Connect domains:
- * EMBED_HOST and the host the request reached, which is what the widget's
- * TON Connect manifest names) and, optionally, a chain adapter that can call
- * the chain for smart-contract wallet signatures (absent or without the
- * capability: EOAs only).
- */
-type SignatureDeps = { widgetHosts: string[]; chain?: ContractSignatureVerifier | null };
-
-/**
  * Accepts a draw (DECISIONS.md "accept"): the challenge must exist for this
  * program, be bound to exactly these values, unexpired and unused, and the
  * signature must be the wallet's over its message (on EVM, a smart-contract
@@ -117,13 +117,14 @@ type SignatureDeps = { widgetHosts: string[]; chain?: ContractSignatureVerifier 
  * accepts, one), before the credit line and KYC checks, so an accept refused
  * by those leaves it used (`verifyAndConsumeChallenge`). The loan is created
  * through the same path as `POST /v1/loans` (underwriting, idempotency,
- * funding, events) with the program and channel recorded, and with its
- * agreement (the exact message, the signature, the TON Connect fields)
- * committed in the same batch. A retried accept with the same idempotency
- * key answers with the loan it made.
+ * funding, events) with the program and channel recorded, in the draw's own
+ * idempotency key space (per program and wallet), and with its agreement
+ * (the exact message, the signature, the TON Connect fields) committed in
+ * the same batch. A retried accept with the same idempotency key and the
+ * wallet's signature answers with the loan it made.
  */
 export async function acceptDraw(
-  deps: { db: Db; store: ChallengeStore; writer: LoanWriter } & SignatureDeps,
+  deps: { db: Db; store: ChallengeStore; writer: LoanWriter } & WalletProofDeps,
   ctx: ProgramContext,
   input: AcceptInput,
   now: Date,
@@ -143,14 +144,15 @@ export async function acceptDraw(
   ].filter((m): m is string => m !== null);
   if (mismatch.length > 0) throw validationError(mismatch);
 
+  // The draw's own key space (per program and wallet): a widget call never finds, returns or
+  // blocks a merchant's loan, or another wallet's, whatever key it sends.
+  const scope = idempotencyScopeOf({ program: ctx.program, borrowerWalletAddress: wallet });
   const idempotencyKey = input.idempotencyKey ?? `accept:${challenge.id}`;
+  const proof = { ...input, address: challenge.walletAddress, message: challenge.message };
   if (challenge.consumedAt !== null) {
-    const [earlier] = await db
-      .select()
-      .from(loans)
-      .where(and(eq(loans.tenantId, ctx.tenant.id), eq(loans.idempotencyKey, idempotencyKey), eq(loans.programId, ctx.program.id)))
-      .limit(1);
-    if (earlier && earlier.borrowerWalletAddress === wallet) return { loan: earlier, created: false };
+    // A retry: its loan comes back only to the wallet's own signature, from the wallet's own key space.
+    const earlier = await findLoanByKey(db, ctx.tenant.id, scope, idempotencyKey);
+    if (earlier && (await verifyWalletProof(deps, ctx, proof, now)) === null) return { loan: earlier, created: false };
     throw validationError(["agreementChallengeId: the challenge was already used"]);
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);

@@ -4,17 +4,27 @@ import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { loanIsOpen } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
-import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
+import { creditLineFor, programRequiresKyc, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
+
+const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify your identity first" };
 
 /**
  * Whether the wallet may draw now, judged by the rules that do not depend on
  * the amount (the amount ones run at accept): a blocked wallet, the
  * borrower's open loans against `maxOpenLoansPerBorrower`, and KYC still to
- * be confirmed by the merchant (eligible once it is).
+ * be confirmed by the merchant (eligible once it is). Only a caller with a
+ * wallet session for the wallet gets this answer; anyone else gets what
+ * holds for every wallet of the program (KYC_REQUIRED when the tenant
+ * requires KYC), which discloses nothing about this one. Underwriting and
+ * accept apply every rule regardless.
  */
-export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddress: string, now: Date) {
+export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddress: string, now: Date, walletSession: boolean) {
   const wallet = walletFor(ctx.chain, walletAddress);
+  if (!walletSession) {
+    const reasons = (await programRequiresKyc(db, ctx)) ? [KYC_REQUIRED] : [];
+    return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
+  }
   const line = await creditLineFor(db, ctx, wallet, now);
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
     currentPolicy(db, ctx.tenant.id),
@@ -36,7 +46,7 @@ export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddres
   if (policy.maxOpenLoansPerBorrower !== null && Number(open?.n ?? 0) >= policy.maxOpenLoansPerBorrower) {
     reasons.push({ code: "MAX_OPEN_LOANS", message: `At most ${policy.maxOpenLoansPerBorrower} open loans at a time` });
   }
-  if (kycNeeded) reasons.push({ code: "KYC_REQUIRED", message: "The merchant must verify your identity first" });
+  if (kycNeeded) reasons.push(KYC_REQUIRED);
   else if (policy.requireKycVerified && borrower?.kycStatus !== "VERIFIED") {
     reasons.push({ code: "KYC_NOT_VERIFIED", message: "Identity verification is not complete" });
   }

@@ -115,22 +115,44 @@ async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now:
 const withinCreditLimit = (row: LoanRow, limit: bigint) =>
   sql`${openPrincipalOfLine({ tenantId: row.tenantId, programId: row.programId!, walletAddress: row.borrowerWalletAddress })} + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
 
-const findByKey = async (db: Db, tenantId: string, key: string) =>
-  (await db.select().from(loans).where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyKey, key))).limit(1))[0];
+/** The idempotency key space of POST /v1/loans. */
+export const API_IDEMPOTENCY_SCOPE = "api";
+
+/**
+ * The key space a loan's idempotency key lives in: "api" for the merchant's
+ * POST /v1/loans, `embed:<programId>:<wallet>` for a widget draw. Uniqueness
+ * is per (tenant, scope, key), and the scope is a column of its own that the
+ * API always sets to "api", so no key either side sends (however crafted)
+ * reaches a loan of the other side, or of another program or wallet.
+ */
+export const idempotencyScopeOf = (input: { program?: { id: string }; borrowerWalletAddress: string }) =>
+  input.program ? `embed:${input.program.id}:${input.borrowerWalletAddress}` : API_IDEMPOTENCY_SCOPE;
+
+/** The loan a key made in one key space of the tenant, if any. */
+export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key: string): Promise<LoanRow | undefined> =>
+  (
+    await db
+      .select()
+      .from(loans)
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyScope, scope), eq(loans.idempotencyKey, key)))
+      .limit(1)
+  )[0];
 
 /**
  * Creates the loan in status CREATED with `loan.application_submitted`, or
- * finds the loan this idempotency key already created. The unique index on
- * (tenant, idempotencyKey) decides races: the insert is `ON CONFLICT DO
- * NOTHING` and its event is written only if this insert's row exists, so 25
- * simultaneous requests make one loan and one event. Underwriting and funding
+ * finds the loan this idempotency key already created in its key space
+ * (`idempotencyScopeOf`). The unique index on (tenant, scope, key) decides
+ * races: the insert is `ON CONFLICT DO NOTHING` and its event is written only
+ * if this insert's row exists, so 25 simultaneous requests make one loan and
+ * one event. Underwriting and funding
  * follow in the loan's writer (`processLoan`).
  */
 export async function createLoan(
   db: Db,
   input: CreateLoanInput & { tenant: LoadedTenant; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
-  const existing = await findByKey(db, input.tenant.id, input.idempotencyKey);
+  const scope = idempotencyScopeOf(input);
+  const existing = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
   if (existing) return { loan: existing, created: false };
 
   const product = await activeProduct(db, input.tenant.id, input.loanProductId);
@@ -141,6 +163,7 @@ export async function createLoan(
     id: newId(),
     tenantId: input.tenant.id,
     idempotencyKey: input.idempotencyKey,
+    idempotencyScope: scope,
     loanProductId: product.id,
     borrowerId,
     borrowerRef: input.borrowerRef,
@@ -184,12 +207,12 @@ export async function createLoan(
   };
   const insert = input.program?.creditLimit === undefined ? db.insert(loans).values(row) : insertIf(db, loans, row, withinCreditLimit(row, input.program.creditLimit));
   const [inserted] = await db.batch([
-    insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyKey] }).returning({ id: loans.id }),
+    insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] }).returning({ id: loans.id }),
     eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
     ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
   ]);
   if (inserted.length === 1) return { loan: row, created: true };
-  const winner = await findByKey(db, input.tenant.id, input.idempotencyKey);
+  const winner = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
   if (!winner && input.program?.creditLimit !== undefined) {
     throw validationError(["amount: the credit line does not have this much available any more; its open loans use the rest"]);
   }

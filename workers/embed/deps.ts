@@ -1,5 +1,6 @@
 import { createDb } from "../../db/create-db.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
+import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock } from "../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
 import { failureBudget } from "../../shared/http/failure-budget.ts";
@@ -10,6 +11,9 @@ import type { EmbedDeps, EmbedEnv } from "./env.ts";
 const blockedIps = new Map<string, number>();
 
 export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
+  // Fail closed: a deployment without its secret must not MAC wallet sessions with a known default.
+  const sessionSecret = env.SECRETS_KEY && env.SECRETS_KEY.length >= 32 ? env.SECRETS_KEY : env.ENVIRONMENT === "development" ? DEV_SECRETS_KEY : null;
+  if (!sessionSecret) throw new Error("SECRETS_KEY is not configured (32+ characters)");
   return {
     db: createDb(env.DB),
     clock: systemClock,
@@ -28,5 +32,6 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     // The sandbox chains are simulated and execute no contracts, and there is no live EVM
     // adapter yet: EOA signatures only. The live adapter brings `evmContractSignatures`.
     chain: null,
+    sessionSecret,
   };
 }

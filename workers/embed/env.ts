@@ -27,6 +27,8 @@ export type EmbedEnv = {
   EMBED_HOST?: string;
   /** WalletConnect Cloud project id; empty or unset: the widget offers no WalletConnect. */
   WALLETCONNECT_PROJECT_ID?: string;
+  /** The platform's secret (as the api and webhooks workers have it); wallet sessions are MAC'ed under a key derived from it. */
+  SECRETS_KEY?: string;
 };
 
 export type EmbedDeps = {
@@ -47,6 +49,8 @@ export type EmbedDeps = {
    * signatures (ERC-1271/ERC-6492) at accept; null: EOA signatures only.
    */
   chain: ContractSignatureVerifier | null;
+  /** The secret wallet-session challenges and tokens are MAC'ed under (a key derived from it). */
+  sessionSecret: string;
 };
 
 /** Hono's typed environment for the embed worker. */

@@ -13,6 +13,8 @@ import * as getRepaymentInstructions from "./routes/loans/get-repayment-instruct
 import * as bootstrapCreditLine from "./routes/program/bootstrap-credit-line.ts";
 import * as checkEligibility from "./routes/program/check-eligibility.ts";
 import * as getConfig from "./routes/program/get-config.ts";
+import * as createWalletSessionChallenge from "./routes/wallet-session/create-challenge.ts";
+import * as openWalletSession from "./routes/wallet-session/open-session.ts";
 
 /**
  * Every route of the embed worker. Embed calls live under
@@ -27,6 +29,8 @@ export const ROUTES: ((app: OpenAPIHono<EmbedAppEnv>) => unknown)[] = [
   getTonConnectManifest.register,
   getRepayPage.register,
   getConfig.register,
+  createWalletSessionChallenge.register,
+  openWalletSession.register,
   checkEligibility.register,
   bootstrapCreditLine.register,
   quoteDraw.register,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { startTestStack, type TestStack } from "./integration.ts";
 
 /**
@@ -63,6 +64,9 @@ test("on D1: concurrent draws of one wallet cannot overdraw its credit line (the
   );
   const results = await Promise.all(bodies.map((json) => stack.fetch(`${base}/accept`, { json, headers: { origin: ORIGIN } })));
   expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 400, 400]);
-  const line = await stack.fetch(`${base}/credit-line/bootstrap`, { json: { walletAddress: account.address }, headers: { origin: ORIGIN } });
+  // What the line has available is the wallet's own business: it shows with the wallet's session.
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}) => stack.fetch(`${base}${path}`, { json, headers: { origin: ORIGIN, ...headers } });
+  const session = await widgetCalls(post).session(evmBorrower(account));
+  const line = await post("/credit-line/bootstrap", { walletAddress: account.address }, { "x-svc-wallet-session": session });
   expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
 });

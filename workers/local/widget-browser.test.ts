@@ -128,9 +128,10 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
   await shot(page, dir, "5-funded");
   expect(await axeViolations(frame)).toEqual([]);
+  // Two signatures: the wallet session right after connecting (it proves the wallet is the borrower's), then the agreement.
   const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
-  expect(signCalls).toHaveLength(1);
-  expect(signCalls[0]!.origin).toBe(stack.embedUrl);
+  expect(signCalls).toHaveLength(2);
+  expect(signCalls.every((c) => c.origin === stack.embedUrl)).toBe(true);
   const created = await waitForEvent(page, "svc:loan-created");
   const funded = await waitForEvent(page, "svc:loan-funded");
   expect(funded.loanId).toBe(created.loanId);
@@ -167,6 +168,42 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   expect(offsite).toEqual([]);
   }
 }, 120_000);
+
+test("a draw the pool cannot fund yet: the widget says it waits for funds, then shows them sent once liquidity returns", async () => {
+  const dir = await artifactsDir("widget");
+  const m = await signUpMerchant(stack, "Waiting Shop");
+  const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
+  pages.push(shop);
+  const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
+  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "0.00" } })).status).toBe(200);
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  await installInjectedWallet(context, {
+    account: privateKeyToAccount(generatePrivateKey()),
+    chainId: 80002,
+    sendRawTransaction: async () => {
+      throw new Error("this test sends no transaction");
+    },
+  });
+  const page = await context.newPage();
+  await page.goto(shop.origin);
+  const frame = await widgetFrame(page, stack.embedUrl);
+  await recordingFailure(page, () => frame, dir, async () => {
+    await frame.getByRole("button", { name: "Connect Test Wallet" }).click();
+    await frame.getByLabel("I have read and accept the credit line agreement").check();
+    await frame.getByRole("button", { name: "Continue" }).click();
+    await frame.getByLabel("Amount (USDC)").fill("100");
+    await frame.getByTestId("total-due").waitFor();
+    await frame.getByRole("button", { name: "Sign and borrow" }).click();
+    // fundingState AWAITING_LIQUIDITY (the loan's status stays CREATED): the screen says so.
+    await frame.getByText("Your loan is approved and waiting for funds to be available.").waitFor({ timeout: 15_000 });
+    await shot(page, dir, "waiting-for-funds");
+    expect(await axeViolations(frame)).toEqual([]);
+    expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00" } })).status).toBe(200);
+    await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
+  });
+  await context.close();
+}, 90_000);
 
 test("a page on a disallowed origin can neither frame the widget (CSP frame-ancestors) nor call the embed API (403)", async () => {
   const dir = await artifactsDir("widget");

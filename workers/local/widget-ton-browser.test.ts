@@ -113,9 +113,12 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
     await frame.getByRole("button", { name: "Sign and borrow" }).click();
     await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 20_000 });
     await shot(page, dir, "4-funded");
-    const signCalls = wallet.calls.filter((c) => c.method === "signData");
-    expect(signCalls).toHaveLength(1);
-    const signCall = signCalls[0]! as { origin: string; params: any; reply: any };
+    // Two signatures: the wallet session right after connecting (it proves the wallet is the borrower's), then the agreement.
+    const signCalls = wallet.calls.filter((c) => c.method === "signData") as { origin: string; params: any; reply: any }[];
+    expect(signCalls).toHaveLength(2);
+    expect(signCalls[0]!.params.text).toContain("It is not a transaction");
+    expect(signCalls[0]!.reply.result).toMatchObject({ domain: embedHost, address: wallet.rawAddress });
+    const signCall = signCalls[1]!;
     expect(signCall.origin).toBe(stack.embedUrl);
     expect(signCall.params).toMatchObject({ type: "text", network: "-3", from: wallet.rawAddress });
     expect(signCall.params.text).toContain("50.00");

@@ -1,3 +1,21 @@
+// Type-only: the server's own schemas type every call, so a field the widget reads that the
+// server does not send (or a value it cannot take) is a compile error. Nothing of them is bundled.
+import type {
+  AcceptBody,
+  Bootstrap,
+  Eligibility,
+  EmbedLoan,
+  EmbedLoanResponse,
+  OpenWalletSessionBody,
+  Quote,
+  QuoteBody,
+  WalletSession,
+  WalletSessionChallenge,
+} from "../routes/schemas.ts";
+
+export type { AcceptBody, Bootstrap, Eligibility, Quote };
+export type Loan = EmbedLoan;
+
 /** An embed API answer that was not 2xx: the spec's error body `{statusCode, message, error}`. */
 export class ApiError extends Error {
   constructor(
@@ -8,12 +26,22 @@ export class ApiError extends Error {
   }
 }
 
-/** The embed API of this program, on the widget's own origin. */
+/** The header that carries the wallet session (POST …/wallet-session). */
+const SESSION_HEADER = "x-svc-wallet-session";
+
+/**
+ * The embed API of this program, on the widget's own origin. Once a wallet
+ * session is open, the calls that describe the wallet's credit (eligibility,
+ * bootstrap, quote) carry it, so they answer with the wallet's own loans.
+ */
 export function embedApi(apiBase: string) {
-  async function call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  let session: string | null = null;
+  async function call<T>(method: "GET" | "POST", path: string, body?: unknown, withSession = false): Promise<T> {
+    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+    if (withSession && session) headers[SESSION_HEADER] = session;
     const res = await fetch(`${apiBase}${path}`, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers,
       body: body === undefined ? null : JSON.stringify(body),
       credentials: "omit",
     });
@@ -25,51 +53,18 @@ export function embedApi(apiBase: string) {
     return json as T;
   }
   return {
-    eligibility: (walletAddress: string) => call<Eligibility>("POST", "/eligibility", { walletAddress }),
-    bootstrap: (walletAddress: string) => call<Bootstrap>("POST", "/credit-line/bootstrap", { walletAddress }),
-    quote: (input: { walletAddress: string; amount: string; tenureDays: number }) => call<Quote>("POST", "/quote", input),
-    accept: (input: AcceptBody) => call<{ loan: Loan }>("POST", "/accept", input),
-    loan: (id: string) => call<{ loan: Loan }>("GET", `/loans/${encodeURIComponent(id)}`),
+    sessionChallenge: (walletAddress: string) => call<WalletSessionChallenge>("POST", "/wallet-session/challenge", { walletAddress }),
+    async openSession(body: OpenWalletSessionBody): Promise<WalletSession> {
+      const opened = await call<WalletSession>("POST", "/wallet-session", body);
+      session = opened.token;
+      return opened;
+    },
+    eligibility: (walletAddress: string) => call<Eligibility>("POST", "/eligibility", { walletAddress }, true),
+    bootstrap: (walletAddress: string) => call<Bootstrap>("POST", "/credit-line/bootstrap", { walletAddress }, true),
+    quote: (input: QuoteBody) => call<Quote>("POST", "/quote", input, true),
+    accept: (input: AcceptBody) => call<EmbedLoanResponse>("POST", "/accept", input),
+    loan: (id: string) => call<EmbedLoanResponse>("GET", `/loans/${encodeURIComponent(id)}`),
   };
 }
 
 export type EmbedApi = ReturnType<typeof embedApi>;
-export type Eligibility = { walletAddress: string; eligible: boolean; reasons: { code: string; message: string }[] };
-export type Bootstrap = {
-  creditLine: { id: string; walletAddress: string; status: string; limit: string; available: string };
-  requiresKyc: boolean;
-  agreementAccepted: boolean;
-};
-export type Quote = {
-  amount: string;
-  tenureDays: number;
-  processingFee: string;
-  totalDue: string;
-  dueAt: string;
-  agreementChallenge: { id: string; message: string; expiresAt: string };
-};
-export type AcceptBody = {
-  walletAddress: string;
-  amount: string;
-  tenureDays: number;
-  agreementChallengeId: string;
-  walletSignature: string;
-  channel: string;
-  idempotencyKey: string;
-  publicKey?: string;
-  timestamp?: number;
-  domain?: string;
-};
-export type Loan = {
-  id: string;
-  status: string;
-  derivedStatus: string;
-  principalAmount: string;
-  processingFee: string;
-  totalDue: string;
-  amountDue: string;
-  dueAt: string | null;
-  fundingState: string | null;
-  fundingTxHash: string | null;
-  decision: { outcome: string; reasons: { code: string; message: string }[] } | null;
-};

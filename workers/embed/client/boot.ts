@@ -1,3 +1,4 @@
+import type { CHANNELS } from "../../../db/schema/loan-vocabularies.ts";
 import type { WidgetConfig } from "../../../shared/embed/widget-config.ts";
 
 /**
@@ -8,7 +9,7 @@ import type { WidgetConfig } from "../../../shared/embed/widget-config.ts";
 export type WidgetBoot = {
   embedKey: string;
   /** WEB, IOS, ANDROID or PARTNER_WEBVIEW, from `?channel=` (default WEB). */
-  channel: string;
+  channel: (typeof CHANNELS)[number];
   /** The embedding page's exact origin from `?parent=`, only when it is one of the program's origins; else null (no message is posted). */
   parentOrigin: string | null;
   /** `/v1/embed/<key>` on the widget's own origin. */

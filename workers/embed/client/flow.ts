@@ -25,7 +25,8 @@ const CHALLENGE_MARGIN_MS = 30_000;
 const message = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
 
 /**
- * The borrower's flow in the iframe: connect a wallet → eligibility → credit
+ * The borrower's flow in the iframe: connect a wallet (and sign the
+ * wallet-session challenge, which proves it is the borrower's) → eligibility → credit
  * line (KYC with the merchant when required, then the revolving credit-line
  * agreement) → drawdown with a live quote → signature and accept →
  * confirmation polling the loan → repayment. Each step replaces the last;
@@ -88,6 +89,12 @@ export function startFlow(d: FlowDeps): void {
                     button.disabled = false;
                     return showError(error, `${option.name} did not connect: ${message(err)}`);
                   }
+                  try {
+                    await openSession();
+                  } catch (err) {
+                    button.disabled = false;
+                    return showError(error, `${option.name} did not confirm the wallet: ${message(err)}`);
+                  }
                   announce(status, `Connected ${shortAddress(wallet.displayAddress ?? wallet.address)}`);
                   await guarded(eligibilityStep);
                 },
@@ -120,6 +127,29 @@ export function startFlow(d: FlowDeps): void {
     return box;
   }
 
+  /**
+   * A wallet session: the wallet signs the service's challenge, which proves
+   * it is the borrower's, so that eligibility, bootstrap and quote answer with
+   * its own loans (without a session they show nothing of them).
+   */
+  async function openSession(): Promise<void> {
+    const challenge = await api.sessionChallenge(wallet!.address);
+    announce(status, "Confirm in your wallet that it is yours…");
+    const signature = await wallet!.signMessage(challenge.message);
+    await api.openSession({ walletAddress: wallet!.address, challengeId: challenge.id, ...signature });
+  }
+
+  /** A call that needs the wallet session: when it has expired (401), the wallet signs a new one and the call runs again. */
+  async function withSession<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401)) throw err;
+      await openSession();
+      return call();
+    }
+  }
+
   /** Runs a step; when the service cannot answer, says so and offers to try the step again. */
   async function guarded(step: () => Promise<void>): Promise<void> {
     try {
@@ -138,7 +168,7 @@ export function startFlow(d: FlowDeps): void {
   // 2. Eligibility.
   async function eligibilityStep(): Promise<void> {
     showStep(root, "checking", "Checking your wallet", el("p", { class: "spinner" }, "One moment…"));
-    const result = await api.eligibility(wallet!.address);
+    const result = await withSession(() => api.eligibility(wallet!.address));
     // KYC still to do is not a refusal: the credit-line step asks the merchant for it.
     const blocking = result.reasons.filter((r) => r.code !== "KYC_REQUIRED");
     if (!result.eligible && blocking.length > 0) {
@@ -156,7 +186,7 @@ export function startFlow(d: FlowDeps): void {
 
   // 3. Credit line: KYC, then the agreement.
   async function creditLineStep(): Promise<void> {
-    line = await api.bootstrap(wallet!.address);
+    line = await withSession(() => api.bootstrap(wallet!.address));
     if (line.requiresKyc) return kycStep();
     stopKyc?.();
     stopKyc = null;
@@ -173,7 +203,7 @@ export function startFlow(d: FlowDeps): void {
       if (kycBusy || !waitingForKyc()) return;
       kycBusy = true;
       try {
-        const next = await api.bootstrap(wallet!.address);
+        const next = await withSession(() => api.bootstrap(wallet!.address));
         if (!next.requiresKyc && waitingForKyc()) await guarded(creditLineStep);
       } catch (err) {
         showError(error, message(err));
@@ -277,7 +307,7 @@ export function startFlow(d: FlowDeps): void {
         return null;
       }
       try {
-        const q = await api.quote({ walletAddress: wallet!.address, amount: value, tenureDays: tenure() });
+        const q = await withSession(() => api.quote({ walletAddress: wallet!.address, amount: value, tenureDays: tenure() }));
         if (mine !== seq) return null;
         quote = q;
         quoteBox.replaceChildren(
@@ -332,7 +362,7 @@ export function startFlow(d: FlowDeps): void {
         if (!q) return;
         sign.disabled = true;
         announce(status, "Confirm the agreement in your wallet…");
-        const signature = await wallet!.signAgreement(q.agreementChallenge.message);
+        const signature = await wallet!.signMessage(q.agreementChallenge.message);
         announce(status, "Signed. Creating your loan…");
         const { loan } = await api.accept({
           walletAddress: wallet!.address,
@@ -376,7 +406,7 @@ export function startFlow(d: FlowDeps): void {
       progress.textContent =
         loan.decision?.outcome === "MANUAL_REVIEW"
           ? `${merchant} is reviewing your loan. You can close this window; the funds arrive in your wallet once it's approved.`
-          : loan.status === "AWAITING_LIQUIDITY"
+          : loan.fundingState === "AWAITING_LIQUIDITY"
             ? "Your loan is approved and waiting for funds to be available. It will be sent automatically."
             : "Sending the funds to your wallet…";
       await new Promise((resolve) => setTimeout(resolve, i < 40 ? LOAN_POLL_MS : LOAN_POLL_MS * 4));

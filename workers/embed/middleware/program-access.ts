@@ -3,7 +3,8 @@ import { forbidden, rateLimited } from "../../../shared/domain/errors.ts";
 import { programContext } from "../../../shared/embed/program-context.ts";
 import type { EmbedAppEnv } from "../env.ts";
 
-const ALLOW_HEADERS = "content-type";
+// x-svc-wallet-session: the widget's wallet session (eligibility, bootstrap, quote).
+const ALLOW_HEADERS = "content-type, x-svc-wallet-session";
 const ALLOW_METHODS = "GET, POST, OPTIONS";
 
 /**

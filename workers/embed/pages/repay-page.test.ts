@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
+import { evmBorrower, tonBorrower, widgetCalls, type TestBorrower } from "../../../shared/testing/widget-borrower.ts";
 
 let t: TestApp;
 let e: ReturnType<typeof createEmbedTestApp>;
@@ -12,6 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A tenant whose program allows shop.example, with a loan drawn through the widget (the repay page serves only the program's loans). */
 async function merchantWithLoan(network: "POLYGON" | "TON" = "POLYGON") {
   const owner = await signUpTenant(t);
   const { key } = await createKey(t, owner.token);
@@ -20,26 +21,25 @@ async function merchantWithLoan(network: "POLYGON" | "TON" = "POLYGON") {
     headers: bearer(owner.token),
   });
   const me = (await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).body;
-  const program = me.widgetPrograms[0];
+  let program = me.widgetPrograms[0];
   await t.request("PUT", `/v1/widget-programs/${program.id}`, { body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: ["https://shop.example"] }, headers: bearer(owner.token) });
-  let productId = me.merchantConfigs[0].loanProductId;
-  let chain = "POLYGON_AMOY";
-  let wallet: string = privateKeyToAccount(generatePrivateKey()).address;
+  let borrower = evmBorrower() as TestBorrower;
+  let tenureDays = 7;
   if (network === "TON") {
     const config = await t.request("POST", "/v1/merchant-configs", {
       body: { network: "TON", stablecoin: "USDT", tenures: [3], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
       headers: bearer(owner.token),
     });
-    productId = config.body.loanProductId;
-    chain = "TON_TESTNET";
-    wallet = `0:${"ab".repeat(32)}`;
+    program = (await t.request("POST", "/v1/widget-programs", { body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: ["https://shop.example"] }, headers: bearer(owner.token) })).body;
+    borrower = tonBorrower();
+    tenureDays = 3;
   }
-  const loan = await t.request("POST", "/v1/loans", {
-    body: { loanProductId: productId, borrowerRef: "b", borrowerWalletAddress: wallet, chain, principalAmount: "100.00", idempotencyKey: crypto.randomUUID() },
-    headers: { "x-api-key": key },
-  });
-  expect(loan.body.status).toBe("ACTIVE");
-  return { embedKey: program.embedKey as string, loan: loan.body };
+  const widget = widgetCalls((path, body) => e.request("POST", `/v1/embed/${program.embedKey}${path}`, { body }));
+  const accepted = await widget.draw(borrower, { amount: "100.00", tenureDays });
+  expect(accepted.status).toBe(201);
+  const loan = (await t.request("GET", `/v1/loans/${accepted.body.loan.id}`, { headers: { "x-api-key": key } })).body;
+  expect(loan.status).toBe("ACTIVE");
+  return { key, embedKey: program.embedKey as string, loan };
 }
 
 test("EVM: amount due, due date, the wallet button with its instructions, branding escaped, framed only by the program", async () => {

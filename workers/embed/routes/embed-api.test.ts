@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts"
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import type { EmbedEnv } from "../env.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
+import { evmBorrower, widgetCalls } from "../../../shared/testing/widget-borrower.ts";
 
 const ORIGIN = "https://shop.example";
 let t: TestApp;
@@ -33,8 +34,12 @@ async function merchant() {
   return { owner, key, programId: program.id as string, embedKey: program.embedKey as string, merchantConfigId: program.merchantConfigId as string };
 }
 type M = Awaited<ReturnType<typeof merchant>>;
-const call = (m: M, method: string, path: string, body?: unknown, origin: string | null = ORIGIN) =>
-  e.request(method, `/v1/embed/${m.embedKey}${path}`, { body, headers: origin ? { origin } : {} });
+const call = (m: M, method: string, path: string, body?: unknown, origin: string | null = ORIGIN, headers: Record<string, string> = {}) =>
+  e.request(method, `/v1/embed/${m.embedKey}${path}`, { body, headers: { ...(origin ? { origin } : {}), ...headers } });
+/** The wallet-session header of an EVM account for m's program: the exact answers about its own credit line. */
+const sessionOf = async (m: M, account: ReturnType<typeof privateKeyToAccount>) => ({
+  "x-svc-wallet-session": await widgetCalls((path, body) => call(m, "POST", path, body)).session(evmBorrower(account)),
+});
 
 async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
   const res = await call(m, "POST", "/quote", { walletAddress: wallet, amount, tenureDays });
@@ -169,10 +174,12 @@ describe("limits", () => {
 });
 
 describe("eligibility and credit line", () => {
-  test("eligibility, bootstrap, and the merchant's KYC confirmation", async () => {
+  test("eligibility, bootstrap, and the merchant's KYC confirmation (with the wallet's session)", async () => {
     const m = await merchant();
-    const wallet = privateKeyToAccount(generatePrivateKey()).address;
-    const elig = await call(m, "POST", "/eligibility", { walletAddress: wallet.toLowerCase() });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const wallet = account.address;
+    const session = await sessionOf(m, account);
+    const elig = await call(m, "POST", "/eligibility", { walletAddress: wallet.toLowerCase() }, ORIGIN, session);
     expect(elig.body).toEqual({ walletAddress: wallet, eligible: true, reasons: [] });
     const bad = await call(m, "POST", "/eligibility", { walletAddress: "0x123" });
     expect(bad.status).toBe(400);
@@ -182,9 +189,9 @@ describe("eligibility and credit line", () => {
       body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
       headers: bearer(m.owner.token),
     });
-    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet });
+    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session);
     expect(boot.body).toMatchObject({ creditLine: { walletAddress: wallet, status: "ACTIVE", limit: "1000.00", available: "1000.00" }, requiresKyc: true, agreementAccepted: false });
-    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet })).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
+    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
 
     const confirm = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
       body: { verified: true, merchantUserId: "ops-1", reference: "kyc-9", borrowerRef: "customer-9" },
@@ -192,8 +199,9 @@ describe("eligibility and credit line", () => {
     });
     expect(confirm.status).toBe(200);
     expect(confirm.body).toMatchObject({ borrowerRef: "customer-9", requiresKyc: false });
-    const again = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet });
+    const again = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session);
     expect(again.body.requiresKyc).toBe(false);
+    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body).toEqual({ walletAddress: wallet, eligible: true, reasons: [] });
     const other = await merchant();
     expect((await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, { body: { verified: true }, headers: { "x-api-key": other.key } })).status).toBe(404);
   });
@@ -213,7 +221,7 @@ describe("quote and accept (EVM)", () => {
     const status = await call(m, "GET", `/loans/${res.body.loan.id}`);
     expect(status.body.loan).toMatchObject({ id: res.body.loan.id, status: "ACTIVE", channel: "IOS" });
     expect(status.body.loan.borrowerRef).toBeUndefined();
-    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
+    const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address }, ORIGIN, await sessionOf(m, account));
     expect(boot.body).toMatchObject({ agreementAccepted: true, creditLine: { available: "900.00" } });
     // Replay with the same idempotency (the challenge) answers with the same loan.
     const replay = await call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "IOS" });
@@ -253,16 +261,17 @@ describe("quote and accept (EVM)", () => {
     expect(expired.body.message).toEqual(["agreementChallengeId: the challenge has expired"]);
   });
 
-  test("a draw must fit what the credit line has available, at quote and again at accept", async () => {
+  test("a draw must fit what the credit line has available, at quote (with the wallet's session) and again at accept", async () => {
     const m = await merchant();
     const account = privateKeyToAccount(generatePrivateKey());
+    const session = await sessionOf(m, account);
     const draw = async (amount: string) => {
       const q = await quote(m, account.address, amount, 7);
       const walletSignature = await account.signMessage({ message: q.agreementChallenge.message });
       return { q, body: { walletAddress: account.address, amount, tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" } };
     };
     expect((await call(m, "POST", "/accept", (await draw("600.00")).body)).status).toBe(201);
-    const over = await call(m, "POST", "/quote", { walletAddress: account.address, amount: "500.00", tenureDays: 7 });
+    const over = await call(m, "POST", "/quote", { walletAddress: account.address, amount: "500.00", tenureDays: 7 }, ORIGIN, session);
     expect(over.status).toBe(400);
     expect(over.body.message).toEqual(["amount: at most 400.00 is available on this credit line until its open loans are repaid"]);
     // Quoted while it fit; another draw then used the room: the accept is refused and makes no loan.
@@ -275,7 +284,7 @@ describe("quote and accept (EVM)", () => {
     const again = await call(m, "POST", "/accept", late.body);
     expect(again.body.message).toEqual(["agreementChallengeId: the challenge was already used"]);
     expect((await t.db.select().from(loans).where(eq(loans.programId, m.programId))).map((l) => l.principal).sort()).toEqual([300_000_000n, 600_000_000n]);
-    const line = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address });
+    const line = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address }, ORIGIN, session);
     expect(line.body.creditLine).toMatchObject({ limit: "1000.00", available: "100.00" });
   });
 

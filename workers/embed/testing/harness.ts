@@ -26,6 +26,7 @@ export function createEmbedTestApp(t: TestApp, options: { limit?: number; missLi
     walletConnectProjectId: options.walletConnectProjectId ?? null,
     // The api's chain port (simulated: no contract signatures) unless a test brings one that calls a chain.
     chain: options.chain ?? t.deps.chain,
+    sessionSecret: t.deps.secretsKey,
   };
   const app = createEmbedApp(() => deps);
   async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {

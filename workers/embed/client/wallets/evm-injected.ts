@@ -3,7 +3,7 @@ import { createClient, custom, type EIP1193Provider } from "viem";
 import { requestAddresses, signMessage } from "viem/actions";
 import type { WalletOption, WalletSession } from "./wallet.ts";
 
-/** A session over an EIP-1193 provider: the address it grants, and EIP-191 `personal_sign` of the agreement. */
+/** A session over an EIP-1193 provider: the address it grants, and EIP-191 `personal_sign` of the texts the widget signs. */
 export async function evmSession(provider: EIP1193Provider, name: string): Promise<WalletSession> {
   // A bare client with only the two actions used (tree-shaken: the widget's entry stays small).
   const client = createClient({ transport: custom(provider) });
@@ -12,7 +12,7 @@ export async function evmSession(provider: EIP1193Provider, name: string): Promi
   return {
     address,
     name,
-    signAgreement: async (message) => ({ walletSignature: await signMessage(client, { account: address, message }) }),
+    signMessage: async (message) => ({ walletSignature: await signMessage(client, { account: address, message }) }),
   };
 }
 

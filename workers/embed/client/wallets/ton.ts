@@ -4,8 +4,9 @@ import type { WalletOption, WalletSession } from "./wallet.ts";
  * TON wallets through TON Connect (loaded only when this option is used): a
  * wallet injected in this browser connects directly; otherwise the universal
  * link of the known wallets' bridges is shown as a QR code and a deep link.
- * The agreement is signed with TON Connect `signData` (text); the accept
- * carries the wallet's public key, the signature's timestamp and domain.
+ * The wallet-session challenge and the agreement are signed with TON Connect
+ * `signData` (text); the calls carry the wallet's public key, the signature's
+ * timestamp and domain.
  */
 export function tonConnectOption(manifestUrl: string, testnet: boolean): WalletOption {
   return {
@@ -52,12 +53,12 @@ export function tonConnectOption(manifestUrl: string, testnet: boolean): WalletO
         await connector.disconnect();
         throw new Error(`the wallet is on the other TON network; switch it to ${testnet ? "testnet" : "mainnet"}`);
       }
-      if (!wallet.account.publicKey) throw new Error("the wallet did not share its public key, which signing the agreement needs");
+      if (!wallet.account.publicKey) throw new Error("the wallet did not share its public key, which signing needs");
       return {
         address: wallet.account.address,
         displayAddress: toUserFriendlyAddress(wallet.account.address, testnet),
         name: "TON wallet",
-        async signAgreement(message) {
+        async signMessage(message) {
           const signed = await connector.signData({ type: "text", text: message, network });
           return { walletSignature: signed.signature, publicKey: wallet.account.publicKey!, timestamp: signed.timestamp, domain: signed.domain };
         },

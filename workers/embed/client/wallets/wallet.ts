@@ -1,14 +1,17 @@
-/** What the wallet adds to an accept: the signature, and for TON Connect its key, timestamp and domain. */
-export type AgreementSignature = { walletSignature: string; publicKey?: string; timestamp?: number; domain?: string };
+/** What the wallet adds to a signed message: the signature, and for TON Connect its key, timestamp and domain. */
+export type MessageSignature = { walletSignature: string; publicKey?: string; timestamp?: number; domain?: string };
 
-/** A connected wallet: its address and the one thing the widget asks of it, signing the agreement message. */
+/**
+ * A connected wallet: its address and the one thing the widget asks of it,
+ * signing a text (the wallet-session challenge, then each draw's agreement).
+ */
 export type WalletSession = {
   /** The address the API is called with (TON: raw `0:…`). */
   address: string;
   /** The address as the borrower's wallet shows it, when it differs (TON: user-friendly). */
   displayAddress?: string;
   name: string;
-  signAgreement(message: string): Promise<AgreementSignature>;
+  signMessage(message: string): Promise<MessageSignature>;
 };
 
 /** Shows a pairing link (WalletConnect or TON Connect) as a QR code and a deep link while the wallet connects. */

@@ -3,7 +3,7 @@ import type { WalletOption, WalletSession } from "./wallet.ts";
 /**
  * WalletConnect (v2 sign protocol through WalletConnect's own
  * UniversalProvider, loaded only when this option is used): the pairing URI
- * is shown as a QR code and a deep link, and the session signs the agreement
+ * is shown as a QR code and a deep link, and the session signs the widget's texts
  * with `personal_sign` on the program's chain.
  */
 export function walletConnectOption(projectId: string, chainId: number, appName: string): WalletOption {
@@ -31,7 +31,7 @@ export function walletConnectOption(projectId: string, chainId: number, appName:
       return {
         address,
         name: "WalletConnect",
-        signAgreement: async (message) => ({
+        signMessage: async (message) => ({
           walletSignature: await provider.request<string>({ method: "personal_sign", params: [hex(message), address] }, chain),
         }),
       };

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { loadLoan } from "../../../../shared/loans/load-loan.ts";
+import { loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
@@ -8,8 +8,8 @@ import { EMBED_ERRORS, KeyLoanParams } from "../params.ts";
 export const route = createRoute({
   method: "get",
   path: "/v1/embed/{embedKey}/loans/{loanId}/repayment-instructions",
-  summary: "Repayment instructions for a loan of the embed key's tenant",
-  description: `The same instructions as POST /v1/loans/:id/repay (EVM approve + repay, TON transfer with comment, Solana transfer with memo) for any loan of the embed key's tenant, for the amount due now. Unknown loan: 404; a loan not ACTIVE or DEFAULTED: 409. ${EMBED_ERRORS}`,
+  summary: "Repayment instructions for a loan of this program",
+  description: `The same instructions as POST /v1/loans/:id/repay (EVM approve + repay, TON transfer with comment, Solana transfer with memo) for a loan drawn through this program, for the amount due now. Unknown loan, or a loan of another program, of the API or of another tenant: 404; a loan not ACTIVE or DEFAULTED: 409. ${EMBED_ERRORS}`,
   request: { params: KeyLoanParams },
   responses: { 200: { description: "Instructions for the loan's chain", content: { "application/json": { schema: z.object({ chain: z.string(), supported: z.literal(true) }).passthrough() } } } },
 });
@@ -17,6 +17,6 @@ export const route = createRoute({
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const ctx = c.get("program");
-    const loan = await loadLoan(c.get("deps").db, ctx.tenant.id, c.req.valid("param").loanId);
+    const loan = await loadProgramLoan(c.get("deps").db, ctx, c.req.valid("param").loanId);
     return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, ctx.tenant).now()) as never, 200);
   });

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { DomainError } from "../../../../shared/domain/errors.ts";
 import { programContext } from "../../../../shared/embed/program-context.ts";
-import { loadLoan } from "../../../../shared/loans/load-loan.ts";
+import { loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -14,7 +14,8 @@ import { parentOriginFor } from "./parent-origin.ts";
 
 /**
  * `{embed_url}/embed/<embedKey>/repay/<loanId>`: the hosted repayment page for
- * any loan of the embed key's tenant (unknown key or loan: 404), framed only
+ * a loan drawn through the key's program (unknown key, unknown loan, or a
+ * loan of another program, of the API or of another tenant: 404), framed only
  * by the program's origins. In the widget's iframe (`?parent=<origin>`, one of
  * the program's origins) it keeps the frame's height (`svc:resize`) and tells
  * the page when the loan is repaid (`svc:loan-repaid`).
@@ -27,12 +28,12 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     contentType: "text/html",
     params: KeyLoanParams,
     query: z.object({ parent: z.string().optional().openapi({ description: "The embedding page's origin" }) }),
-    notFound: "Unknown embed key, or no such loan of its tenant",
+    notFound: "Unknown embed key, or no such loan of its program",
   });
   return app.get("/embed/:embedKey/repay/:loanId", async (c) => {
     const deps = c.get("deps");
     const ctx = await programContext(deps.db, c.req.param("embedKey"));
-    const loan = await loadLoan(deps.db, ctx.tenant.id, c.req.param("loanId"));
+    const loan = await loadProgramLoan(deps.db, ctx, c.req.param("loanId"));
     const now = tenantClock(deps.clock, ctx.tenant).now();
     let instructions = null;
     if (loan.status === "ACTIVE" || loan.status === "DEFAULTED") {

@@ -37,7 +37,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const deps = c.get("deps");
     const ctx = await programContext(deps.db, c.req.param("embedKey"));
     const key = ctx.program.embedKey;
-    const channel = (CHANNELS as readonly string[]).includes(c.req.query("channel") ?? "") ? c.req.query("channel")! : "WEB";
+    const asked = c.req.query("channel") ?? "";
+    const channel = (CHANNELS as readonly string[]).includes(asked) ? (asked as WidgetBoot["channel"]) : "WEB";
     const family = chainConfig(ctx.chain).family;
     const origin = new URL(c.req.url).origin;
     const boot: WidgetBoot = {

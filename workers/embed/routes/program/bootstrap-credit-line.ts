@@ -1,45 +1,27 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { formatAmount } from "../../../../shared/domain/money.ts";
-import { creditLineFor, creditLineView, requiresKyc, walletFor } from "../../../../shared/embed/credit-lines.ts";
+import { bootstrapCreditLine } from "../../../../shared/embed/credit-lines.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams, WalletBody } from "../params.ts";
+import { BootstrapSchema } from "../schemas.ts";
+import { SESSION_401, SessionHeaders, walletSessionOf } from "../wallet-session/session-header.ts";
 
 export const route = createRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/credit-line/bootstrap",
   summary: "The wallet's revolving credit line",
-  description: `The wallet's durable credit line for this program (created on first use): its limit (the product's maximum ticket) and what is available, \`requiresKyc\` until the merchant confirms KYC (POST /v1/credit-lines/:id/kyc-confirmation; only when the tenant gates funding on KYC or its policy requires VERIFIED KYC), and whether the agreement was accepted. A returning borrower is not asked again. ${EMBED_ERRORS}`,
-  request: { params: KeyParams, ...json(WalletBody) },
-  responses: {
-    200: {
-      description: "The credit line",
-      content: {
-        "application/json": {
-          schema: z.object({
-            creditLine: z.object({ id: z.string(), walletAddress: z.string(), status: z.string(), limit: z.string(), available: z.string() }),
-            requiresKyc: z.boolean(),
-            agreementAccepted: z.boolean(),
-          }),
-        },
-      },
-    },
-  },
+  description: `The wallet's durable credit line for this program (created on first use): its limit (the product's maximum ticket) and what is available, \`requiresKyc\` until the merchant confirms KYC (POST /v1/credit-lines/:id/kyc-confirmation; only when the tenant gates funding on KYC or its policy requires VERIFIED KYC), and whether the agreement was accepted. A returning borrower is not asked again. These are exact only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer is what any wallet new to the program gets (available = limit, requiresKyc as the tenant requires KYC of every wallet, agreementAccepted false), so typing an address shows nothing of its loans or history. ${EMBED_ERRORS}`,
+  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody) },
+  responses: { 200: { description: "The credit line", content: { "application/json": { schema: BootstrapSchema } } }, 401: SESSION_401 },
 });
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const ctx = c.get("program");
     const { db, clock } = c.get("deps");
-    const now = tenantClock(clock, ctx.tenant).now();
-    const line = await creditLineFor(db, ctx, walletFor(ctx.chain, c.req.valid("json").walletAddress), now);
-    const view = await creditLineView(db, ctx, line);
-    return c.json(
-      {
-        creditLine: { ...view, limit: formatAmount(view.limit), available: formatAmount(view.available) },
-        requiresKyc: await requiresKyc(db, ctx, line),
-        agreementAccepted: line.agreementAcceptedAt !== null,
-      },
-      200,
-    );
+    const { walletAddress } = c.req.valid("json");
+    const walletSession = await walletSessionOf(c, walletAddress);
+    const line = await bootstrapCreditLine(db, ctx, walletAddress, tenantClock(clock, ctx.tenant).now(), walletSession);
+    return c.json({ ...line, creditLine: { ...line.creditLine, limit: formatAmount(line.creditLine.limit), available: formatAmount(line.creditLine.available) } }, 200);
   });

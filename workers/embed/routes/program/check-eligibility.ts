@@ -1,26 +1,25 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { checkEligibility } from "../../../../shared/embed/eligibility.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams, WalletBody } from "../params.ts";
+import { EligibilitySchema } from "../schemas.ts";
+import { SESSION_401, SessionHeaders, walletSessionOf } from "../wallet-session/session-header.ts";
 
 export const route = createRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/eligibility",
   summary: "Wallet eligibility",
-  description: `Whether the wallet may draw: blocked wallets, open loans against the policy's maximum, and KYC still to be confirmed by the merchant (code KYC_REQUIRED). Amount rules apply at accept. An address invalid for the program's chain: 400. ${EMBED_ERRORS}`,
-  request: { params: KeyParams, ...json(WalletBody) },
-  responses: {
-    200: {
-      description: "The result",
-      content: { "application/json": { schema: z.object({ walletAddress: z.string(), eligible: z.boolean(), reasons: z.array(z.object({ code: z.string(), message: z.string() })) }) } },
-    },
-  },
+  description: `Whether the wallet may draw: blocked wallets, open loans against the policy's maximum, and KYC still to be confirmed by the merchant (code KYC_REQUIRED). Amount rules apply at accept. These rules are evaluated only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer is what holds for every wallet of the program (KYC_REQUIRED when the tenant requires KYC), and underwriting applies every rule at accept. An address invalid for the program's chain: 400. ${EMBED_ERRORS}`,
+  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody) },
+  responses: { 200: { description: "The result", content: { "application/json": { schema: EligibilitySchema } } }, 401: SESSION_401 },
 });
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const ctx = c.get("program");
     const { db, clock } = c.get("deps");
-    return c.json(await checkEligibility(db, ctx, c.req.valid("json").walletAddress, tenantClock(clock, ctx.tenant).now()), 200);
+    const { walletAddress } = c.req.valid("json");
+    const walletSession = await walletSessionOf(c, walletAddress);
+    return c.json(await checkEligibility(db, ctx, walletAddress, tenantClock(clock, ctx.tenant).now(), walletSession), 200);
   });
