@@ -411,7 +411,7 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     const challenge = (await ton.post("/wallet-session/challenge", { walletAddress: evil.address })).body;
     const wrongDomain = await ton.post("/wallet-session", { walletAddress: evil.address, challengeId: challenge.id, ...(await evil.sign(challenge.message)) });
     expect(wrongDomain.status).toBe(400);
-    expect(wrongDomain.body.message[0]).toStartWith("walletSignature:");
+    expect(wrongDomain.body.message[0]).toStartWith("domain:");
   });
 
   test("browsers may send the session header: the preflight allows it", async () => {
