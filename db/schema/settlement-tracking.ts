@@ -29,6 +29,8 @@ export const unmatchedPayments = sqliteTable(
     attributedLoanId: text("attributed_loan_id").references(() => loans.id),
     attributedAt: timestamp("attributed_at"),
     attributedBy: text("attributed_by"),
+    /** A fresh token the attribution's batch claims the payment with; the loan's credit is conditional on it. */
+    attributionClaim: text("attribution_claim"),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Address } from "@ton/core";
-import { getAddress, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
@@ -201,6 +201,41 @@ describe("repayment on workerd", () => {
       ["REPAYMENT", "CONFIRMED", "102.00", paid.txHash],
     ]);
     expect((await poolAvailable(m.tenantId, "USDT")) - poolBefore).toBe(102 * UNITS);
+  });
+
+  test("attack replay: one unmatched payment attributed to two loans at once (two LoanObjects in parallel) credits one loan, the other gets 409 and nothing moves", async () => {
+    const m = await newMerchant();
+    // A few rounds: over HTTP the interleaving is up to workerd, each round is another chance at the race.
+    for (let round = 0; round < 4; round++) {
+      const borrower = privateKeyToAccount(generatePrivateKey());
+      const loans = [await createLoan(m, { borrowerWalletAddress: borrower.address }), await createLoan(m, { borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address })];
+      await post(m, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" });
+      // 102.00 straight to the pool with the token's transfer (no repay, no loan named): kept as unmatched.
+      const stray = await post(m, "/v1/sandbox/chain/transactions", {
+        chain: "POLYGON_AMOY",
+        signedTransaction: await sign(borrower, POLYGON.chainId!, 0, {
+          to: getAddress(POLYGON.token.address),
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(POLYGON.pool!), 102n * BigInt(UNITS)] }),
+        }),
+      });
+      expect(stray.status).toBe("success");
+      const kept = ((await m.api("/v1/settlements/unmatched?limit=100")).body.data as any[]).find((u) => u.txHash === stray.txHash);
+      expect(kept).toMatchObject({ amount: "102.000000", attributedLoanId: null });
+      const poolBefore = await poolAvailable(m.tenantId, "USDC");
+
+      const answers = await Promise.all(loans.map((loan) => m.dashboard(`/v1/settlements/unmatched/${kept.id}/attribute`, { method: "POST", json: { loanId: loan.id } })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      const winner = answers.findIndex((a) => a.status === 200);
+      expect(answers[1 - winner]!.body).toMatchObject({ statusCode: 409, error: "Conflict" });
+      const [won, lost] = [loans[winner], loans[1 - winner]];
+      expect(await loanOf(m, won.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000" });
+      expect(await loanOf(m, lost.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", repaidAt: null });
+      expect((await settlementsOf(m, lost.id)).map((s) => s.kind)).toEqual(["FUNDING"]);
+      expect((await settlementsOf(m, won.id)).map((s) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
+      expect((await typesOf(m, lost.id)).filter((x) => x === "loan.repaid")).toHaveLength(0);
+      expect((await typesOf(m, won.id)).filter((x) => x === "loan.repaid")).toHaveLength(1);
+      expect((await poolAvailable(m.tenantId, "USDC")) - poolBefore).toBe(102 * UNITS);
+    }
   });
 
   test("two overlapping listener runs (cron scheduled() twice at once) over a repayment create no duplicate", async () => {
