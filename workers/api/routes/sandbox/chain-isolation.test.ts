@@ -166,6 +166,24 @@ describe("signed EVM transactions run on the caller's own ledger", () => {
     expect(await createdLoan(t, b.key)).toMatchObject({ status: "ACTIVE" });
   });
 
+  test("one signed transaction sent on two tenants' ledgers is two payments: each tenant keeps its own unmatched payment (same hash)", async () => {
+    const [a, b] = [await sandboxTenant(t, "First"), await sandboxTenant(t, "Second")];
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const stray = await signed(wallet, 0, TOKEN, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [POOL, 3n * UNITS] }));
+    const hashes: string[] = [];
+    for (const m of [a, b]) {
+      expect((await faucet(m, "POLYGON_AMOY", wallet.address, "3.00")).status).toBe(200);
+      const sent = await submit(m, stray);
+      expect(sent.body).toMatchObject({ status: "success" });
+      hashes.push(sent.body.txHash);
+    }
+    expect(hashes[0]).toBe(hashes[1]);
+    for (const m of [a, b]) {
+      const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.txHash === hashes[0]);
+      expect(kept).toEqual([expect.objectContaining({ amount: "3.000000", from: wallet.address, attributedLoanId: null })]);
+    }
+  });
+
   test("a wrong nonce is 400 without the sender's expected nonce", async () => {
     const m = await sandboxTenant(t);
     const borrower = privateKeyToAccount(generatePrivateKey());
