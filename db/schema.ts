@@ -7,7 +7,7 @@ import { events } from "./schema/events.ts";
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
-import { chainCursors, unmatchedPayments } from "./schema/settlement-tracking.ts";
+import { chainCursors, sandboxLedgers, unmatchedPayments } from "./schema/settlement-tracking.ts";
 import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
@@ -45,5 +45,6 @@ export const schema = {
   chainCursors,
   creditLines,
   walletSessionChallenges,
+  sandboxLedgers,
 };
 export type Schema = typeof schema;

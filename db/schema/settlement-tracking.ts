@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { timestamp, units } from "./columns.ts";
 import { loans } from "./loans.ts";
 import { tenants } from "./tenants.ts";
@@ -29,17 +30,43 @@ export const unmatchedPayments = sqliteTable(
     attributedLoanId: text("attributed_loan_id").references(() => loans.id),
     attributedAt: timestamp("attributed_at"),
     attributedBy: text("attributed_by"),
+    /** A fresh token the attribution's batch claims the payment with; the loan's credit is conditional on it. */
+    attributionClaim: text("attribution_claim"),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [
-    uniqueIndex("unmatched_payments_tx_idx").on(t.chain, t.txHash, t.logIndex),
+    // Per tenant too: one signed transaction replayed on two tenants' sandbox ledgers is two payments.
+    uniqueIndex("unmatched_payments_tx_idx").on(t.chain, t.txHash, t.logIndex, sql`coalesce(${t.tenantId}, '')`),
     index("unmatched_payments_tenant_idx").on(t.tenantId, t.createdAt, t.id),
   ],
 );
 
-/** The last block of each chain the settlement listener has applied. */
+/** The last block of each live chain the settlement listener has applied (sandbox ledgers: `sandboxLedgers`). */
 export const chainCursors = sqliteTable("chain_cursors", {
   chain: text("chain", { enum: CHAINS }).primaryKey(),
   lastBlock: integer("last_block").notNull(),
   updatedAt: timestamp("updated_at").notNull(),
 });
+
+/**
+ * A sandbox tenant's ledger of a simulated chain (DECISIONS.md "Modes": one
+ * per tenant and chain), registered when a sandbox helper first writes to it.
+ * It holds the settlement listener's cursor for that ledger, and `pollAfter`:
+ * a helper's write makes the ledger due at once, a poll puts it an hour out,
+ * so the cron job polls the ledgers with something new (and each quiet one
+ * hourly) through one index range, a bounded number per tick.
+ */
+export const sandboxLedgers = sqliteTable(
+  "sandbox_ledgers",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    lastBlock: integer("last_block").notNull(),
+    pollAfter: timestamp("poll_after").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.chain] }), index("sandbox_ledgers_poll_idx").on(t.pollAfter)],
+);

@@ -101,5 +101,10 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
 
 export const chainConfig = (chain: Chain): ChainConfig => CHAIN_CONFIG[chain];
 
-/** The operator account that calls `fund` on the simulated pool contracts. */
-export const SIMULATED_OPERATOR = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/**
+ * The operator of the simulated pool contracts (`fund`, `collect`): an address
+ * no key is known for, so no signed transaction can come from it. The engine
+ * executes the pool's `fund` as this account itself. (It used to be Anvil's
+ * account #1, whose private key is published: anyone could sign `collect`.)
+ */
+export const SIMULATED_OPERATOR = "0x00000000000000000000000000000000000f00D5";

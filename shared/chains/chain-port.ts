@@ -18,7 +18,7 @@ export interface ChainPort {
    * `limit`, with what the settlement listener needs to judge them; and the
    * chain's head block. The listener saves the last block it applied.
    */
-  readTransactions(chain: Chain, afterBlock: number, limit: number): Promise<{ transactions: ChainTransaction[]; head: number }>;
+  readTransactions(chain: Chain, afterBlock: number, limit: number, scope?: LedgerScope): Promise<{ transactions: ChainTransaction[]; head: number }>;
   /**
    * Optional, EVM: whether `signature` is `address`'s EIP-191 signature of
    * `message` as the chain judges it, so smart-contract wallets can sign:
@@ -32,6 +32,14 @@ export interface ChainPort {
    */
   verifyContractSignature?(chain: Chain, input: ContractSignatureInput): Promise<boolean>;
 }
+
+/**
+ * Which ledger of a chain a call is about. A sandbox chain is simulated once
+ * per tenant (DECISIONS.md "Modes": nothing one tenant does on it reaches
+ * another tenant's or the platform's funds), so its calls name the tenant; a
+ * live chain is one ledger for everyone and ignores it.
+ */
+export type LedgerScope = { sandboxTenantId?: string };
 
 /** What `verifyContractSignature` judges: the signer's address, the signed text, the wallet's signature bytes. */
 export type ContractSignatureInput = { address: string; message: string; signature: Hex };
@@ -47,7 +55,7 @@ export type TransferRequest = {
   amount: bigint;
   reference: string;
   now: Date;
-};
+} & LedgerScope;
 
 export type TransferResult =
   | { success: true; txHash: string; blockNumber: number; confirmedAt: Date }

@@ -24,6 +24,15 @@ export type TransitionPlan = {
   extraEvents?: (next: LoanRow) => EventEnvelope[];
   /** Rows that belong to the change (settlements, pool movements), written only if it commits. */
   statements?: (guard: SQL, next: LoanRow) => BatchItem<"sqlite">[];
+  /**
+   * Statements that run before the loan's update, in the same batch: a claim
+   * the change depends on (an unmatched payment taken for this loan), made
+   * only while the loan still carries `readToken`. With `condition` the
+   * loan's update then holds only if the claim was made by this batch.
+   */
+  before?: (readToken: SQL, next: LoanRow) => BatchItem<"sqlite">[];
+  /** An extra condition on the loan's update (see `before`): false means 409 and nothing written. */
+  condition?: SQL;
 };
 
 /**
@@ -47,15 +56,19 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
   const guard = loanCarries(loan.id, next.writeToken);
   const { id, tenantId, createdAt, ...changes } = next;
   const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now)), ...(plan.extraEvents?.(next) ?? [])];
-  const [updated] = await db.batch([
-    db
-      .update(loans)
-      .set(changes)
-      .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken)))
-      .returning({ id: loans.id }),
+  const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
+  const update = db
+    .update(loans)
+    .set(changes)
+    .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken), plan.condition))
+    .returning({ id: loans.id });
+  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+    update,
     ...envelopes.map((e) => eventInsertIf(db, e, loan.id, guard)),
     ...(plan.statements?.(guard, next) ?? []),
-  ]);
+  ];
+  const results = await db.batch(before.length > 0 ? [before[0]!, ...before.slice(1), ...statements] : statements);
+  const updated = results[before.length] as { id: string }[];
   if (updated.length !== 1) throw conflict("The loan changed while this change was being made; retry");
   return next;
 }

@@ -37,7 +37,7 @@ test("20 concurrent fundings of one loan, bypassing its writer: funded once, poo
   expect(await t.db.select().from(settlements).where(eq(settlements.loanId, loanId))).toHaveLength(1);
   // One transfer on the simulated chain: the borrower holds exactly the principal.
   const borrower = created.body.borrowerWalletAddress;
-  expect(await t.simChains.chain("POLYGON_AMOY").balanceOf(borrower)).toBe(300_000_000n);
+  expect(await t.simChains.chain("POLYGON_AMOY", owner.tenantId).balanceOf(borrower)).toBe(300_000_000n);
   const funded = await t.db.select().from(events).where(and(eq(events.loanId, loanId), eq(events.type, "loan.funded")));
   expect(funded).toHaveLength(1);
   const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, owner.tenantId));

@@ -9,6 +9,7 @@ import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import { dueAtFor } from "../domain/pricing.ts";
+import { isSandboxChain } from "../domain/rails.ts";
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
@@ -135,6 +136,8 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
     amount: current.principal,
     reference: `funding:${current.id}`,
     now,
+    // A sandbox loan is funded on its own tenant's ledger of the simulated chain.
+    ...(isSandboxChain(current.chain) ? { sandboxTenantId: current.tenantId } : {}),
   });
   const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null, blockNumber: number | null = null) => ({
     id: newId(),

@@ -5,7 +5,7 @@ import { canonicalAddress } from "../domain/addresses.ts";
 import { forbidden, validationError } from "../domain/errors.ts";
 import { parseAmount } from "../domain/money.ts";
 import { isSandboxChain, type Chain } from "../domain/rails.ts";
-import { pollChain, type ListenerDeps } from "../settlement/listener.ts";
+import { markLedgerWritten, pollChain, type ListenerDeps } from "../settlement/listener.ts";
 import { requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** One faucet call gives at most this much test stablecoin. */
@@ -17,6 +17,26 @@ type Deps = ListenerDeps & { simChains: SimulatedChains };
 function sandboxChain(tenant: Tenant, chain: Chain) {
   requireSandboxTenant(tenant);
   if (!isSandboxChain(chain)) throw forbidden(`${chain} is a live chain; the sandbox helpers work on sandbox chains only`);
+}
+
+/**
+ * The tenant's own ledger of a sandbox chain (DECISIONS.md "Modes"), marked
+ * as written first so that the cron job polls it should the helper's own
+ * poll never run.
+ */
+async function ledgerFor(deps: Deps, tenant: Tenant, chain: Chain) {
+  await markLedgerWritten(deps.db, tenant.id, chain, deps.clock.now());
+  return deps.simChains.chain(chain, tenant.id);
+}
+
+/** The platform's wallets on `chain` (pool, settlement wallet): only the service's funding moves them. */
+function isPlatformWallet(chain: Chain, address: string): boolean {
+  const config = chainConfig(chain);
+  return [config.pool, config.settlementWallet, config.fundingSource].some((platform) => {
+    if (!platform) return false;
+    const parsed = canonicalAddress(chain, platform);
+    return parsed.ok && parsed.address === address;
+  });
 }
 
 function address(chain: Chain, field: string, value: string): string {
@@ -31,12 +51,14 @@ function amountOf(value: string): bigint {
   return units;
 }
 
-/** A simulated chain's refusal is the caller's bad input: 400 naming the field. */
-async function orRejected<T>(field: string, op: () => Promise<T>): Promise<T> {
+/** A simulated chain's refusal is the caller's bad input: 400 naming the field (or the field its reason names). */
+async function orRejected<T>(field: string | ((reason: string) => string), op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
-    if (err instanceof SimChainRejected || (err instanceof Error && err.name === "SimChainRejected")) throw validationError([`${field}: ${err.message}`]);
+    if (err instanceof SimChainRejected || (err instanceof Error && err.name === "SimChainRejected")) {
+      throw validationError([`${typeof field === "string" ? field : field(err.message)}: ${err.message}`]);
+    }
     throw err;
   }
 }
@@ -47,48 +69,52 @@ export async function faucet(deps: Deps, tenant: Tenant, input: { chain: Chain; 
   const amount = amountOf(input.amount);
   if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
   const to = address(input.chain, "address", input.address);
-  const result = await orRejected("address", () => deps.simChains.chain(input.chain).faucet({ address: to, amount, sandboxTenantId: tenant.id }));
-  await pollChain(deps, input.chain);
+  const ledger = await ledgerFor(deps, tenant, input.chain);
+  const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id }));
+  await pollChain(deps, input.chain, tenant.id);
   return { txHash: result.txHash, status: "success" as const, blockNumber: result.blockNumber };
 }
 
 /**
  * A plain token transfer (TON jetton with its comment, Solana SPL with its
- * memo). It returns after the settlement listener has processed it, so a GET
- * right after shows the result. A sender who cannot cover it: status failed.
+ * memo), on the tenant's own ledger of the chain: it moves only wallets of
+ * the tenant's sandbox. The platform's wallets: 403. A wallet that never held
+ * the token on this ledger (another tenant's borrower, say): 400. It returns
+ * after the settlement listener has processed it, so a GET right after shows
+ * the result. A sender who cannot cover it: status failed.
  */
 export async function transfer(deps: Deps, tenant: Tenant, input: { chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string }) {
   sandboxChain(tenant, input.chain);
   if (chainConfig(input.chain).family === "EVM") {
     throw validationError(["chain: EVM chains take signed transactions: POST /v1/sandbox/chain/transactions"]);
   }
-  const result = await orRejected("to", () =>
-    deps.simChains.chain(input.chain).transferToken({
-      from: address(input.chain, "from", input.from),
-      to: address(input.chain, "to", input.to),
-      amount: amountOf(input.amount),
-      comment: input.comment ?? null,
-      token: input.token,
-      sandboxTenantId: tenant.id,
-    }),
-  );
-  await pollChain(deps, input.chain);
+  const from = address(input.chain, "from", input.from);
+  if (isPlatformWallet(input.chain, from)) {
+    throw forbidden(`from is the platform's settlement wallet on ${input.chain}; the sandbox moves only wallets of your own sandbox`);
+  }
+  const request = { from, to: address(input.chain, "to", input.to), amount: amountOf(input.amount), comment: input.comment ?? null, token: input.token };
+  const ledger = await ledgerFor(deps, tenant, input.chain);
+  const result = await orRejected((reason) => (reason.startsWith("token ") ? "token" : "from"), () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true }));
+  await pollChain(deps, input.chain, tenant.id);
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, failureReason: result.failureReason };
 }
 
 /**
  * An EVM transaction signed by the borrower's key (approve, transfer, the
- * pool's repay). Executed with ERC-20 rules; returns after the listener has
- * processed it. Unparsable, unsigned, another chain id, a wrong nonce: 400.
+ * pool's repay), on the tenant's own ledger of the chain. Executed with ERC-20
+ * rules; returns after the listener has processed it. Unparsable, unsigned,
+ * another chain id, a wrong nonce, or a sender that never held the stablecoin
+ * on this ledger (as a node refuses an account without gas): 400.
  */
 export async function submitTransaction(deps: Deps, tenant: Tenant, input: { chain: Chain; signedTransaction: string }) {
   sandboxChain(tenant, input.chain);
   if (chainConfig(input.chain).family !== "EVM") {
     throw validationError(["chain: signed transactions are for EVM chains; TON and Solana take POST /v1/sandbox/chain/transfers"]);
   }
+  const ledger = await ledgerFor(deps, tenant, input.chain);
   const result = await orRejected("signedTransaction", () =>
-    deps.simChains.chain(input.chain).submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id }),
+    ledger.submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id, requireFundedSender: true }),
   );
-  await pollChain(deps, input.chain);
+  await pollChain(deps, input.chain, tenant.id);
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, from: result.from, revertReason: result.revertReason };
 }

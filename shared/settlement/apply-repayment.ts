@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
@@ -70,15 +70,22 @@ export async function applyRepayment(
   const full = payment.amount >= remaining;
   const applied = full ? remaining : payment.amount;
   const surplus = full ? payment.amount - remaining : 0n;
-  const attributionStatements = (guard: ReturnType<typeof sql>) =>
-    input.attribution
-      ? [
+  // An attribution claims the kept payment for this loan in the same batch, before the
+  // loan's update, and the update holds only if this batch's claim did: of two
+  // attributions of one payment to two loans (two writers, no lock in common),
+  // exactly one credits its loan; the other writes nothing and gets 409.
+  const claimToken = crypto.randomUUID();
+  const claim = input.attribution
+    ? {
+        before: (loanUnchanged: SQL) => [
           db
             .update(unmatchedPayments)
-            .set({ attributedLoanId: loan.id, attributedAt: input.now, attributedBy: input.attribution.by })
-            .where(and(eq(unmatchedPayments.id, input.attribution.unmatchedId), isNull(unmatchedPayments.attributedLoanId), guard)),
-        ]
-      : [];
+            .set({ attributedLoanId: loan.id, attributedAt: input.now, attributedBy: input.attribution!.by, attributionClaim: claimToken })
+            .where(and(eq(unmatchedPayments.id, input.attribution!.unmatchedId), isNull(unmatchedPayments.attributedLoanId), loanUnchanged)),
+        ],
+        condition: sql`EXISTS (SELECT 1 FROM ${unmatchedPayments} WHERE ${unmatchedPayments.id} = ${input.attribution.unmatchedId} AND ${unmatchedPayments.attributedLoanId} = ${loan.id} AND ${unmatchedPayments.attributionClaim} = ${claimToken})`,
+      }
+    : {};
   const poolBack = (guard: ReturnType<typeof sql>) =>
     loan.poolId
       ? [
@@ -99,8 +106,8 @@ export async function applyRepayment(
       insertIf(db, settlements, settlementRow(loan, payment, full ? "REPAYMENT" : "PARTIAL_REPAYMENT", "CONFIRMED", applied, input.now), guard),
       ...(surplus > 0n ? [insertIf(db, settlements, { ...settlementRow(loan, payment, "SURPLUS", "CONFIRMED", surplus, input.now), logIndex: payment.logIndex }, guard)] : []),
       ...poolBack(guard),
-      ...attributionStatements(guard),
     ],
+    ...claim,
   });
   return { loan: next, outcome: "APPLIED" };
 }

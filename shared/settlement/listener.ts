@@ -1,7 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { chainCursors } from "../../db/schema/settlement-tracking.ts";
+import { chainCursors, sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
 import type { ChainPort } from "../chains/chain-port.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Chain } from "../domain/rails.ts";
@@ -11,16 +11,55 @@ import { recordUnmatched } from "./unmatched.ts";
 
 export const LISTENER_PAGE = 100;
 
-export type ListenerDeps = { db: Db; chain: ChainPort; writer: LoanWriter; clock: Clock };
-export type ListenerReport = { chain: Chain; transactions: number; payments: number; failures: number; unmatched: number; lastBlock: number };
+/** A quiet sandbox ledger is polled again this long after its last poll (a safety net behind the helpers' own polls). */
+export const LEDGER_REPOLL_MS = 60 * 60 * 1000;
 
-async function cursorOf(db: Db, chain: Chain): Promise<number> {
-  const [row] = await db.select({ lastBlock: chainCursors.lastBlock }).from(chainCursors).where(eq(chainCursors.chain, chain));
+export type ListenerDeps = { db: Db; chain: ChainPort; writer: LoanWriter; clock: Clock };
+export type ListenerReport = {
+  chain: Chain;
+  sandboxTenantId: string | null;
+  transactions: number;
+  payments: number;
+  failures: number;
+  unmatched: number;
+  lastBlock: number;
+};
+
+/** One ledger: a live chain (everyone's), or a sandbox tenant's ledger of a simulated chain. */
+type Ledger = { chain: Chain; sandboxTenantId: string | null };
+
+async function cursorOf(db: Db, { chain, sandboxTenantId }: Ledger): Promise<number> {
+  const [row] = sandboxTenantId
+    ? await db
+        .select({ lastBlock: sandboxLedgers.lastBlock })
+        .from(sandboxLedgers)
+        .where(and(eq(sandboxLedgers.tenantId, sandboxTenantId), eq(sandboxLedgers.chain, chain)))
+    : await db.select({ lastBlock: chainCursors.lastBlock }).from(chainCursors).where(eq(chainCursors.chain, chain));
   return row?.lastBlock ?? 0;
 }
 
-/** Moves the cursor forward only: an overlapping run that finished earlier never moves it back. */
-async function saveCursor(db: Db, chain: Chain, block: number, now: Date) {
+/**
+ * Moves the cursor forward only: an overlapping run that finished earlier
+ * never moves it back. A sandbox ledger's poll also puts its next cron poll
+ * an hour out, unless a helper wrote to it since this poll started.
+ */
+async function saveCursor(db: Db, { chain, sandboxTenantId }: Ledger, block: number, startedAt: Date, now: Date) {
+  if (sandboxTenantId) {
+    const next = new Date(startedAt.getTime() + LEDGER_REPOLL_MS);
+    await db
+      .insert(sandboxLedgers)
+      .values({ tenantId: sandboxTenantId, chain, lastBlock: block, pollAfter: next, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: [sandboxLedgers.tenantId, sandboxLedgers.chain],
+        set: {
+          lastBlock: sql`MAX(${sandboxLedgers.lastBlock}, excluded.last_block)`,
+          // A write marked at or after this poll's start may have landed after its read: it stays due.
+          pollAfter: sql`CASE WHEN ${sandboxLedgers.pollAfter} < ${startedAt.getTime()} THEN excluded.poll_after ELSE ${sandboxLedgers.pollAfter} END`,
+          updatedAt: now,
+        },
+      });
+    return;
+  }
   await db
     .insert(chainCursors)
     .values({ chain, lastBlock: block, updatedAt: now })
@@ -30,21 +69,46 @@ async function saveCursor(db: Db, chain: Chain, block: number, now: Date) {
     });
 }
 
+/**
+ * Registers a sandbox tenant's ledger of a chain and makes it due for the
+ * cron's poll now. The sandbox helpers call it before they write to the
+ * ledger: should their own poll afterwards never run, the cron job's does.
+ */
+export async function markLedgerWritten(db: Db, sandboxTenantId: string, chain: Chain, now: Date) {
+  await db
+    .insert(sandboxLedgers)
+    .values({ tenantId: sandboxTenantId, chain, lastBlock: 0, pollAfter: now, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: [sandboxLedgers.tenantId, sandboxLedgers.chain], set: { pollAfter: now, updatedAt: now } });
+}
+
+/** The sandbox ledgers due for a poll at `now`, longest waiting first, at most `limit` (one range of the poll_after index). */
+export const ledgersToPoll = (db: Db, now: Date, limit: number) =>
+  db
+    .select({ sandboxTenantId: sandboxLedgers.tenantId, chain: sandboxLedgers.chain })
+    .from(sandboxLedgers)
+    .where(lte(sandboxLedgers.pollAfter, now))
+    .orderBy(asc(sandboxLedgers.pollAfter))
+    .limit(limit);
+
 /** Sends one observation to its loan's writer, or keeps it as unmatched. */
-async function handle(deps: ListenerDeps, obs: Observation, report: ListenerReport) {
+async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, report: ListenerReport) {
   const now = deps.clock.now();
+  // On a sandbox ledger everything belongs to its tenant, whichever call made it.
+  const keptFor = ledger.sandboxTenantId ?? obs.sandboxTenantId;
   if (!obs.loanId) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(deps.db, obs, obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>", obs.sandboxTenantId, now);
+      await recordUnmatched(deps.db, obs, obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>", keptFor, now);
     }
     return;
   }
-  const [loan] = await deps.db.select({ tenantId: loans.tenantId, chain: loans.chain }).from(loans).where(eq(loans.id, obs.loanId)).limit(1);
+  const [found] = await deps.db.select({ tenantId: loans.tenantId, chain: loans.chain }).from(loans).where(eq(loans.id, obs.loanId)).limit(1);
+  // A tenant's sandbox ledger pays only that tenant's loans: another tenant's loan is, to it, no loan at all.
+  const loan = found && (!ledger.sandboxTenantId || found.tenantId === ledger.sandboxTenantId) ? found : undefined;
   if (!loan || loan.chain !== obs.chain) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(deps.db, obs, loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id", loan ? loan.tenantId : obs.sandboxTenantId, now);
+      await recordUnmatched(deps.db, obs, loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id", loan ? loan.tenantId : keptFor, now);
     }
     return;
   }
@@ -58,23 +122,28 @@ async function handle(deps: ListenerDeps, obs: Observation, report: ListenerRepo
 }
 
 /**
- * The settlement listener for one chain: reads the transactions after the
- * saved cursor, applies what they mean (classifyTransaction), and saves the
- * cursor. Idempotent per transaction: each payment is applied in its loan's
- * writer, which skips a (tx, log) it has settled before, and unmatched
- * payments are kept once. So restarts, overlapping runs and duplicate polls
- * never credit twice.
+ * The settlement listener for one ledger: a live chain, or (with
+ * `sandboxTenantId`) that sandbox tenant's ledger of a simulated chain. Reads
+ * the transactions after the saved cursor, applies what they mean
+ * (classifyTransaction), and saves the cursor. Idempotent per transaction:
+ * each payment is applied in its loan's writer, which skips a (tx, log) it
+ * has settled before, and unmatched payments are kept once. So restarts,
+ * overlapping runs and duplicate polls never credit twice.
  */
-export async function pollChain(deps: ListenerDeps, chain: Chain): Promise<ListenerReport> {
-  const report: ListenerReport = { chain, transactions: 0, payments: 0, failures: 0, unmatched: 0, lastBlock: await cursorOf(deps.db, chain) };
+export async function pollChain(deps: ListenerDeps, chain: Chain, sandboxTenantId: string | null): Promise<ListenerReport> {
+  const ledger: Ledger = { chain, sandboxTenantId };
+  const startedAt = deps.clock.now();
+  const report: ListenerReport = { chain, sandboxTenantId, transactions: 0, payments: 0, failures: 0, unmatched: 0, lastBlock: await cursorOf(deps.db, ledger) };
+  const scope = sandboxTenantId ? { sandboxTenantId } : undefined;
   for (;;) {
-    const { transactions } = await deps.chain.readTransactions(chain, report.lastBlock, LISTENER_PAGE);
+    const { transactions } = await deps.chain.readTransactions(chain, report.lastBlock, LISTENER_PAGE, scope);
     for (const tx of transactions) {
-      for (const obs of classifyTransaction(tx)) await handle(deps, obs, report);
+      for (const obs of classifyTransaction(tx)) await handle(deps, ledger, obs, report);
       report.lastBlock = Math.max(report.lastBlock, tx.blockNumber);
     }
     report.transactions += transactions.length;
-    if (transactions.length > 0) await saveCursor(deps.db, chain, report.lastBlock, deps.clock.now());
+    // A sandbox ledger records every poll (its next cron poll); a live cursor only moves.
+    if (transactions.length > 0 || sandboxTenantId) await saveCursor(deps.db, ledger, report.lastBlock, startedAt, deps.clock.now());
     if (transactions.length < LISTENER_PAGE) return report;
   }
 }

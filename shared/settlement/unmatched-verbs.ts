@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { conflict, notFound, validationError } from "../domain/errors.ts";
+import { conflict, DomainError, notFound, validationError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
@@ -25,8 +25,9 @@ export async function listUnmatched(db: Db, input: { tenantId: string; open?: bo
 /**
  * An Owner/Admin attributes a kept payment to one of the tenant's loans on
  * the same chain: it is applied as that loan's repayment (full, partial or
- * with surplus) through the loan's writer, and marked attributed in the same
- * batch. Twice: 409.
+ * with surplus) through the loan's writer, and claimed in the same batch as
+ * the loan's credit (see applyRepayment). Twice, or concurrently to two
+ * loans: one wins, the other gets 409 and nothing moves.
  */
 export async function attributeUnmatched(db: Db, writer: LoanWriter, input: { tenantId: string; id: string; loanId: string; by: string }) {
   if (!isUuid(input.id)) throw notFound("Unmatched payment");
@@ -56,8 +57,20 @@ export async function attributeUnmatched(db: Db, writer: LoanWriter, input: { te
     comment: row.comment,
     sandboxTenantId: null,
   };
-  const after = await writer.run({ kind: "repayment", tenantId: input.tenantId, loanId: loan.id, payment, attribution: { unmatchedId: row.id, by: input.by } });
+  let after;
+  try {
+    after = await writer.run({ kind: "repayment", tenantId: input.tenantId, loanId: loan.id, payment, attribution: { unmatchedId: row.id, by: input.by } });
+  } catch (err) {
+    // Lost the claim to a concurrent attribution (to another loan, in another writer): nothing was written.
+    if (err instanceof DomainError && err.kind === "CONFLICT" && (await attributedLoanOf(db, row.id))) throw conflict("This payment was already attributed");
+    throw err;
+  }
   const [updated] = await db.select().from(unmatchedPayments).where(eq(unmatchedPayments.id, row.id));
-  if (!updated?.attributedLoanId) throw conflict("The payment could not be attributed; the loan changed meanwhile");
+  if (updated?.attributedLoanId !== loan.id) throw conflict("The payment could not be attributed; the loan changed meanwhile");
   return { unmatched: updated, loan: after };
+}
+
+async function attributedLoanOf(db: Db, id: string): Promise<string | null> {
+  const [row] = await db.select({ loanId: unmatchedPayments.attributedLoanId }).from(unmatchedPayments).where(eq(unmatchedPayments.id, id));
+  return row?.loanId ?? null;
 }

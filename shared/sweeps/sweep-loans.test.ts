@@ -52,3 +52,74 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
   const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": key } });
   expect(view.body).toMatchObject({ status: "DEFAULTED", lateFee: "3.00", totalDue: "105.00", overdue: true });
 });
+
+// --- the rules each line of the sweep carries -------------------------------------
+
+/** Sweeps `tenantId`'s loans with its clock at `atMs` (the offset set directly, so no helper sweeps on the way). */
+async function sweepAt(tenantId: string, atMs: number) {
+  await t.db.update(tenants).set({ clockOffsetMs: atMs - t.clock.now().getTime() }).where(eq(tenants.id, tenantId));
+  const report = await sweepDueLoans(t.db, t.deps.loans, t.clock.now(), tenantId);
+  expect(report.failed).toBe(0);
+  return report;
+}
+
+const rowOf = async (loanId: string) => (await t.db.select().from(loans).where(eq(loans.id, loanId)))[0]!;
+const typesOf = async (loanId: string) => (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loanId)).orderBy(events.seq)).map((e) => e.type);
+
+/** A funded loan of a fresh tenant whose configuration has `gracePeriodDays`. */
+async function loanWithGrace(gracePeriodDays: number) {
+  const owner = await sandboxTenant(t);
+  const auth = { authorization: `Bearer ${owner.token}` };
+  const [config] = (await t.request("GET", "/v1/merchant-configs", { headers: auth })).body.data;
+  const { id, network, stablecoin, tenures, minTicket, maxTicket, processingFee, lateFee } = config;
+  const saved = await t.request("PUT", `/v1/merchant-configs/${id}`, { body: { network, stablecoin, tenures, minTicket, maxTicket, gracePeriodDays, processingFee, lateFee }, headers: auth });
+  expect(saved.status).toBe(200);
+  const loan = await createdLoan(t, owner.key);
+  expect(loan).toMatchObject({ status: "ACTIVE", gracePeriodDays });
+  return { owner, loan, dueAt: Date.parse(loan.dueAt) };
+}
+
+test("each started day past due is stored on the loan by the sweep, and a loan whose day is recorded is not visited again", async () => {
+  const { owner, loan, dueAt } = await loanWithGrace(3);
+  for (const day of [1, 2, 3]) {
+    // Within the day'th started day past due, still inside the grace period.
+    const first = await sweepAt(owner.tenantId, dueAt + (day - 1) * DAY_MS + 60_000);
+    expect(first.visited).toBe(1);
+    const row = await rowOf(loan.id);
+    expect({ day, status: row.status, lateFeeDays: row.lateFeeDays }).toEqual({ day, status: "ACTIVE", lateFeeDays: day });
+    // The day is recorded: the same moment again has nothing due.
+    expect((await sweepAt(owner.tenantId, dueAt + (day - 1) * DAY_MS + 60_000)).visited).toBe(0);
+  }
+  expect((await typesOf(loan.id)).filter((x) => x === "loan.overdue")).toHaveLength(1);
+});
+
+test("a loan swept on its last grace day defaults on the first sweep past grace: DEFAULTED at dueAt + grace, loan.defaulted once, late fees stopped at grace", async () => {
+  const { owner, loan, dueAt } = await loanWithGrace(3);
+  await sweepAt(owner.tenantId, dueAt + 2 * DAY_MS + 60_000);
+  expect(await rowOf(loan.id)).toMatchObject({ status: "ACTIVE", lateFeeDays: 3 });
+  // The last instant of grace: still ACTIVE, nothing due.
+  expect((await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS)).visited).toBe(0);
+  expect((await rowOf(loan.id)).status).toBe("ACTIVE");
+
+  await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS + 1);
+  const row = await rowOf(loan.id);
+  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({ status: "DEFAULTED", lateFeeDays: 3, defaultedAt: dueAt + 3 * DAY_MS });
+  expect(await typesOf(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
+  expect((await sweepAt(owner.tenantId, dueAt + 10 * DAY_MS)).visited).toBe(0);
+  const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": owner.key } });
+  expect(view.body).toMatchObject({ status: "DEFAULTED", lateFeeDays: 3, lateFee: "3.00", totalDue: "105.00" });
+});
+
+test("grace 0: nothing at dueAt itself; the first sweep after it marks the loan overdue and defaults it at dueAt, with no late fee", async () => {
+  const { owner, loan, dueAt } = await loanWithGrace(0);
+  expect((await sweepAt(owner.tenantId, dueAt)).visited).toBe(0);
+  expect(await rowOf(loan.id)).toMatchObject({ status: "ACTIVE", overdueAt: null });
+
+  await sweepAt(owner.tenantId, dueAt + 1);
+  const row = await rowOf(loan.id);
+  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({ status: "DEFAULTED", lateFeeDays: 0, defaultedAt: dueAt });
+  expect(await typesOf(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
+  expect((await sweepAt(owner.tenantId, dueAt + 5 * DAY_MS)).visited).toBe(0);
+  const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": owner.key } });
+  expect(view.body).toMatchObject({ status: "DEFAULTED", overdue: true, lateFeeDays: 0, lateFee: "0.00", totalDue: "102.00" });
+});

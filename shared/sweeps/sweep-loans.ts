@@ -24,7 +24,9 @@ function dueCondition(nowMs: number) {
     lt(loans.dueAt, now),
     or(
       isNull(loans.overdueAt),
-      sql`${loans.lateFeeDays} < MIN(${loans.gracePeriodDays}, (${nowMs} - ${loans.dueAt} + ${DAY_MS - 1}) / ${DAY_MS})`,
+      // Started days past due, as an integer: the client may bind `nowMs` as a REAL, and
+      // a fractional day count would keep every loan inside grace due on every tick.
+      sql`${loans.lateFeeDays} < MIN(${loans.gracePeriodDays}, CAST((${nowMs} - ${loans.dueAt} + ${DAY_MS - 1}) / ${DAY_MS} AS INTEGER))`,
       sql`${loans.dueAt} + ${loans.gracePeriodDays} * ${DAY_MS} < ${nowMs}`,
     ),
   );

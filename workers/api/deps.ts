@@ -48,7 +48,7 @@ export type ApiEnv = {
   AGREEMENT_CHALLENGES: DurableObjectNamespace<AgreementChallengeObject>;
   /** Producer of the webhook deliveries Queue (the relay enqueues right after a request commits). */
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
-  /** One SimulatedChainObject per sandbox chain. */
+  /** One SimulatedChainObject per sandbox tenant and chain (`<tenantId>:<chain>`). */
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
   /** Worker secret: AES key for secrets kept at rest (webhook signing secrets). */
   SECRETS_KEY?: string;

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Address } from "@ton/core";
-import { getAddress, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
+import { SVC_POOL_ABI } from "../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
@@ -198,18 +199,131 @@ describe("repayment on workerd", () => {
     expect((await poolAvailable(m.tenantId, "USDT")) - poolBefore).toBe(102 * UNITS);
   });
 
+  test("attack replay: another tenant moves nothing of this tenant's or the platform's (per-tenant sandbox ledgers); Anvil's account #1 cannot collect", async () => {
+    const a = await newMerchant();
+    const tonConfig = await a.dashboard("/v1/merchant-configs", {
+      json: {
+        network: "TON",
+        stablecoin: "USDT",
+        tenures: [3, 7, 15],
+        minTicket: "10.00",
+        maxTicket: "1000.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "PERCENTAGE", value: "2.00" },
+        lateFee: { type: "FIXED", value: "1.00" },
+      },
+    });
+    expect(tonConfig.status).toBe(201);
+    expect((await a.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00", stablecoin: "USDT" } })).status).toBe(200);
+    const tonBorrower = `0:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
+    const tonLoan = await createLoan(a, { loanProductId: tonConfig.body.loanProductId, chain: "TON_TESTNET", borrowerWalletAddress: tonBorrower });
+    await post(a, "/v1/sandbox/chain/faucet", { chain: "TON_TESTNET", address: tonBorrower, amount: "10.00" });
+    const evmBorrower = privateKeyToAccount(generatePrivateKey());
+    const evmLoan = await createLoan(a, { borrowerWalletAddress: evmBorrower.address });
+
+    const b = await newMerchant();
+    const thief = `0:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
+    // A's borrower, and the platform's settlement wallet (in both of its forms), as `from`.
+    const fromBorrower = await b.api("/v1/sandbox/chain/transfers", { json: { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "50.00" } });
+    expect(fromBorrower.status).toBe(400);
+    expect(fromBorrower.body.message[0]).toStartWith("from: ");
+    for (const from of [TON.settlementWallet!, TON_SETTLEMENT_WALLET]) {
+      const fromPlatform = await b.api("/v1/sandbox/chain/transfers", { json: { chain: "TON_TESTNET", from, to: thief, amount: "1000.00" } });
+      expect(fromPlatform.status).toBe(403);
+      expect(fromPlatform.body).toMatchObject({ statusCode: 403, error: "Forbidden" });
+    }
+    // A transfer signed with A's EVM borrower's key, sent by B.
+    const stolen = await b.api("/v1/sandbox/chain/transactions", {
+      json: {
+        chain: "POLYGON_AMOY",
+        signedTransaction: await sign(evmBorrower, POLYGON.chainId!, 0, {
+          to: getAddress(POLYGON.token.address),
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(privateKeyToAccount(generatePrivateKey()).address), 100n * BigInt(UNITS)] }),
+        }),
+      },
+    });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.message[0]).toStartWith("signedTransaction: ");
+    // The pool's collect signed with Anvil's published account #1 (funded on B's ledger so that it runs): reverted.
+    const anvil1 = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+    await post(b, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: anvil1.address, amount: "1.00" });
+    const collect = await post(b, "/v1/sandbox/chain/transactions", {
+      chain: "POLYGON_AMOY",
+      signedTransaction: await sign(anvil1, POLYGON.chainId!, 0, {
+        to: getAddress(POLYGON.pool!),
+        data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "collect", args: [anvil1.address, 1_000_000n * BigInt(UNITS)] }),
+      }),
+    });
+    expect(collect).toMatchObject({ status: "reverted", revertReason: "NotOperator()" });
+    // Nothing reached the thief: it has nothing to send on B's ledger.
+    expect((await b.api("/v1/sandbox/chain/transfers", { json: { chain: "TON_TESTNET", from: thief, to: tonBorrower, amount: "1.00" } })).status).toBe(400);
+
+    // A's borrowers still hold every unit: the TON one repays 102.00 and sends its last 8.00 on; the EVM one repays 102.00.
+    const tonInstructions = await post(a, `/v1/loans/${tonLoan.id}/repay`, undefined);
+    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: tonInstructions.to, amount: "102.00", comment: tonInstructions.comment })).toMatchObject({ status: "success" });
+    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "8.00" })).toMatchObject({ status: "success" });
+    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "0.01" })).toMatchObject({ status: "failed" });
+    expect((await loanOf(a, tonLoan.id)).status).toBe("REPAID");
+    await post(a, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: evmBorrower.address, amount: "2.00" });
+    const evmInstructions = await post(a, `/v1/loans/${evmLoan.id}/repay`, undefined);
+    for (const [nonce, tx] of (evmInstructions.transactions as { to: string; data: string }[]).entries()) {
+      expect(await post(a, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(evmBorrower, POLYGON.chainId!, nonce, tx) })).toMatchObject({ status: "success" });
+    }
+    expect((await loanOf(a, evmLoan.id)).status).toBe("REPAID");
+    // The cron job's listener polls both tenants' ledgers without a hitch.
+    expect((await stack.scheduled()).outcome).toBe("ok");
+  });
+
+  test("attack replay: one unmatched payment attributed to two loans at once (two LoanObjects in parallel) credits one loan, the other gets 409 and nothing moves", async () => {
+    const m = await newMerchant();
+    // A few rounds: over HTTP the interleaving is up to workerd, each round is another chance at the race.
+    for (let round = 0; round < 4; round++) {
+      const borrower = privateKeyToAccount(generatePrivateKey());
+      const loans = [await createLoan(m, { borrowerWalletAddress: borrower.address }), await createLoan(m, { borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address })];
+      await post(m, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" });
+      // 102.00 straight to the pool with the token's transfer (no repay, no loan named): kept as unmatched.
+      const stray = await post(m, "/v1/sandbox/chain/transactions", {
+        chain: "POLYGON_AMOY",
+        signedTransaction: await sign(borrower, POLYGON.chainId!, 0, {
+          to: getAddress(POLYGON.token.address),
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(POLYGON.pool!), 102n * BigInt(UNITS)] }),
+        }),
+      });
+      expect(stray.status).toBe("success");
+      const kept = ((await m.api("/v1/settlements/unmatched?limit=100")).body.data as any[]).find((u) => u.txHash === stray.txHash);
+      expect(kept).toMatchObject({ amount: "102.000000", attributedLoanId: null });
+      const poolBefore = await poolAvailable(m.tenantId, "USDC");
+
+      const answers = await Promise.all(loans.map((loan) => m.dashboard(`/v1/settlements/unmatched/${kept.id}/attribute`, { method: "POST", json: { loanId: loan.id } })));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      const winner = answers.findIndex((a) => a.status === 200);
+      expect(answers[1 - winner]!.body).toMatchObject({ statusCode: 409, error: "Conflict" });
+      const [won, lost] = [loans[winner], loans[1 - winner]];
+      expect(await loanOf(m, won.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000" });
+      expect(await loanOf(m, lost.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", repaidAt: null });
+      expect((await settlementsOf(m, lost.id)).map((s) => s.kind)).toEqual(["FUNDING"]);
+      expect((await settlementsOf(m, won.id)).map((s) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
+      expect((await typesOf(m, lost.id)).filter((x) => x === "loan.repaid")).toHaveLength(0);
+      expect((await typesOf(m, won.id)).filter((x) => x === "loan.repaid")).toHaveLength(1);
+      expect((await poolAvailable(m.tenantId, "USDC")) - poolBefore).toBe(102 * UNITS);
+    }
+  });
+
   test("two overlapping listener runs (cron scheduled() twice at once) over a repayment create no duplicate", async () => {
     const m = await newMerchant();
     const poolBefore = await poolAvailable(m.tenantId, "USDC");
     const { loan, repay } = await repayOnPolygon(m);
     expect((await loanOf(m, loan.id)).status).toBe("REPAID");
 
-    // Rewind every chain's cursor: both runs replay the repayment.
+    // Rewind the tenant's ledger cursor and make it due: both cron runs replay the repayment.
     const db = await stack.db();
-    await db.prepare("UPDATE chain_cursors SET last_block = 0").run();
+    await db.prepare("UPDATE sandbox_ledgers SET last_block = 0, poll_after = 0 WHERE tenant_id = ?").bind(m.tenantId).run();
     const runs = await Promise.all([stack.scheduled(), stack.scheduled()]);
     expect(runs.map((r) => r.outcome)).toEqual(["ok", "ok"]);
-    const cursor = await db.prepare("SELECT last_block AS lastBlock FROM chain_cursors WHERE chain = 'POLYGON_AMOY'").first<{ lastBlock: number }>();
+    const cursor = await db
+      .prepare("SELECT last_block AS lastBlock FROM sandbox_ledgers WHERE tenant_id = ? AND chain = 'POLYGON_AMOY'")
+      .bind(m.tenantId)
+      .first<{ lastBlock: number }>();
     expect(cursor!.lastBlock).toBeGreaterThanOrEqual(repay.blockNumber);
 
     expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });

@@ -158,6 +158,20 @@ describe("storage", () => {
     await expect(wrong.head()).rejects.toThrow("holds the simulated chain TON_TESTNET, not SOLANA_DEVNET");
   });
 
+  test("one storage holds one tenant's ledger: another ledger's engine over it is refused", async () => {
+    const storage = memorySimStorage();
+    await new SimChainEngine("TON_TESTNET", storage, fixedClock(START), "tenant-a:TON_TESTNET").faucet({ address: wallet(1), amount: 1n });
+    const other = new SimChainEngine("TON_TESTNET", storage, fixedClock(START), "tenant-b:TON_TESTNET");
+    await expect(other.balanceOf(wallet(1))).rejects.toThrow("holds the ledger tenant-a:TON_TESTNET, not tenant-b:TON_TESTNET");
+  });
+
+  test("the same unsigned transaction on two tenants' ledgers has two hashes (unmatched payments are kept per hash)", async () => {
+    const [a, b] = ["tenant-a", "tenant-b"].map((t) => new SimChainEngine("TON_TESTNET", memorySimStorage(), fixedClock(START), `${t}:TON_TESTNET`));
+    const minted = await Promise.all([a!, b!].map((chain) => chain.faucet({ address: wallet(1), amount: 5n })));
+    expect(minted[0]!.blockNumber).toBe(minted[1]!.blockNumber);
+    expect(minted[0]!.txHash).not.toBe(minted[1]!.txHash);
+  });
+
   test("live chains cannot be simulated", () => {
     expect(() => new SimChainEngine("POLYGON", memorySimStorage(), fixedClock(START))).toThrow(RangeError);
     expect(() => new SimChainEngine("TON", memorySimStorage(), fixedClock(START))).toThrow("TON is not a simulated chain");

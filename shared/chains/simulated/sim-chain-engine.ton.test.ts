@@ -90,7 +90,9 @@ describe("TON_TESTNET jetton transfers", () => {
     expect(await chain.balanceOf(SETTLEMENT)).toBe(SIM_POOL_GENESIS_BALANCE);
     expect(await chain.balanceOf(SETTLEMENT, OTHER_JETTON)).toBe(50n);
     // USDT cannot be paid out of another jetton's balance.
-    expect((await chain.transferToken({ from: SETTLEMENT, to: borrower, amount: 51n, token: OTHER_JETTON })).status).toBe("failed");
+    await chain.faucet({ address: borrower, amount: 100n });
+    expect((await chain.transferToken({ from: borrower, to: SETTLEMENT, amount: 51n, token: OTHER_JETTON })).status).toBe("failed");
+    expect(await chain.balanceOf(borrower)).toBe(100n);
   });
 
   test("the faucet mints from the jetton master, with no comment", async () => {
@@ -116,6 +118,24 @@ describe("TON_TESTNET jetton transfers", () => {
     await expectRejected(chain.allowance(borrower, SETTLEMENT), /for EVM chains/);
     await expectRejected(chain.nonceOf(borrower), /for EVM chains/);
     expect(await chain.head()).toBe(0);
+  });
+
+  test("the settlement wallet never sends by transfer (only funding moves it), whatever its form", async () => {
+    for (const from of [SETTLEMENT, friendly(SETTLEMENT)]) {
+      await expectRejected(chain.transferToken({ from, to: stranger, amount: 1n }), /^from .* is the platform's settlement wallet/);
+    }
+    expect(await chain.balanceOf(SETTLEMENT)).toBe(SIM_POOL_GENESIS_BALANCE);
+    expect(await chain.balanceOf(stranger)).toBe(0n);
+    expect(await chain.head()).toBe(0);
+  });
+
+  test("requireFundedSender: a wallet that never held the token here is refused; one spent down to 0 is included as failed", async () => {
+    await expectRejected(chain.transferToken({ from: stranger, to: borrower, amount: 1n, requireFundedSender: true }), /^from .* has never held this token on this ledger/);
+    expect(await chain.head()).toBe(0);
+    await chain.faucet({ address: borrower, amount: 5n });
+    await expectRejected(chain.transferToken({ from: borrower, to: stranger, amount: 1n, token: OTHER_JETTON, requireFundedSender: true }), /never held this token/);
+    await chain.transferToken({ from: borrower, to: stranger, amount: 5n, requireFundedSender: true });
+    expect((await chain.transferToken({ from: borrower, to: stranger, amount: 1n, requireFundedSender: true })).status).toBe("failed");
   });
 
   test("funding pays from the settlement wallet, tagged with the loan, idempotent by reference", async () => {

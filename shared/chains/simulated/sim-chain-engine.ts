@@ -49,7 +49,14 @@ export type SimFaucetInput = {
 };
 export type SimFaucetResult = { txHash: string; blockNumber: number };
 
-export type SimEvmSubmitInput = { serializedTransaction: string; sandboxTenantId?: string | null };
+/**
+ * `requireFundedSender`: refuse a sender that has never held the token on this
+ * ledger (as a node refuses an account without funds for gas). The sandbox
+ * helpers set it: a tenant moves only wallets of its own sandbox ledger.
+ */
+type SenderRule = { requireFundedSender?: boolean };
+
+export type SimEvmSubmitInput = { serializedTransaction: string; sandboxTenantId?: string | null } & SenderRule;
 export type SimEvmSubmitResult = {
   txHash: string;
   status: "success" | "reverted";
@@ -68,7 +75,7 @@ export type SimTransferInput = {
   /** The jetton master or mint (default the chain's stablecoin). */
   token?: string;
   sandboxTenantId?: string | null;
-};
+} & SenderRule;
 export type SimTransferResult = { txHash: string; status: "success" | "failed"; blockNumber: number; failureReason: string | null };
 
 export type SimEmitLogInput = { address: string; topics: string[]; data: string; from: string; sandboxTenantId?: string | null };
@@ -119,6 +126,7 @@ type Head = { number: number; timestamp: number };
 
 const key = {
   chain: "chain",
+  ledger: "ledger",
   head: "head",
   /** Zero-padded so that key order is block order. */
   block: (n: number) => `block:${String(n).padStart(16, "0")}`,
@@ -143,7 +151,7 @@ const mintAbi = parseAbi(["function mint(address to, uint256 amount) returns (bo
  *
  * Every operation computes its writes first and stores them in one `put`, so
  * a call is applied whole or not at all; operations run one after another
- * (a Durable Object per chain adds the single-writer guarantee across
+ * (a Durable Object per tenant and chain adds the single-writer guarantee across
  * requests).
  *
  * @example
@@ -157,10 +165,16 @@ export class SimChainEngine implements SimChainOps {
   private queue: Promise<unknown> = Promise.resolve();
   private chainMarked = false;
 
+  /**
+   * `ledger` names whose ledger this is (`<tenantId>:<chain>` for a sandbox
+   * tenant's): it is written into the storage on first use and checked after,
+   * and it makes the hashes of unsigned transactions unique to the ledger.
+   */
   constructor(
     readonly chain: Chain,
     private readonly storage: SimStorage,
     private readonly clock: Clock,
+    readonly ledger: string = chain,
   ) {
     const config = CHAIN_CONFIG[chain];
     if (!config.simulated) throw new RangeError(`${chain} is not a simulated chain`);
@@ -257,9 +271,13 @@ export class SimChainEngine implements SimChainOps {
       }
 
       const expected = await this.nonce(state, from);
+      if (input.requireFundedSender && expected === 0 && !(await this.hasHeld(state, this.stablecoin, from))) {
+        throw new SimChainRejected(`${from} has never held ${this.config.token.symbol} on this ledger: fund it first`);
+      }
       const nonce = parsed.nonce ?? 0;
       if (nonce !== expected) {
-        throw new SimChainRejected(`nonce too ${nonce < expected ? "low" : "high"}: ${from} must send nonce ${expected}, the transaction has ${nonce}`);
+        // The sender's next nonce is not disclosed: a wallet keeps its own count.
+        throw new SimChainRejected(`wrong nonce: ${nonce} is not the next nonce of ${from}`);
       }
       if ((parsed.value ?? 0n) !== 0n) {
         throw new SimChainRejected("the transaction sends native value, which the simulated chains do not have (value must be 0)");
@@ -298,6 +316,11 @@ export class SimChainEngine implements SimChainOps {
       const to = this.address(input.to, "to");
       const amount = positiveAmount(input.amount);
       const token = input.token === undefined ? this.stablecoin : this.address(input.token, "token");
+      // Only the service's own funding moves the platform's wallet (fundFromPool).
+      if (this.isPlatformWallet(from)) throw new SimChainRejected(`from ${from} is the platform's settlement wallet; only funding moves its tokens`);
+      if (input.requireFundedSender && !(await this.hasHeld(state, token, from))) {
+        throw new SimChainRejected(`from ${from} has never held this token on this ledger: fund it first`);
+      }
       const comment = input.comment ?? null;
       if (comment !== null && typeof comment !== "string") throw new SimChainRejected("comment must be a string");
       const failureReason = await this.move(state, token, from, to, amount);
@@ -579,6 +602,15 @@ export class SimChainEngine implements SimChainOps {
     return token === this.stablecoin && address === this.fundingSource() ? SIM_POOL_GENESIS_BALANCE : 0n;
   }
 
+  /** Whether `address` ever held `token` here: a stored balance, even one spent down to 0. */
+  private async hasHeld(state: WorkingState, token: string, address: string): Promise<boolean> {
+    return (await state.get<bigint>(key.balance(token, address))) !== undefined;
+  }
+
+  private isPlatformWallet(address: string): boolean {
+    return address === this.fundingSource() || address === this.config.settlementWallet;
+  }
+
   private async nonce(state: WorkingState, address: string): Promise<number> {
     return (await state.get<number>(key.nonce(address))) ?? 0;
   }
@@ -608,15 +640,16 @@ export class SimChainEngine implements SimChainOps {
 
   /**
    * Runs operations one at a time, each on a fresh working state. The first
-   * one checks that the storage belongs to this chain (a Durable Object per
-   * chain: a mix-up must not merge two ledgers).
+   * one checks that the storage belongs to this chain and ledger (a Durable
+   * Object per tenant and chain: a mix-up must not merge two ledgers).
    */
   private serially<T>(op: (state: WorkingState) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       if (!this.chainMarked) {
-        const marked = await this.storage.get<Chain>(key.chain);
-        if (marked === undefined) await this.storage.put(key.chain, this.chain);
-        else if (marked !== this.chain) throw new Error(`this storage holds the simulated chain ${marked}, not ${this.chain}`);
+        const [chain, ledger] = await Promise.all([this.storage.get<Chain>(key.chain), this.storage.get<string>(key.ledger)]);
+        if (chain === undefined) await this.storage.put({ [key.chain]: this.chain, [key.ledger]: this.ledger });
+        else if (chain !== this.chain) throw new Error(`this storage holds the simulated chain ${chain}, not ${this.chain}`);
+        else if ((ledger ?? this.chain) !== this.ledger) throw new Error(`this storage holds the ledger ${ledger ?? this.chain}, not ${this.ledger}`);
         this.chainMarked = true;
       }
       return op(new WorkingState(this.storage));
@@ -649,7 +682,7 @@ export class SimChainEngine implements SimChainOps {
 
   /** Transactions nobody signed (faucet, transfers, funding) get a unique hash from their block. */
   private syntheticHash(kind: SimTxKind, block: number, ...parts: unknown[]): string {
-    return keccak256(toHex([this.chain, kind, block, ...parts.map(String)].join("|")));
+    return keccak256(toHex([this.ledger, kind, block, ...parts.map(String)].join("|")));
   }
 }
 

@@ -68,6 +68,7 @@ function fakeNamespace() {
 const POOL = getAddress(CHAIN_CONFIG.POLYGON_AMOY.pool!);
 const TOKEN = getAddress(CHAIN_CONFIG.POLYGON_AMOY.token.address);
 const LOAN_ID = "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b";
+const TENANT = "tenant-1";
 
 let fake: ReturnType<typeof fakeNamespace>;
 let chains: SimulatedChains;
@@ -80,7 +81,7 @@ beforeEach(() => {
 describe("durableSimulatedChains over SimulatedChainObject", () => {
   test("the borrower's approve and repay, through the chain's object", async () => {
     const borrower = privateKeyToAccount(generatePrivateKey());
-    const amoy = chains.chain("POLYGON_AMOY");
+    const amoy = chains.chain("POLYGON_AMOY", TENANT);
     const tx = (nonce: number, to: `0x${string}`, data: `0x${string}`) =>
       borrower.signTransaction({ chainId: 80002, nonce, to, data, gas: 100_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
 
@@ -99,12 +100,12 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
     expect(transactions).toMatchObject([{ hash: repaid.txHash, status: "success", sandboxTenantId: "tenant-1" }]);
     expect(transactions[0]!.family === "EVM" && transactions[0]!.logs).toHaveLength(2);
     expect(await amoy.getTransaction(repaid.txHash)).toMatchObject({ kind: "evm", failureReason: null });
-    expect(new Set(fake.ids)).toEqual(new Set(["POLYGON_AMOY"]));
+    expect(new Set(fake.ids)).toEqual(new Set([`${TENANT}:POLYGON_AMOY`]));
   });
 
   test("a rejection crosses RPC as a SimChainRejected with its reason", async () => {
     const error = await chains
-      .chain("POLYGON_AMOY")
+      .chain("POLYGON_AMOY", TENANT)
       .submitEvmTransaction({ serializedTransaction: "0x02c0ffee" })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimChainRejected);
@@ -113,26 +114,37 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
 
   test("TON transfers, emitLogAs and funding go to their chains' objects", async () => {
     const wallet = `0:${"11".repeat(32)}`;
-    const ton = chains.chain("TON_TESTNET");
+    const ton = chains.chain("TON_TESTNET", TENANT);
     await ton.fundFromPool({ loanId: LOAN_ID, to: wallet, amount: 3n, reference: `funding:${LOAN_ID}` });
     const failed = await ton.transferToken({ from: wallet, to: CHAIN_CONFIG.TON_TESTNET.settlementWallet!, amount: 4n, comment: `svc:repay:${LOAN_ID}` });
     expect(failed.status).toBe("failed");
     expect(await ton.balanceOf(wallet)).toBe(3n);
 
-    const emitted = await chains.chain("BASE_SEPOLIA").emitLogAs({ address: "0x000000000000000000000000000000000000bad1", topics: [], data: "0x", from: "0x000000000000000000000000000000000000bad2" });
+    const emitted = await chains.chain("BASE_SEPOLIA", TENANT).emitLogAs({ address: "0x000000000000000000000000000000000000bad1", topics: [], data: "0x", from: "0x000000000000000000000000000000000000bad2" });
     expect(emitted.blockNumber).toBe(1);
-    expect([...fake.objects.keys()].sort()).toEqual(["BASE_SEPOLIA", "TON_TESTNET"]);
+    expect([...fake.objects.keys()].sort()).toEqual([`${TENANT}:BASE_SEPOLIA`, `${TENANT}:TON_TESTNET`]);
   });
 
   test("a live chain never reaches an object", () => {
-    expect(() => chains.chain("POLYGON")).toThrow(RangeError);
+    expect(() => chains.chain("POLYGON", TENANT)).toThrow(RangeError);
+    expect(() => chains.chain("POLYGON_AMOY", "")).toThrow(RangeError);
     expect(fake.ids).toEqual([]);
   });
 
-  test("an object serves one chain only; a mix-up is an error, not a rejection", async () => {
+  test("an object serves one tenant's ledger of one chain only; a mix-up is an error, not a rejection", async () => {
     const { namespace, objects } = fakeNamespace();
-    await durableSimulatedChains(namespace).chain("TON_TESTNET").head();
-    const object = objects.get("TON_TESTNET")!;
-    await expect(object.head("SOLANA_DEVNET")).rejects.toThrow("this object simulates TON_TESTNET, not SOLANA_DEVNET");
+    await durableSimulatedChains(namespace).chain("TON_TESTNET", TENANT).head();
+    const object = objects.get(`${TENANT}:TON_TESTNET`)!;
+    await expect(object.head({ chain: "SOLANA_DEVNET", name: `${TENANT}:SOLANA_DEVNET` })).rejects.toThrow(`this object simulates ${TENANT}:TON_TESTNET, not ${TENANT}:SOLANA_DEVNET`);
+    await expect(object.head({ chain: "TON_TESTNET", name: "tenant-2:TON_TESTNET" })).rejects.toThrow(`this object simulates ${TENANT}:TON_TESTNET, not tenant-2:TON_TESTNET`);
+  });
+
+  test("each tenant's ledger is its own object: one tenant's faucet is invisible to another", async () => {
+    const wallet = `0:${"33".repeat(32)}`;
+    await chains.chain("TON_TESTNET", TENANT).faucet({ address: wallet, amount: 7n });
+    expect(await chains.chain("TON_TESTNET", "tenant-2").balanceOf(wallet)).toBe(0n);
+    expect(await chains.chain("TON_TESTNET", "tenant-2").head()).toBe(0);
+    expect(await chains.chain("TON_TESTNET", TENANT).balanceOf(wallet)).toBe(7n);
+    expect([...fake.objects.keys()].sort()).toEqual([`${TENANT}:TON_TESTNET`, "tenant-2:TON_TESTNET"]);
   });
 });

@@ -18,64 +18,70 @@ import {
 } from "./sim-chain-engine.ts";
 import { toRpcResult, type SimRpcResult } from "./sim-chain-rejected.ts";
 
+/** Which ledger a call is for: the chain, and the object's name `<tenantId>:<chain>`. */
+export type SimLedger = { chain: Chain; name: string };
+
 /**
- * One Durable Object per simulated chain (`idFromName(chain)`): the chain's
- * single writer, its ledger in the object's storage. The engine only awaits
- * its own storage, so the input gate keeps each call whole. Every method
- * takes the chain (the object cannot read its own name) and answers a
- * SimRpcResult, so rejections cross RPC as values. Exported from the api
- * worker's entry; others use `durableSimulatedChains`.
+ * One Durable Object per sandbox tenant and simulated chain
+ * (`idFromName("<tenantId>:<chain>")`): that ledger's single writer, its state
+ * in the object's storage. The engine only awaits its own storage, so the
+ * input gate keeps each call whole. Every method takes the ledger (the object
+ * cannot read its own name; the engine marks its storage with it and refuses
+ * another) and answers a SimRpcResult, so rejections cross RPC as values.
+ * Exported from the api worker's entry; others use `durableSimulatedChains`.
  */
 export class SimulatedChainObject extends DurableObject {
   private engine: SimChainEngine | null = null;
 
-  faucet(chain: Chain, input: SimFaucetInput): Promise<SimRpcResult<SimFaucetResult>> {
-    return toRpcResult(() => this.engineFor(chain).faucet(input));
+  faucet(ledger: SimLedger, input: SimFaucetInput): Promise<SimRpcResult<SimFaucetResult>> {
+    return toRpcResult(() => this.engineFor(ledger).faucet(input));
   }
 
-  submitEvmTransaction(chain: Chain, input: SimEvmSubmitInput): Promise<SimRpcResult<SimEvmSubmitResult>> {
-    return toRpcResult(() => this.engineFor(chain).submitEvmTransaction(input));
+  submitEvmTransaction(ledger: SimLedger, input: SimEvmSubmitInput): Promise<SimRpcResult<SimEvmSubmitResult>> {
+    return toRpcResult(() => this.engineFor(ledger).submitEvmTransaction(input));
   }
 
-  transferToken(chain: Chain, input: SimTransferInput): Promise<SimRpcResult<SimTransferResult>> {
-    return toRpcResult(() => this.engineFor(chain).transferToken(input));
+  transferToken(ledger: SimLedger, input: SimTransferInput): Promise<SimRpcResult<SimTransferResult>> {
+    return toRpcResult(() => this.engineFor(ledger).transferToken(input));
   }
 
-  emitLogAs(chain: Chain, input: SimEmitLogInput): Promise<SimRpcResult<SimEmitLogResult>> {
-    return toRpcResult(() => this.engineFor(chain).emitLogAs(input));
+  emitLogAs(ledger: SimLedger, input: SimEmitLogInput): Promise<SimRpcResult<SimEmitLogResult>> {
+    return toRpcResult(() => this.engineFor(ledger).emitLogAs(input));
   }
 
-  fundFromPool(chain: Chain, input: SimFundInput): Promise<SimRpcResult<SimFundResult>> {
-    return toRpcResult(() => this.engineFor(chain).fundFromPool(input));
+  fundFromPool(ledger: SimLedger, input: SimFundInput): Promise<SimRpcResult<SimFundResult>> {
+    return toRpcResult(() => this.engineFor(ledger).fundFromPool(input));
   }
 
-  readTransactions(chain: Chain, afterBlock: number, limit: number): Promise<SimRpcResult<SimReadResult>> {
-    return toRpcResult(() => this.engineFor(chain).readTransactions(afterBlock, limit));
+  readTransactions(ledger: SimLedger, afterBlock: number, limit: number): Promise<SimRpcResult<SimReadResult>> {
+    return toRpcResult(() => this.engineFor(ledger).readTransactions(afterBlock, limit));
   }
 
-  head(chain: Chain): Promise<SimRpcResult<number>> {
-    return toRpcResult(() => this.engineFor(chain).head());
+  head(ledger: SimLedger): Promise<SimRpcResult<number>> {
+    return toRpcResult(() => this.engineFor(ledger).head());
   }
 
-  getTransaction(chain: Chain, hash: string): Promise<SimRpcResult<SimTransaction | null>> {
-    return toRpcResult(() => this.engineFor(chain).getTransaction(hash));
+  getTransaction(ledger: SimLedger, hash: string): Promise<SimRpcResult<SimTransaction | null>> {
+    return toRpcResult(() => this.engineFor(ledger).getTransaction(hash));
   }
 
-  balanceOf(chain: Chain, address: string, token?: string): Promise<SimRpcResult<bigint>> {
-    return toRpcResult(() => this.engineFor(chain).balanceOf(address, token));
+  balanceOf(ledger: SimLedger, address: string, token?: string): Promise<SimRpcResult<bigint>> {
+    return toRpcResult(() => this.engineFor(ledger).balanceOf(address, token));
   }
 
-  allowance(chain: Chain, owner: string, spender: string): Promise<SimRpcResult<bigint>> {
-    return toRpcResult(() => this.engineFor(chain).allowance(owner, spender));
+  allowance(ledger: SimLedger, owner: string, spender: string): Promise<SimRpcResult<bigint>> {
+    return toRpcResult(() => this.engineFor(ledger).allowance(owner, spender));
   }
 
-  nonceOf(chain: Chain, address: string): Promise<SimRpcResult<number>> {
-    return toRpcResult(() => this.engineFor(chain).nonceOf(address));
+  nonceOf(ledger: SimLedger, address: string): Promise<SimRpcResult<number>> {
+    return toRpcResult(() => this.engineFor(ledger).nonceOf(address));
   }
 
-  private engineFor(chain: Chain): SimChainEngine {
-    if (!this.engine) this.engine = new SimChainEngine(chain, this.ctx.storage, systemClock);
-    else if (this.engine.chain !== chain) throw new Error(`this object simulates ${this.engine.chain}, not ${chain}`);
+  private engineFor(ledger: SimLedger): SimChainEngine {
+    if (!this.engine) this.engine = new SimChainEngine(ledger.chain, this.ctx.storage, systemClock, ledger.name);
+    else if (this.engine.chain !== ledger.chain || this.engine.ledger !== ledger.name) {
+      throw new Error(`this object simulates ${this.engine.ledger}, not ${ledger.name}`);
+    }
     return this.engine;
   }
 }

@@ -11,6 +11,8 @@ import { simulatedChainPort } from "./simulated-chain-port.ts";
 const LOAN_ID = "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b";
 const NOW = new Date("2026-11-21T10:00:00.000Z");
 const TON_BORROWER = `0:${"11".repeat(32)}`;
+const TENANT = "tenant-1";
+const scope = { sandboxTenantId: TENANT };
 
 let chains: SimulatedChains;
 let port: ChainPort;
@@ -29,6 +31,7 @@ const funding = (overrides: Partial<TransferRequest> = {}): TransferRequest => (
   amount: 100_000_000n,
   reference: `funding:${LOAN_ID}`,
   now: NOW,
+  sandboxTenantId: TENANT,
   ...overrides,
 });
 
@@ -37,10 +40,10 @@ describe("transfer (funding)", () => {
     const sent = await port.transfer(funding());
     expect(sent).toEqual({ success: true, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), blockNumber: 1, confirmedAt: NOW });
     expect(await port.transfer(funding())).toEqual(sent);
-    const amoy = chains.chain("POLYGON_AMOY");
+    const amoy = chains.chain("POLYGON_AMOY", TENANT);
     expect(await amoy.balanceOf(borrower)).toBe(100_000_000n);
     expect(await amoy.balanceOf(CHAIN_CONFIG.POLYGON_AMOY.pool!)).toBe(SIM_POOL_GENESIS_BALANCE - 100_000_000n);
-    const { transactions, head } = await port.readTransactions("POLYGON_AMOY", 0, 10);
+    const { transactions, head } = await port.readTransactions("POLYGON_AMOY", 0, 10, scope);
     expect(head).toBe(1);
     expect(transactions).toMatchObject([{ family: "EVM", hash: sent.success ? sent.txHash : "", to: getAddress(CHAIN_CONFIG.POLYGON_AMOY.pool!) }]);
   });
@@ -48,17 +51,30 @@ describe("transfer (funding)", () => {
   test("TON: the settlement wallet pays the borrower", async () => {
     const sent = await port.transfer(funding({ chain: "TON_TESTNET", asset: "USDT", to: TON_BORROWER, amount: 5_000_000n }));
     expect(sent.success).toBe(true);
-    expect(await chains.chain("TON_TESTNET").balanceOf(TON_BORROWER)).toBe(5_000_000n);
-    const { transactions } = await port.readTransactions("TON_TESTNET", 0, 10);
+    expect(await chains.chain("TON_TESTNET", TENANT).balanceOf(TON_BORROWER)).toBe(5_000_000n);
+    const { transactions } = await port.readTransactions("TON_TESTNET", 0, 10, scope);
     expect(transactions).toMatchObject([{ family: "TON", from: CHAIN_CONFIG.TON_TESTNET.settlementWallet, to: TON_BORROWER, amount: 5_000_000n }]);
   });
 
-  test("each chain is its own ledger", async () => {
+  test("each chain is its own ledger, and each tenant has its own", async () => {
     await port.transfer(funding());
     await port.transfer(funding({ chain: "BASE_SEPOLIA" }));
-    expect((await port.readTransactions("BASE_SEPOLIA", 0, 10)).head).toBe(1);
-    expect((await port.readTransactions("POLYGON_AMOY", 0, 10)).head).toBe(1);
-    expect((await port.readTransactions("SOLANA_DEVNET", 0, 10)).head).toBe(0);
+    expect((await port.readTransactions("BASE_SEPOLIA", 0, 10, scope)).head).toBe(1);
+    expect((await port.readTransactions("POLYGON_AMOY", 0, 10, scope)).head).toBe(1);
+    expect((await port.readTransactions("SOLANA_DEVNET", 0, 10, scope)).head).toBe(0);
+    // Another tenant's ledger of the same chain saw nothing, and its pool is whole.
+    expect((await port.readTransactions("POLYGON_AMOY", 0, 10, { sandboxTenantId: "tenant-2" })).head).toBe(0);
+    expect(await chains.chain("POLYGON_AMOY", "tenant-2").balanceOf(borrower)).toBe(0n);
+    expect(await chains.chain("POLYGON_AMOY", "tenant-2").balanceOf(CHAIN_CONFIG.POLYGON_AMOY.pool!)).toBe(SIM_POOL_GENESIS_BALANCE);
+  });
+
+  test("without a sandbox tenant: a failed transfer and a refused read, never a shared ledger", async () => {
+    expect(await port.transfer(funding({ sandboxTenantId: undefined }))).toEqual({
+      success: false,
+      errorReason: "a transfer on POLYGON_AMOY names the sandbox tenant whose ledger it is on",
+      txHash: null,
+    });
+    expect(() => port.readTransactions("POLYGON_AMOY", 0, 10)).toThrow(RangeError);
   });
 
   test("failures are values: live chain, wrong asset, reference without a loan, bad address, an uncovered amount", async () => {
@@ -73,22 +89,24 @@ describe("transfer (funding)", () => {
 
 describe("readTransactions", () => {
   test("is the chain's, cursor exclusive", async () => {
-    const amoy = chains.chain("POLYGON_AMOY");
+    const amoy = chains.chain("POLYGON_AMOY", TENANT);
     for (let i = 0; i < 3; i++) await amoy.faucet({ address: borrower, amount: 1n });
-    const page = await port.readTransactions("POLYGON_AMOY", 1, 1);
+    const page = await port.readTransactions("POLYGON_AMOY", 1, 1, scope);
     expect(page.head).toBe(3);
     expect(page.transactions.map((t) => t.blockNumber)).toEqual([2]);
   });
 
   test("of a live chain throws", () => {
-    expect(() => port.readTransactions("BASE", 0, 10)).toThrow("BASE is not a simulated chain");
+    expect(() => port.readTransactions("BASE", 0, 10, scope)).toThrow("BASE is not a simulated chain");
   });
 });
 
 describe("memorySimulatedChains", () => {
-  test("hands out one engine per chain", () => {
-    expect(chains.chain("TON_TESTNET")).toBe(chains.chain("TON_TESTNET"));
-    expect(chains.chain("TON_TESTNET")).not.toBe(chains.chain("SOLANA_DEVNET"));
-    expect(() => chains.chain("TON")).toThrow(RangeError);
+  test("hands out one engine per tenant and chain", () => {
+    expect(chains.chain("TON_TESTNET", TENANT)).toBe(chains.chain("TON_TESTNET", TENANT));
+    expect(chains.chain("TON_TESTNET", TENANT)).not.toBe(chains.chain("SOLANA_DEVNET", TENANT));
+    expect(chains.chain("TON_TESTNET", TENANT)).not.toBe(chains.chain("TON_TESTNET", "tenant-2"));
+    expect(() => chains.chain("TON", TENANT)).toThrow(RangeError);
+    expect(() => chains.chain("TON_TESTNET", "")).toThrow(RangeError);
   });
 });

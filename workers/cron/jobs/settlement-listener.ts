@@ -1,15 +1,20 @@
 import { createDb } from "../../../db/create-db.ts";
-import { CHAIN_CONFIG } from "../../../shared/chains/chain-config.ts";
 import { durableSimulatedChains } from "../../../shared/chains/simulated/durable-simulated-chains.ts";
 import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
-import { pollChain } from "../../../shared/settlement/listener.ts";
+import { ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
 import type { CronJob } from "../job.ts";
 
+/** At most this many sandbox ledgers are polled per tick; the rest wait for the next one. */
+export const LEDGERS_PER_TICK = 100;
+
 /**
- * The settlement listener: for each chain, the transactions since the saved
- * cursor, applied idempotently. Live chains join when their adapters do.
+ * The settlement listener: every sandbox tenant's ledger of a simulated chain
+ * that is due (written since its last poll, or quiet for an hour), oldest
+ * first and a bounded number per tick, each from its saved cursor and applied
+ * idempotently. The sandbox helpers poll their own ledger right after their
+ * transaction; this is the safety net. Live chains join when their adapters do.
  */
 export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
@@ -21,9 +26,14 @@ export const settlementListenerJob: CronJob = {
       writer: durableLoanWriter(env.LOANS),
       clock: systemClock,
     };
-    for (const config of Object.values(CHAIN_CONFIG).filter((c) => c.simulated)) {
-      const report = await pollChain(deps, config.chain);
-      if (report.transactions > 0) log.info("settlement listener", report);
+    for (const ledger of await ledgersToPoll(deps.db, deps.clock.now(), LEDGERS_PER_TICK)) {
+      try {
+        const report = await pollChain(deps, ledger.chain, ledger.sandboxTenantId);
+        if (report.transactions > 0) log.info("settlement listener", report);
+      } catch (error) {
+        // One ledger's failure must not starve the others; it is polled again on a later tick.
+        log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
+      }
     }
   },
 };

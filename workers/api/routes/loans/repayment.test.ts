@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, erc20Abi, getAddress, serializeTransaction, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { liquidityPools } from "../../../../db/schema/liquidity-pools.ts";
-import { chainCursors } from "../../../../db/schema/settlement-tracking.ts";
+import { sandboxLedgers } from "../../../../db/schema/settlement-tracking.ts";
 import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../../../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../../../shared/chains/loan-id.ts";
@@ -212,7 +212,7 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
       const borrower = newAccount();
       const loan = await evmLoan(m, borrower, { chain, loanProductId });
       const config = CHAIN_CONFIG[chain];
-      const sim = t.simChains.chain(chain);
+      const sim = t.simChains.chain(chain, m.tenantId);
       expect(await sim.balanceOf(borrower.address)).toBe(100n * UNITS);
       // The borrower received the principal; the processing fee comes from their own pocket.
       await faucet(m.key, chain, borrower.address, "5.00");
@@ -321,7 +321,7 @@ describe("what the settlement records", () => {
       own.clock.advance(3 * DAY_S * 1000 + 60_000);
       const res = await own.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) });
       expect(res.body).toMatchObject({ amount: "103.00", amountUnits: "103000000" });
-      await own.simChains.chain("POLYGON_AMOY").faucet({ address: borrower.address, amount: 3n * UNITS });
+      await own.simChains.chain("POLYGON_AMOY", m.tenantId).faucet({ address: borrower.address, amount: 3n * UNITS });
       const signed = async (tx: { to: string; data: string }, nonce: number) =>
         borrower.signTransaction({ chainId: 80002, nonce, to: tx.to as Hex, data: tx.data as Hex, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
       for (const [i, tx] of res.body.transactions.entries()) {
@@ -435,7 +435,7 @@ describe("TON on TON_TESTNET", () => {
     const { loan, borrower } = await tonLoan(m);
     const instructions = await instructionsOf(m.key, loan.id);
     const poolBefore = await poolOf(m.tenantId, "USDT");
-    const sim = t.simChains.chain("TON_TESTNET");
+    const sim = t.simChains.chain("TON_TESTNET", m.tenantId);
     const walletBefore = await sim.balanceOf(TON_CONFIG.settlementWallet!);
 
     const paid = await tonTransfer(m.key, { from: borrower, to: instructions.to, amount: instructions.amount, comment: instructions.comment });
@@ -601,8 +601,8 @@ describe("spoofing fails", () => {
     const topics = encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(loan.id), payer: borrower.address } }) as string[];
     const data = encodeAbiParameters([{ type: "uint256" }], [102n * UNITS]);
     const impostor = newAccount().address;
-    const emitted = await t.simChains.chain("POLYGON_AMOY").emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: m.tenantId });
-    const report = await pollChain(listenerDeps(), "POLYGON_AMOY");
+    const emitted = await t.simChains.chain("POLYGON_AMOY", m.tenantId).emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: m.tenantId });
+    const report = await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
     expect(report.lastBlock).toBeGreaterThanOrEqual(emitted.blockNumber);
     expect(report.payments).toBe(0);
 
@@ -612,7 +612,7 @@ describe("spoofing fails", () => {
 
     // The simulator's impostor carries one log, so its Repaid is also unbacked. The address check on its own:
     // the same transaction with a real token transfer payer → pool counts only when Repaid comes from our pool.
-    const [stored] = (await t.simChains.chain("POLYGON_AMOY").readTransactions(emitted.blockNumber - 1, 1)).transactions;
+    const [stored] = (await t.simChains.chain("POLYGON_AMOY", m.tenantId).readTransactions(emitted.blockNumber - 1, 1)).transactions;
     if (stored?.family !== "EVM") throw new Error("expected the impostor's EVM transaction");
     const token = getAddress(CHAIN_CONFIG.POLYGON_AMOY.token.address);
     const pool = getAddress(CHAIN_CONFIG.POLYGON_AMOY.pool!);
@@ -632,10 +632,10 @@ describe("spoofing fails", () => {
     const m = await tonMerchant();
     const { loan, borrower } = await tonLoan(m);
     const fakeJetton = newTonAddress();
-    await t.simChains.chain("TON_TESTNET").faucet({ address: borrower, amount: 500n * UNITS, token: fakeJetton });
+    await t.simChains.chain("TON_TESTNET", m.tenantId).faucet({ address: borrower, amount: 500n * UNITS, token: fakeJetton });
     const sent = await tonTransfer(m.key, { from: borrower, to: TON_SETTLEMENT_WALLET, amount: "102.000000", comment: `svc:repay:${loan.id}`, token: fakeJetton });
     expect(sent.status).toBe("success");
-    expect(await t.simChains.chain("TON_TESTNET").balanceOf(TON_CONFIG.settlementWallet!, fakeJetton)).toBeGreaterThanOrEqual(102n * UNITS);
+    expect(await t.simChains.chain("TON_TESTNET", m.tenantId).balanceOf(TON_CONFIG.settlementWallet!, fakeJetton)).toBeGreaterThanOrEqual(102n * UNITS);
     await expectUnpaid(m.key, loan.id);
   });
 
@@ -645,7 +645,7 @@ describe("spoofing fails", () => {
     const elsewhere = newTonAddress();
     const sent = await tonTransfer(m.key, { from: borrower, to: elsewhere, amount: "102.000000", comment: `svc:repay:${loan.id}` });
     expect(sent.status).toBe("success");
-    expect(await t.simChains.chain("TON_TESTNET").balanceOf(elsewhere)).toBe(102n * UNITS);
+    expect(await t.simChains.chain("TON_TESTNET", m.tenantId).balanceOf(elsewhere)).toBe(102n * UNITS);
     await expectUnpaid(m.key, loan.id);
   });
 
@@ -686,7 +686,7 @@ describe("a repayment that reverts", () => {
     expect(res.status).toBe("reverted");
     expect(res.revertReason).toContain("allowance");
     await expectFailed(m, loan.id, res.txHash, "102.00");
-    expect(await t.simChains.chain("POLYGON_AMOY").balanceOf(borrower.address)).toBe(105n * UNITS);
+    expect(await t.simChains.chain("POLYGON_AMOY", m.tenantId).balanceOf(borrower.address)).toBe(105n * UNITS);
     expect((await poolOf(m.tenantId, "USDC")).available).toBe(poolBefore.available);
   });
 
@@ -701,7 +701,7 @@ describe("a repayment that reverts", () => {
     expect(res.revertReason).toContain("balance");
     await expectFailed(m, loan.id, res.txHash, "102.00");
     // Nothing moved: the allowance and the principal are still there.
-    expect(await t.simChains.chain("POLYGON_AMOY").balanceOf(borrower.address)).toBe(100n * UNITS);
+    expect(await t.simChains.chain("POLYGON_AMOY", m.tenantId).balanceOf(borrower.address)).toBe(100n * UNITS);
 
     await faucet(m.key, "POLYGON_AMOY", borrower.address, "2.00");
     const retried = await submit(m.key, "POLYGON_AMOY", await sign(borrower, "POLYGON_AMOY", instructions.transactions[1]));
@@ -732,15 +732,16 @@ describe("the listener credits a transaction once", () => {
     const { repay: repaid } = await signAndRepay(m.key, borrower, await instructionsOf(m.key, loan.id));
     await expectCreditedOnce(m, loan.id, repaid.txHash, "USDC", poolBefore);
 
-    const [cursor] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON_AMOY"));
+    const ledger = and(eq(sandboxLedgers.tenantId, m.tenantId), eq(sandboxLedgers.chain, "POLYGON_AMOY"));
+    const [cursor] = await t.db.select().from(sandboxLedgers).where(ledger);
     expect(cursor!.lastBlock).toBeGreaterThanOrEqual(repaid.blockNumber);
-    await t.db.update(chainCursors).set({ lastBlock: 0 }).where(eq(chainCursors.chain, "POLYGON_AMOY"));
-    const replay = await pollChain(listenerDeps(), "POLYGON_AMOY");
+    await t.db.update(sandboxLedgers).set({ lastBlock: 0 }).where(ledger);
+    const replay = await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
     expect(replay.transactions).toBeGreaterThanOrEqual(repaid.blockNumber);
     expect(replay.lastBlock).toBe(cursor!.lastBlock);
     // And once more from 0, for good measure.
-    await t.db.update(chainCursors).set({ lastBlock: 0 }).where(eq(chainCursors.chain, "POLYGON_AMOY"));
-    await pollChain(listenerDeps(), "POLYGON_AMOY");
+    await t.db.update(sandboxLedgers).set({ lastBlock: 0 }).where(ledger);
+    await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
 
     await expectCreditedOnce(m, loan.id, repaid.txHash, "USDC", poolBefore);
     expect((await unmatchedOf(m.key)).some((u) => u.txHash === repaid.txHash)).toBe(false);
@@ -751,7 +752,7 @@ describe("the listener credits a transaction once", () => {
     const m = await tonMerchant();
     const borrower = newAccount();
     const evm = await evmLoan(m, borrower);
-    const amoy = t.simChains.chain("POLYGON_AMOY");
+    const amoy = t.simChains.chain("POLYGON_AMOY", m.tenantId);
     await amoy.faucet({ address: borrower.address, amount: 2n * UNITS });
     const usdcBefore = (await poolOf(m.tenantId, "USDC")).available;
     const [approveTx, repayTx] = (await instructionsOf(m.key, evm.id)).transactions;
@@ -763,17 +764,17 @@ describe("the listener credits a transaction once", () => {
     const { loan: ton, borrower: tonBorrower } = await tonLoan(m);
     const usdtBefore = (await poolOf(m.tenantId, "USDT")).available;
     const tonPaid = await t.simChains
-      .chain("TON_TESTNET")
+      .chain("TON_TESTNET", m.tenantId)
       .transferToken({ from: tonBorrower, to: TON_CONFIG.settlementWallet!, amount: 102n * UNITS, comment: `svc:repay:${ton.id}`, sandboxTenantId: m.tenantId });
     expect(tonPaid.status).toBe("success");
     expect((await getLoan(m.key, evm.id)).status).toBe("ACTIVE");
     expect((await getLoan(m.key, ton.id)).status).toBe("ACTIVE");
 
     const reports = await Promise.all([
-      pollChain(listenerDeps(), "POLYGON_AMOY"),
-      pollChain(listenerDeps(), "POLYGON_AMOY"),
-      pollChain(listenerDeps(), "TON_TESTNET"),
-      pollChain(listenerDeps(), "TON_TESTNET"),
+      pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId),
+      pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId),
+      pollChain(listenerDeps(), "TON_TESTNET", m.tenantId),
+      pollChain(listenerDeps(), "TON_TESTNET", m.tenantId),
     ]);
     // Both runs of each chain saw the payment; it counts once.
     expect(reports.map((r) => r.payments)).toEqual([1, 1, 1, 1]);
@@ -853,7 +854,7 @@ describe("errors", () => {
       const futureNonce = await borrower.signTransaction({ chainId: 80002, nonce: 7, to: approveTx.to, data: approveTx.data, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
       expectFieldError(await post("POLYGON_AMOY", futureNonce), "signedTransaction");
       // Nothing of it reached the chain.
-      expect(await t.simChains.chain("POLYGON_AMOY").nonceOf(borrower.address)).toBe(0);
+      expect(await t.simChains.chain("POLYGON_AMOY", m.tenantId).nonceOf(borrower.address)).toBe(0);
       expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
       // A field missing altogether.
       expectFieldError(await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY" }, headers: apiKey(m.key) }), "signedTransaction");

@@ -19,7 +19,7 @@ export const route = defineRoute(
     tags: ["Repayment"],
     summary: "Attribute an unmatched payment to a loan",
     description:
-      "An Owner/Admin applies a kept payment to one of the tenant's ACTIVE or DEFAULTED loans on the same chain (a loan on another chain: 400; not ACTIVE or DEFAULTED, or already attributed: 409). It counts like a payment the listener matched: full, partial or with surplus, with `loan.repaid` when it settles the loan.",
+      "An Owner/Admin applies a kept payment to one of the tenant's ACTIVE or DEFAULTED loans on the same chain (a loan on another chain: 400; not ACTIVE or DEFAULTED, or already attributed: 409). It counts like a payment the listener matched: full, partial or with surplus, with `loan.repaid` when it settles the loan. A payment credits at most one loan: of concurrent attributions one wins, the others get 409 and nothing moves.",
     request: { params: IdParamSchema, body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: {
       200: {

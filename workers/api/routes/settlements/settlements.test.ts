@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { liquidityPools } from "../../../../db/schema/liquidity-pools.ts";
 import { chainConfig } from "../../../../shared/chains/chain-config.ts";
+import type { LoanWriter } from "../../../../shared/loans/loan-commands.ts";
 
 const SIMULATED_POOL_ADDRESS = chainConfig("POLYGON_AMOY").fundingSource;
 import { bearer } from "../../../../shared/testing/fixtures.ts";
@@ -93,6 +98,93 @@ describe("settlements", () => {
   });
 
   test("no request in this file answered 500", () => {
+    expect(t.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
+  });
+});
+
+describe("attributing an unmatched payment", () => {
+  const POLYGON = chainConfig("POLYGON_AMOY");
+  const UNITS = 1_000_000n;
+
+  /** 102.00 USDC sent straight to the pool by the borrower (a token transfer, no `repay`: no loan named), kept as unmatched. */
+  async function strayPayment(key: string, borrower: PrivateKeyAccount) {
+    expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" }, headers: apiKey(key) })).status).toBe(200);
+    const signedTransaction = await borrower.signTransaction({
+      chainId: POLYGON.chainId!,
+      nonce: 0,
+      to: getAddress(POLYGON.token.address),
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(POLYGON.pool!), 102n * UNITS] }),
+      value: 0n,
+      gas: 100_000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+      type: "eip1559",
+    });
+    const sent = await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction: signedTransaction as Hex }, headers: apiKey(key) });
+    expect(sent.body).toMatchObject({ status: "success" });
+    const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(key) })).body.data.filter((u: any) => u.txHash === sent.body.txHash);
+    expect(kept).toEqual([expect.objectContaining({ amount: "102.000000", claimedLoanId: null, attributedLoanId: null })]);
+    return kept[0];
+  }
+
+  const poolAvailable = async (tenantId: string) =>
+    (await t.db.select().from(liquidityPools).where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, "USDC"))))[0]!.available;
+  const repaidEvents = async (key: string, loanId: string) => (await t.request("GET", `/v1/events?loanId=${loanId}&type=loan.repaid`, { headers: apiKey(key) })).body.data;
+
+  /**
+   * The in-process writer serializes commands per loan only: two loans' commands run
+   * interleaved, as two LoanObjects do. This one also holds each command until
+   * `parties` have arrived, so both attributions are past every check before
+   * either commits: the race is run every time, not by luck of timing.
+   */
+  function meetingWriter(inner: LoanWriter, parties: number): LoanWriter {
+    let arrived = 0;
+    let release!: () => void;
+    const met = new Promise<void>((resolve) => (release = resolve));
+    return {
+      run: async (cmd) => {
+        if (++arrived === parties) release();
+        await met;
+        return inner.run(cmd);
+      },
+    };
+  }
+
+  test("two concurrent attributions of one payment to two loans: one 200, one 409; one loan REPAID, the pool credited once, one loan.repaid", async () => {
+    const m = await sandboxTenant(t);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loans = [await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address }), await createdLoan(t, m.key)];
+    const kept = await strayPayment(m.key, borrower);
+    const poolBefore = await poolAvailable(m.tenantId);
+
+    const writer = t.deps.loans;
+    t.deps.loans = meetingWriter(writer, 2);
+    const answers = await Promise.all(
+      loans.map((loan) => t.request("POST", `/v1/settlements/unmatched/${kept.id}/attribute`, { body: { loanId: loan.id }, headers: bearer(m.token) })),
+    ).finally(() => (t.deps.loans = writer));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const winner = answers.findIndex((a) => a.status === 200);
+    const [won, lost] = [loans[winner], loans[1 - winner]];
+    expect(answers[1 - winner]!.body).toEqual({ statusCode: 409, message: "This payment was already attributed", error: "Conflict" });
+    expect(answers[winner]!.body).toMatchObject({ unmatched: { id: kept.id, attributedLoanId: won.id }, loan: { id: won.id, status: "REPAID" } });
+
+    const after = await Promise.all(loans.map(async (l) => (await t.request("GET", `/v1/loans/${l.id}`, { headers: apiKey(m.key) })).body));
+    expect(after[winner]).toMatchObject({ status: "REPAID", amountPaid: "102.000000" });
+    expect(after[1 - winner]).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", amountDue: "102.000000", repaidAt: null });
+    expect((await history(m.key, won.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
+    expect((await history(m.key, lost.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING"]);
+    expect(await repaidEvents(m.key, won.id)).toHaveLength(1);
+    expect(await repaidEvents(m.key, lost.id)).toHaveLength(0);
+    expect((await poolAvailable(m.tenantId)) - poolBefore).toBe(102n * UNITS);
+    const [row] = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.id === kept.id);
+    expect(row).toMatchObject({ attributedLoanId: won.id, attributedBy: `user:${m.userId}` });
+
+    // Once attributed, any further attribution is 409 too.
+    const again = await t.request("POST", `/v1/settlements/unmatched/${kept.id}/attribute`, { body: { loanId: lost.id }, headers: bearer(m.token) });
+    expect(again.body).toEqual({ statusCode: 409, message: "This payment was already attributed", error: "Conflict" });
+  });
+
+  test("no request in this describe answered 500", () => {
     expect(t.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
   });
 });

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createClient } from "@libsql/client";
+import { createDb } from "../../db/create-db.ts";
+import { readMigrations } from "../../db/migration-files.ts";
+import { migrateLibsql } from "../../db/migrate.ts";
+import type { ChainPort } from "../chains/chain-port.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { apiKey, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { LEDGER_REPOLL_MS, ledgersToPoll, markLedgerWritten, pollChain } from "./listener.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const TON_WALLET = `0:${"42".repeat(32)}`;
+const deps = (chain: ChainPort = t.deps.chain) => ({ db: t.db, chain, writer: t.deps.loans, clock: t.clock });
+const dueAt = async (at: Date) => (await ledgersToPoll(t.db, at, 1000)).map((l) => `${l.sandboxTenantId}:${l.chain}`);
+
+describe("which sandbox ledgers the cron job polls", () => {
+  test("a helper's write registers its tenant's ledger; its own poll puts the next one an hour out; a quiet ledger is due again after the hour", async () => {
+    const m = await sandboxTenant(t);
+    const name = `${m.tenantId}:TON_TESTNET`;
+    expect(await dueAt(t.clock.now())).not.toContain(name);
+    t.clock.advance(1);
+    const res = await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "TON_TESTNET", address: TON_WALLET, amount: "1.00" }, headers: apiKey(m.key) });
+    expect(res.status).toBe(200);
+    // The helper marked the ledger before its write and polled it after, here within one
+    // millisecond of the fixed clock, which counts as "maybe after the read": due once more.
+    expect(await dueAt(t.clock.now())).toContain(name);
+    t.clock.advance(1);
+    await pollChain(deps(), "TON_TESTNET", m.tenantId);
+    expect(await dueAt(t.clock.now())).not.toContain(name);
+    expect(await dueAt(new Date(t.clock.now().getTime() + LEDGER_REPOLL_MS))).toContain(name);
+    // Another tenant's ledgers are theirs: nothing of this one is listed for them.
+    expect((await ledgersToPoll(t.db, new Date(t.clock.now().getTime() + LEDGER_REPOLL_MS), 1000)).filter((l) => l.sandboxTenantId === m.tenantId)).toEqual([
+      { sandboxTenantId: m.tenantId, chain: "TON_TESTNET" },
+    ]);
+  });
+
+  test("a write marked while a poll is reading keeps the ledger due (the poll may have read before the write landed)", async () => {
+    const m = await sandboxTenant(t);
+    const name = `${m.tenantId}:SOLANA_DEVNET`;
+    const writingMeanwhile: ChainPort = {
+      ...t.deps.chain,
+      readTransactions: async (chain, afterBlock, limit, scope) => {
+        t.clock.advance(1);
+        await markLedgerWritten(t.db, m.tenantId, "SOLANA_DEVNET", t.clock.now());
+        return t.deps.chain.readTransactions(chain, afterBlock, limit, scope);
+      },
+    };
+    await pollChain(deps(writingMeanwhile), "SOLANA_DEVNET", m.tenantId);
+    expect(await dueAt(t.clock.now())).toContain(name);
+    t.clock.advance(1);
+    await pollChain(deps(), "SOLANA_DEVNET", m.tenantId);
+    expect(await dueAt(t.clock.now())).not.toContain(name);
+  });
+
+  test("at most `limit` ledgers, the longest waiting first", async () => {
+    const tenants = [await sandboxTenant(t), await sandboxTenant(t)];
+    const at = new Date(t.clock.now().getTime() - 3 * LEDGER_REPOLL_MS);
+    await markLedgerWritten(t.db, tenants[1]!.tenantId, "BASE_SEPOLIA", at);
+    await markLedgerWritten(t.db, tenants[0]!.tenantId, "BASE_SEPOLIA", new Date(at.getTime() + 1));
+    const [first, second] = await ledgersToPoll(t.db, t.clock.now(), 2);
+    expect([first, second]).toEqual([
+      { sandboxTenantId: tenants[1]!.tenantId, chain: "BASE_SEPOLIA" },
+      { sandboxTenantId: tenants[0]!.tenantId, chain: "BASE_SEPOLIA" },
+    ]);
+  });
+});
+
+test("the due ledgers are read through the poll_after index, never a table scan", async () => {
+  const client = createClient({ url: ":memory:" });
+  await migrateLibsql(client, readMigrations());
+  const { sql, params } = ledgersToPoll(createDb(client), new Date(), 100).toSQL();
+  const plan = await client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: params as never[] });
+  const details = plan.rows.map((r) => String(r.detail)).join("\n");
+  expect(details).toMatch(/SEARCH sandbox_ledgers USING INDEX sandbox_ledgers_poll_idx \(poll_after<\?\)/);
+  client.close();
+});
