@@ -30,7 +30,7 @@ export function embedDocument(app: OpenAPIHono<EmbedAppEnv>, c: Context<EmbedApp
       description: [
         "Public widget calls under `{base_url}/v1/embed/:embedKey/…` (served by the embed worker; the embed key identifies the tenant and program and grants nothing else) and the widget's pages on `{embed_url}`. Errors have the body `{ statusCode, message, error }`.",
         "",
-        "Servers: every path is served on `{embed_url}` (the host this document comes from); `/v1/embed/*` is also served on the api's host `{base_url}`. No operation takes credentials (`security: []`).",
+        "Servers: every path is served on `{embed_url}` (the host this document comes from); `/v1/embed/*` is also served on the api's host `{base_url}`. No operation takes the merchant's credentials (`security: []`); a wallet session, where one is read, is an optional header.",
         "Every operation has a stable `operationId` (`embed.<name>`), unique across this document and the api's.",
       ].join("\n"),
       contact: { name: "svc credit" },
