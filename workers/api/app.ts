@@ -8,6 +8,7 @@ import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
+import { apiDocumentConfig } from "./openapi-document.ts";
 
 export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
 
@@ -40,23 +41,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     bearerFormat: "JWT",
     description: "Dashboard session from POST /v1/auth/login or /v1/auth/signup; expires (default 1 hour).",
   });
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "svc credit API",
-      version: "v1",
-      description: [
-        "Embedded, non-custodial stablecoin credit for merchants.",
-        "",
-        "Errors always have the body `{ statusCode, message, error }`; for validation failures `message` is an array with one string per bad field, each starting with the field's path.",
-        "Every response carries `x-request-id`. Amounts are decimal strings; internally integer 10^-6 units.",
-        "Lists return `{ data, nextCursor }`, newest first, `limit` 1..100 (default 20).",
-        "Rate limits: per API key (or dashboard user), per tenant over all its keys and users, per client IP on unauthenticated routes, signups per client IP, logins per account, and failed authentications per client IP (past that budget the IP's credentialed requests get 429 before any lookup); a 429 carries `Retry-After` in seconds. Bodies over 64 KiB: 413.",
-        "The public widget calls (`/v1/embed/:embedKey/…`) are documented in the embed worker's document: `{embed_url}/openapi.json`.",
-      ].join("\n"),
-    },
-    servers: [{ url: "/" }],
-  });
+  app.doc31("/v1/openapi.json", apiDocumentConfig);
   app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "svc credit API" }));
 
   app.notFound((c) => {

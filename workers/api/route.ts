@@ -59,9 +59,11 @@ export type DefinedRoute<R extends RouteConfig = RouteConfig> = R & { getRouting
  * Declares a route once: its schemas, its auth (enforced by middleware and
  * documented as OpenAPI security), and the error responses it can give. The
  * returned route carries its `spec`, so the route table can be checked as data
- * (workers/api/security.test.ts).
+ * (workers/api/security.test.ts). Its `operationId` (`<resource>.<verb>`) is
+ * required and written out, not derived from the path: generated clients name
+ * their methods after it, so it must not change when a path does.
  */
-export function defineRoute<const R extends RouteConfig>(spec: RouteSpec, route: R): DefinedRoute<R> {
+export function defineRoute<const R extends RouteConfig & { operationId: string }>(spec: RouteSpec, route: R): DefinedRoute<R> {
   const middleware: MiddlewareHandler<AppEnv>[] = [authenticate(spec.auth, { rateLimit: spec.rateLimit })];
   if (spec.roles) middleware.push(requireRole(spec.roles, { allowApiKey: spec.rolesAllowApiKey }));
   if (spec.mode) middleware.push(requireMode(spec.mode));

@@ -6,6 +6,7 @@ import { requestIdHeader } from "../../shared/http/request-id.ts";
 import type { EmbedAppEnv, EmbedDeps, EmbedEnv } from "./env.ts";
 import { embedFailureGate, pageLimit } from "./middleware/embed-limits.ts";
 import { programAccess } from "./middleware/program-access.ts";
+import { embedDocument } from "./openapi-document.ts";
 import { ROUTES } from "./routes.ts";
 
 /**
@@ -28,15 +29,7 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   // Also matches `/embed/:embedKey` itself (the widget page).
   app.use("/embed/:embedKey/*", pageLimit);
   for (const register of ROUTES) register(app);
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "svc credit embed API",
-      version: "v1",
-      description:
-        "Public widget calls under `{base_url}/v1/embed/:embedKey/…` (served by the embed worker; the embed key identifies the tenant and program and grants nothing else) and the widget's pages on `{embed_url}`. Errors have the body `{ statusCode, message, error }`.",
-    },
-  });
+  app.get("/openapi.json", (c) => c.json(embedDocument(app, c)));
   app.notFound((c) => c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);
   return app;

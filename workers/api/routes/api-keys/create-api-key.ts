@@ -4,6 +4,7 @@ import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
 import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
+import { API_KEY_EXAMPLE } from "../../openapi-examples.ts";
 
 const BodySchema = z.object({ name: z.string().trim().min(1).max(100) }).openapi("CreateApiKeyRequest");
 const ResponseSchema = z
@@ -21,11 +22,12 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/api-keys",
+    operationId: "apiKeys.create",
     tags: ["Dashboard identity"],
     summary: "Create an API key",
     description:
       "Creates a key for the merchant's backend (`x-api-key`). The key is returned once, in this response; only its SHA-256 is stored. A tenant holds at most 20 unrevoked keys: the 21st gets 409 (revoke one first). Requests are limited per key and, over all keys and users of the tenant together, per tenant.",
-    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema, example: API_KEY_EXAMPLE } } } },
     responses: { 201: { description: "Key created", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );

@@ -11,6 +11,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/api-keys",
+    operationId: "apiKeys.list",
     tags: ["Dashboard identity"],
     summary: "List API keys",
     description: "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets.",

@@ -11,6 +11,7 @@ export const route = defineRoute(
   {
     method: "delete",
     path: "/v1/api-keys/{id}",
+    operationId: "apiKeys.revoke",
     tags: ["Dashboard identity"],
     summary: "Revoke an API key",
     description:

@@ -5,6 +5,7 @@ import { rateLimited } from "../../../../shared/domain/errors.ts";
 import { SessionSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
+import { LOGIN_EXAMPLE } from "../../openapi-examples.ts";
 
 const BodySchema = z
   .object({ email: z.string().max(254), password: z.string().max(256) })
@@ -17,11 +18,12 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/auth/login",
+    operationId: "auth.login",
     tags: ["Dashboard identity"],
     summary: "Log in to the dashboard",
     description:
       "Exchanges dashboard credentials for a session token (JWT, default lifetime 1 hour). Wrong e-mail or password: 401, with the same message and timing either way. Limited per client IP (30 a minute, with the other open routes) and per account (10 attempts a minute for one e-mail, whatever the IPs): 429 with `Retry-After`.",
-    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema, example: LOGIN_EXAMPLE } } } },
     responses: { 200: { description: "Session", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );

@@ -14,6 +14,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/auth/resend-verification",
+    operationId: "auth.resendVerification",
     tags: ["Dashboard identity"],
     summary: "Send a new verification link",
     description:

@@ -9,6 +9,7 @@ import type { AppEnv } from "../../context.ts";
 import { clientIp } from "../../middleware/auth.ts";
 import { defineRoute } from "../../route.ts";
 import { baseUrlOf } from "./base-url.ts";
+import { SIGNUP_EXAMPLE } from "../../openapi-examples.ts";
 
 /**
  * Signups per client IP (`SIGNUP_LIMITER`, stricter than the IP limit of the
@@ -35,12 +36,13 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/auth/signup",
+    operationId: "auth.signup",
     tags: ["Dashboard identity"],
     summary: "Create a sandbox tenant and its owner",
     description:
       "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`).\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
     middleware: [signupLimit] as const,
-    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema, example: SIGNUP_EXAMPLE } } } },
     responses: { 201: { description: "Tenant created", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );

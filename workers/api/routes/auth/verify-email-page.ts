@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/auth/verify-email",
+    operationId: "auth.verifyEmailPage",
     tags: ["Dashboard identity"],
     summary: "Open a verification link",
     description:

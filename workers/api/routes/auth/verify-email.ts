@@ -17,6 +17,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/auth/verify-email",
+    operationId: "auth.verifyEmail",
     tags: ["Dashboard identity"],
     summary: "Verify an e-mail address",
     description:

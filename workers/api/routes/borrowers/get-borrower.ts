@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/borrowers/{id}",
+    operationId: "borrowers.get",
     tags: ["Borrowers"],
     summary: "Get a borrower with its KYC audit trail",
     description: [

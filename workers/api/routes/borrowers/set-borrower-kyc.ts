@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "patch",
     path: "/v1/borrowers/{id}/kyc",
+    operationId: "borrowers.setKyc",
     tags: ["Borrowers"],
     summary: "Record a borrower's KYC status",
     description: [

@@ -29,6 +29,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/credit-lines/{id}/kyc-confirmation",
+    operationId: "creditLines.confirmKyc",
     tags: ["Embed and widget"],
     summary: "Confirm KYC for a widget borrower",
     description:

@@ -22,6 +22,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/dev/mailbox",
+    operationId: "dev.mailbox.get",
     tags: ["Development"],
     summary: "Read the local mailbox",
     description:

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/events/{id}",
+    operationId: "events.get",
     tags: ["Events"],
     summary: "Get an event",
     description: "One event of the tenant as its envelope (the body a webhook delivery of it carries), by its `id`. Another tenant's event, or an unknown id: 404.",

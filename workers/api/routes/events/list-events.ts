@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/events",
+    operationId: "events.list",
     tags: ["Events"],
     summary: "List events",
     description: [

@@ -11,6 +11,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/health",
+    operationId: "health.get",
     tags: ["Platform"],
     summary: "Liveness",
     description: "Answers without touching the database, so load balancers and the local stack can poll it cheaply.",

@@ -31,6 +31,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/loans/{id}/kyc-confirmation",
+    operationId: "loans.confirmKyc",
     tags: ["Loans"],
     summary: "Confirm KYC for a loan",
     description:

@@ -20,6 +20,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/loans/{id}/agreement-challenge",
+    operationId: "loans.agreementChallenge",
     tags: ["Loans"],
     summary: "Issue an agreement challenge",
     description:

@@ -7,12 +7,14 @@ import { CreateLoanSchema, LoanSchema } from "../../../../shared/schemas/loan.ts
 import { loadTenant, tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
+import { LOAN_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "KEY", errors: [403, 404] },
   {
     method: "post",
     path: "/v1/loans",
+    operationId: "loans.create",
     tags: ["Loans"],
     summary: "Create a loan",
     description: [
@@ -21,7 +23,7 @@ export const route = defineRoute(
       "Validation: `chain` must be the product rail's chain for the tenant's mode (a live chain without go-live certification: 403); the address must be valid for the chain (stored canonical); `principalAmount` within the product's minimum and maximum (cap 1000.00); `tenureDays` among the product's. An unknown or another tenant's `loanProductId`: 404.",
       "Funding without enough pool headroom leaves the loan CREATED with `fundingState` AWAITING_LIQUIDITY and fires `loan.funding_failed` and `liquidity.unavailable`; it is funded when liquidity returns. With the tenant setting `requiresKycBeforeFunding`, an approved loan waits (`fundingState` WAITING_KYC) for `kyc-confirmation` and `agreement`.",
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: CreateLoanSchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: CreateLoanSchema, example: LOAN_EXAMPLE } } } },
     responses: {
       201: { description: "Loan created", content: { "application/json": { schema: LoanSchema } } },
       200: { description: "The loan this idempotencyKey created before", content: { "application/json": { schema: LoanSchema } } },

@@ -11,6 +11,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/loans/{id}",
+    operationId: "loans.get",
     tags: ["Loans"],
     summary: "Get a loan",
     description: "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id: 404.",

@@ -21,6 +21,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/loans",
+    operationId: "loans.list",
     tags: ["Loans"],
     summary: "List loans",
     description: "The tenant's loans, newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",

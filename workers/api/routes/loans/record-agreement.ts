@@ -42,6 +42,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/loans/{id}/agreement",
+    operationId: "loans.recordAgreement",
     tags: ["Loans"],
     summary: "Record the borrower's signed agreement",
     description:

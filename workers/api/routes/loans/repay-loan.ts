@@ -27,6 +27,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/loans/{id}/repay",
+    operationId: "loans.repay",
     tags: ["Repayment"],
     summary: "Repayment instructions",
     description:

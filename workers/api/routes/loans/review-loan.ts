@@ -18,6 +18,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/loans/{id}/review",
+    operationId: "loans.review",
     tags: ["Loans"],
     summary: "Review a loan in manual review",
     description:

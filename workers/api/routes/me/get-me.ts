@@ -35,6 +35,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/me",
+    operationId: "me.get",
     tags: ["Dashboard identity"],
     summary: "The calling tenant",
     description:

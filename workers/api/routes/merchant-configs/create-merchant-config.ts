@@ -5,12 +5,14 @@ import { MerchantConfigSchema, merchantConfigView } from "../../../../shared/sch
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { MerchantConfigBodySchema, termsFromBody } from "./schemas.ts";
+import { MERCHANT_CONFIG_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "JWT", roles: ADMIN_ROLES },
   {
     method: "post",
     path: "/v1/merchant-configs",
+    operationId: "merchantConfigs.create",
     tags: ["Merchant configuration"],
     summary: "Create a merchant configuration",
     description: [
@@ -18,7 +20,7 @@ export const route = defineRoute(
       "Rules: `tenures` a non-empty subset of 3, 7, 15 without repeats; `minTicket` > 0 and ≤ `maxTicket` ≤ 1000.00; `gracePeriodDays` 0 to 30; a PERCENTAGE fee at most 100, a FIXED fee at most 1000.00. Amounts are decimal strings with at most 2 decimals.",
       "A 400 names every bad field in `message`; shape errors (types, missing fields, enums) are reported first, the cross-field rules once the shapes are valid.",
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: MerchantConfigBodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: MerchantConfigBodySchema, example: MERCHANT_CONFIG_EXAMPLE } } } },
     responses: { 201: { description: "Configuration created", content: { "application/json": { schema: MerchantConfigSchema } } } },
   },
 );

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/merchant-configs/{id}",
+    operationId: "merchantConfigs.get",
     tags: ["Merchant configuration"],
     summary: "Get a merchant configuration",
     description: "One configuration with its active `loanProductId`. Any dashboard role may read. Another tenant's id: 404.",

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/merchant-configs",
+    operationId: "merchantConfigs.list",
     tags: ["Merchant configuration"],
     summary: "List merchant configurations",
     description:

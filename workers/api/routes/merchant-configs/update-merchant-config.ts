@@ -12,6 +12,7 @@ export const route = defineRoute(
   {
     method: "put",
     path: "/v1/merchant-configs/{id}",
+    operationId: "merchantConfigs.update",
     tags: ["Merchant configuration"],
     summary: "Replace a merchant configuration's terms",
     description: [

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/notifications",
+    operationId: "notifications.list",
     tags: ["Notifications"],
     summary: "List notifications",
     description:

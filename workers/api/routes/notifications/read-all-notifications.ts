@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/notifications/read-all",
+    operationId: "notifications.readAll",
     tags: ["Notifications"],
     summary: "Mark every notification read",
     description: "Sets `readAt` on every unread notification of the tenant; those already read keep theirs.",

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/notifications/{id}/read",
+    operationId: "notifications.read",
     tags: ["Notifications"],
     summary: "Mark a notification read",
     description: "Sets `readAt`. Marking a read notification again changes nothing and answers the same (the first `readAt` stays). Another tenant's id: 404.",

@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/policies",
+    operationId: "policies.get",
     tags: ["Underwriting"],
     summary: "Get the underwriting policy",
     description: [

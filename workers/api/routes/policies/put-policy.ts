@@ -5,12 +5,14 @@ import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import { putPolicy } from "../../../../shared/underwriting/policies.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
+import { POLICY_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "KEY_OR_JWT", roles: ADMIN_ROLES, rolesAllowApiKey: true, errors: [409] },
   {
     method: "put",
     path: "/v1/policies",
+    operationId: "policies.put",
     tags: ["Underwriting"],
     summary: "Save a new policy version",
     description: [
@@ -19,7 +21,7 @@ export const route = defineRoute(
       "Rules, in evaluation order:",
       RULES_TEXT,
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: PolicyBodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: PolicyBodySchema, example: POLICY_EXAMPLE } } } },
     responses: { 200: { description: "The new version", content: { "application/json": { schema: PolicySchema } } } },
   },
 );

@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/sandbox/clock/advance",
+    operationId: "sandbox.clock.advance",
     tags: ["Sandbox"],
     summary: "Move the sandbox clock forward",
     description: [

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/sandbox/chain/faucet",
+    operationId: "sandbox.chain.faucet",
     tags: ["Sandbox"],
     summary: "Test stablecoin for a wallet",
     description: `Mints test USDC (EVM, Solana) or USDT (TON) to \`address\` on a simulated chain, at most 1,000,000 per call. ${SANDBOX_ONLY}`,

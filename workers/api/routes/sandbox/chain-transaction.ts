@@ -14,6 +14,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/sandbox/chain/transactions",
+    operationId: "sandbox.chain.sendTransaction",
     tags: ["Sandbox"],
     summary: "Submit a signed EVM transaction",
     description: `An EVM transaction signed by the borrower's key (e.g. the \`approve\` and \`repay\` of POST /v1/loans/:id/repay), as serialized hex. The sender is recovered, the chain id and nonce checked, and the sender must have held the stablecoin on this ledger (else 400 naming \`signedTransaction\`; a wrong nonce does not disclose the expected one), and it is executed with ERC-20 rules: a repay without allowance or balance reverts. Answers once the settlement listener has processed it. ${SANDBOX_ONLY}`,

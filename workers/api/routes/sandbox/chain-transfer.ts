@@ -21,6 +21,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/sandbox/chain/transfers",
+    operationId: "sandbox.chain.transfer",
     tags: ["Sandbox"],
     summary: "A plain token transfer (TON jetton with comment, Solana with memo)",
     description: `A transfer of the chain's stablecoin from \`from\` to \`to\` with \`comment\` (TON) or memo (Solana). Answers once the settlement listener has processed it: a repayment to the settlement wallet with \`svc:repay:<loanId>\` is already applied. A sender who cannot cover it: status \`failed\` (and \`loan.repayment_failed\` when it named a loan). Only wallets of the tenant's own sandbox send: the platform's settlement wallet as \`from\` is 403, a wallet that never held the token on this ledger (another tenant's borrower, say) 400 naming \`from\`. ${SANDBOX_ONLY}`,

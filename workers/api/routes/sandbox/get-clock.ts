@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/sandbox/clock",
+    operationId: "sandbox.clock.get",
     tags: ["Sandbox"],
     summary: "Read the sandbox clock",
     description: [

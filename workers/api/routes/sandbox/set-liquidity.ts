@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "put",
     path: "/v1/sandbox/liquidity",
+    operationId: "sandbox.liquidity.set",
     tags: ["Sandbox"],
     summary: "Set the sandbox liquidity pool",
     description: [

@@ -9,6 +9,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/settings",
+    operationId: "settings.get",
     tags: ["Merchant configuration"],
     summary: "Get the tenant settings",
     description:

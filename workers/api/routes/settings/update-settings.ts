@@ -4,12 +4,14 @@ import { SettingsBodySchema, SettingsSchema, settingsView } from "../../../../sh
 import { replaceTenantSettings } from "../../../../shared/settings/tenant-settings-verbs.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
+import { SETTINGS_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "JWT", roles: ADMIN_ROLES },
   {
     method: "put",
     path: "/v1/settings",
+    operationId: "settings.put",
     tags: ["Merchant configuration"],
     summary: "Replace the tenant settings",
     description: [
@@ -17,7 +19,7 @@ export const route = defineRoute(
       "`logoUrl` and `termsUrl` must be https URLs of at most 2048 characters (no `javascript:`, `data:` or `http:`, no credentials, no spaces); `primaryColor` must be `#RRGGBB` (stored as sent); `supportEmail` an e-mail address.",
       "Each bad field is named in the 400's `message` array (`branding.primaryColor: …`). Changes apply at once to the widget.",
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: SettingsBodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: SettingsBodySchema, example: SETTINGS_EXAMPLE } } } },
     responses: { 200: { description: "The saved settings", content: { "application/json": { schema: SettingsSchema } } } },
   },
 );

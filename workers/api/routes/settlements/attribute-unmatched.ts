@@ -16,6 +16,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/settlements/unmatched/{id}/attribute",
+    operationId: "settlements.unmatched.attribute",
     tags: ["Repayment"],
     summary: "Attribute an unmatched payment to a loan",
     description:

@@ -51,6 +51,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/settlements/{loanId}",
+    operationId: "settlements.get",
     tags: ["Loans"],
     summary: "Settlement history of a loan",
     description: [

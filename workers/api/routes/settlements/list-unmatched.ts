@@ -14,6 +14,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/settlements/unmatched",
+    operationId: "settlements.unmatched.list",
     tags: ["Repayment"],
     summary: "Unmatched payments",
     description:

@@ -12,6 +12,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/users",
+    operationId: "users.create",
     tags: ["Dashboard identity"],
     summary: "Add a dashboard user",
     description:

@@ -4,12 +4,14 @@ import { createEndpoint } from "../../../../shared/webhooks/endpoints.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { CreatedWebhookEndpointSchema, CreateWebhookBodySchema, endpointView } from "./schemas.ts";
+import { WEBHOOK_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "KEY_OR_JWT", roles: ADMIN_ROLES, rolesAllowApiKey: true },
   {
     method: "post",
     path: "/v1/webhooks",
+    operationId: "webhooks.create",
     tags: ["Webhooks"],
     summary: "Register a webhook endpoint",
     description: [
@@ -17,7 +19,7 @@ export const route = defineRoute(
       "Each delivery is a POST of the event envelope with `x-svc-event`, `x-svc-signature` (lowercase hex HMAC-SHA256 of the raw body keyed with the secret), `x-svc-delivery`, and the Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.",
       "URLs: https to a public host, at most 2048 characters, no credentials. Refused (400 naming `url`): IP literals in private, loopback, link-local, CGNAT, multicast or reserved ranges (IPv4 in any spelling, IPv6 including IPv4-mapped and NAT64 forms), and local names (`localhost`, `*.localhost`, `*.local`, `*.internal`, single-label hosts). Local runs (`npm run dev`) also accept `http://127.0.0.1:<port>` and `http://localhost:<port>`.",
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: CreateWebhookBodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: CreateWebhookBodySchema, example: WEBHOOK_EXAMPLE } } } },
     responses: { 201: { description: "Endpoint registered", content: { "application/json": { schema: CreatedWebhookEndpointSchema } } } },
   },
 );

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "delete",
     path: "/v1/webhooks/{id}",
+    operationId: "webhooks.delete",
     tags: ["Webhooks"],
     summary: "Delete a webhook endpoint",
     description:

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/webhooks/deliveries",
+    operationId: "webhooks.deliveries.list",
     tags: ["Webhooks"],
     summary: "Delivery history",
     description: [

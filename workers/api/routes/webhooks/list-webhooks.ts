@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/webhooks",
+    operationId: "webhooks.list",
     tags: ["Webhooks"],
     summary: "List webhook endpoints",
     description: "The tenant's registered (not deleted) endpoints, newest first, each with its subscribed `events` and the first characters of its secret (`secretPrefix`). Never the secret.",

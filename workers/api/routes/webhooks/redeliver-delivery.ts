@@ -11,6 +11,7 @@ export const route = defineRoute(
   {
     method: "post",
     path: "/v1/webhooks/deliveries/{id}/redeliver",
+    operationId: "webhooks.deliveries.redeliver",
     tags: ["Webhooks"],
     summary: "Redeliver an event",
     description:

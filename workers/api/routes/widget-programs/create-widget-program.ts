@@ -5,19 +5,21 @@ import { createWidgetProgram } from "../../../../shared/widget-programs/widget-p
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { WidgetProgramBodySchema } from "./schemas.ts";
+import { WIDGET_PROGRAM_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
   { auth: "JWT", roles: ADMIN_ROLES, errors: [404] },
   {
     method: "post",
     path: "/v1/widget-programs",
+    operationId: "widgetPrograms.create",
     tags: ["Merchant configuration"],
     summary: "Create a widget program",
     description: [
       "Creates a widget program with its own, freshly generated embed key. The program lends with the rail (network, stablecoin) and the active loan product of its merchant configuration, read through the configuration, so a later change of the configuration's rail changes the program's.",
       "`merchantConfigId` must be one of the caller's configurations: an unknown id or another tenant's answers 404 `Merchant configuration not found`. A bad origin answers 400 naming it (`allowedOrigins.1: …`).",
     ].join("\n\n"),
-    request: { body: { required: true, content: { "application/json": { schema: WidgetProgramBodySchema } } } },
+    request: { body: { required: true, content: { "application/json": { schema: WidgetProgramBodySchema, example: WIDGET_PROGRAM_EXAMPLE } } } },
     responses: { 201: { description: "Program created", content: { "application/json": { schema: WidgetProgramSchema } } } },
   },
 );

@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "delete",
     path: "/v1/widget-programs/{id}",
+    operationId: "widgetPrograms.delete",
     tags: ["Merchant configuration"],
     summary: "Delete a widget program",
     description:

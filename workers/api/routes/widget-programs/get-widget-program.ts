@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/widget-programs/{id}",
+    operationId: "widgetPrograms.get",
     tags: ["Merchant configuration"],
     summary: "Get a widget program",
     description: "One widget program. Any dashboard role may read. A deleted program or another tenant's id: 404.",

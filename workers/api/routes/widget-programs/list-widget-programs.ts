@@ -10,6 +10,7 @@ export const route = defineRoute(
   {
     method: "get",
     path: "/v1/widget-programs",
+    operationId: "widgetPrograms.list",
     tags: ["Merchant configuration"],
     summary: "List widget programs",
     description:

@@ -12,6 +12,7 @@ export const route = defineRoute(
   {
     method: "put",
     path: "/v1/widget-programs/{id}",
+    operationId: "widgetPrograms.update",
     tags: ["Merchant configuration"],
     summary: "Replace a widget program",
     description: [

@@ -1,13 +1,15 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import { embedLoanView, loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, KeyLoanParams } from "../params.ts";
 import { EmbedLoanResponseSchema } from "../schemas.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "get",
   path: "/v1/embed/{embedKey}/loans/{loanId}",
+  operationId: "embed.loans.get",
   summary: "Loan status for the confirmation screen",
   description: `A loan drawn through this program (any other loan, of another program, of the API or of another tenant: 404, as an unknown id), with what the borrower's screen shows: status, decision outcome, funding, amounts due, dates and the funding transaction. The merchant's references (borrowerRef, idempotencyKey, borrowerId), the loan product, policy version and review are left out. The hosted repayment page polls it. ${EMBED_ERRORS}`,
   request: { params: KeyLoanParams },

@@ -1,17 +1,20 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import { quoteDraw } from "../../../../shared/embed/draw.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams } from "../params.ts";
 import { QuoteBodySchema, QuoteSchema } from "../schemas.ts";
 import { SESSION_401, SessionHeaders, walletSessionOf } from "../wallet-session/session-header.ts";
+import { QUOTE_EXAMPLE } from "../examples.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/quote",
+  operationId: "embed.quote",
   summary: "Price a draw and issue its agreement challenge",
   description: `The processing fee, total due and indicative due date for the amount and tenure, and an \`agreementChallenge\` ({ id, message, expiresAt }) whose human-readable message states the merchant, wallet, amount, tenure, chain, stablecoin, total due, challenge id and expiry. The wallet signs the message for accept. Single use, 5 minutes on the tenant's clock. Amount or tenure outside the program's product: 400. With a wallet session for the wallet (header x-svc-wallet-session), an amount above what its credit line has available (its limit less its open loans) is 400 too; without one, the quote says nothing of the wallet's open loans, and accept checks the amount. ${EMBED_ERRORS}`,
-  request: { params: KeyParams, headers: SessionHeaders, ...json(QuoteBodySchema) },
+  request: { params: KeyParams, headers: SessionHeaders, ...json(QuoteBodySchema, QUOTE_EXAMPLE) },
   responses: { 200: { description: "The quote", content: { "application/json": { schema: QuoteSchema } } }, 401: SESSION_401 },
 });
 

@@ -1,9 +1,12 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "get",
   path: "/health",
+  operationId: "embed.health",
+  tags: ["Platform"],
   summary: "Liveness of the widget host (`{embed_url}/health`); touches no database.",
   responses: {
     200: {

@@ -12,6 +12,8 @@ export function documentPage(
   app: OpenAPIHono<EmbedAppEnv>,
   page: {
     path: string;
+    /** `embed.<name>`: stable, written out (generated clients name their methods after it). */
+    operationId: string;
     summary: string;
     description: string;
     contentType: string;
@@ -23,7 +25,10 @@ export function documentPage(
   app.openAPIRegistry.registerPath({
     method: "get",
     path: page.path,
+    operationId: page.operationId,
     tags: ["Widget pages"],
+    // Public: the pages are what a borrower's browser loads.
+    security: [],
     summary: page.summary,
     description: page.description,
     request: { ...(page.params ? { params: page.params } : {}), ...(page.query ? { query: page.query } : {}) },

@@ -14,6 +14,7 @@ import { KeyParams } from "../params.ts";
 export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   documentPage(app, {
     path: "/embed/{embedKey}/tonconnect-manifest.json",
+    operationId: "embed.tonConnectManifest",
     summary: "TON Connect manifest",
     description: "The widget's TON Connect manifest: url (the widget's origin, the domain wallets sign for), name, iconUrl. Readable from any origin.",
     contentType: "application/json",

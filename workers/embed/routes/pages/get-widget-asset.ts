@@ -17,6 +17,7 @@ const ICON = Uint8Array.from(atob(WIDGET_ICON_PNG_BASE64), (ch) => ch.charCodeAt
 export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   documentPage(app, {
     path: "/embed-assets/{name}",
+    operationId: "embed.widgetAsset",
     summary: "Widget app modules",
     description: "The widget app's JavaScript modules (content-hashed names, cached for a year) and icon.png.",
     contentType: "text/javascript",

@@ -26,6 +26,7 @@ const TONCONNECT_SRC = ["https:"];
 export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   documentPage(app, {
     path: "/embed/{embedKey}",
+    operationId: "embed.widgetPage",
     summary: "The widget's iframe page",
     description: "The borrower's flow (connect, eligibility, KYC, agreement, drawdown, confirmation, repayment), mounted by widget.js. Framed only by the program's allowed origins (CSP frame-ancestors); scripts only with the response's nonce. `parent` is kept only when it is one of the program's origins (the widget posts svc:* messages to it); an unknown `channel` is WEB.",
     contentType: "text/html",

@@ -7,9 +7,11 @@ import { WIDGET_SCRIPT } from "../../pages/widget-script.ts";
 export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   documentPage(app, {
     path: "/widget.js",
+    operationId: "embed.widgetScript",
     summary: "The widget launcher",
+    // In words, not as markup: a script tag in a description is unsafe markdown to doc renderers (redocly no-unsafe-markdown).
     description:
-      '`<script src="{embed_url}/widget.js" data-embed-key="…" data-channel="WEB">`: mounts the iframe, resizes it, relays its svc:* messages as DOM events and passes svc:kyc-complete back. Under 1 KB gzipped.',
+      'A script element with `src="{embed_url}/widget.js"`, `data-embed-key="…"` and `data-channel="WEB"`: mounts the iframe, resizes it, relays its svc:* messages as DOM events and passes svc:kyc-complete back. Under 1 KB gzipped.',
     contentType: "text/javascript",
   });
   return app.get("/widget.js", (c) =>

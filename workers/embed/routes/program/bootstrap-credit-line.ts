@@ -1,4 +1,5 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import { formatAmount } from "../../../../shared/domain/money.ts";
 import { bootstrapCreditLine } from "../../../../shared/embed/credit-lines.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -6,13 +7,15 @@ import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams, WalletBody } from "../params.ts";
 import { BootstrapSchema } from "../schemas.ts";
 import { SESSION_401, SessionHeaders, walletSessionOf } from "../wallet-session/session-header.ts";
+import { WALLET_EXAMPLE } from "../examples.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/credit-line/bootstrap",
+  operationId: "embed.creditLine.bootstrap",
   summary: "The wallet's revolving credit line",
   description: `The wallet's durable credit line for this program (created on first use): its limit (the product's maximum ticket) and what is available, \`requiresKyc\` until the merchant confirms KYC (POST /v1/credit-lines/:id/kyc-confirmation; only when the tenant gates funding on KYC or its policy requires VERIFIED KYC), and whether the agreement was accepted. A returning borrower is not asked again. These are exact only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer is what any wallet new to the program gets (available = limit, requiresKyc as the tenant requires KYC of every wallet, agreementAccepted false), so typing an address shows nothing of its loans or history. ${EMBED_ERRORS}`,
-  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody) },
+  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody, WALLET_EXAMPLE) },
   responses: { 200: { description: "The credit line", content: { "application/json": { schema: BootstrapSchema } } }, 401: SESSION_401 },
 });
 

@@ -1,17 +1,20 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import { checkEligibility } from "../../../../shared/embed/eligibility.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams, WalletBody } from "../params.ts";
 import { EligibilitySchema } from "../schemas.ts";
 import { SESSION_401, SessionHeaders, walletSessionOf } from "../wallet-session/session-header.ts";
+import { WALLET_EXAMPLE } from "../examples.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "post",
   path: "/v1/embed/{embedKey}/eligibility",
+  operationId: "embed.eligibility",
   summary: "Wallet eligibility",
   description: `Whether the wallet may draw: blocked wallets, open loans against the policy's maximum, and KYC still to be confirmed by the merchant (code KYC_REQUIRED). Amount rules apply at accept. These rules are evaluated only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer is what holds for every wallet of the program (KYC_REQUIRED when the tenant requires KYC), and underwriting applies every rule at accept. An address invalid for the program's chain: 400. ${EMBED_ERRORS}`,
-  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody) },
+  request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody, WALLET_EXAMPLE) },
   responses: { 200: { description: "The result", content: { "application/json": { schema: EligibilitySchema } } }, 401: SESSION_401 },
 });
 

@@ -1,11 +1,13 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { defineEmbedRoute } from "../embed-route.ts";
 import { widgetConfigView } from "../../../../shared/embed/config-view.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, KeyParams } from "../params.ts";
 
-export const route = createRoute({
+export const route = defineEmbedRoute({
   method: "get",
   path: "/v1/embed/{embedKey}/config",
+  operationId: "embed.config",
   summary: "Widget configuration",
   description: `Branding, "Powered by" line, rail, tenures and amount limits of the embed key's program. ${EMBED_ERRORS}`,
   request: { params: KeyParams },

@@ -1,0 +1,55 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { EmbedAppEnv } from "./env.ts";
+
+// No public licence: SPDX names an unlisted one with a LicenseRef- identifier (OpenAPI 3.1; the generator's types know only 3.0's `url`).
+const LICENSE = { name: "Proprietary: use under the merchant agreement with svc credit", identifier: "LicenseRef-svc-credit-merchant-agreement" };
+
+const EMBED_TAGS = [
+  { name: "Embed calls", description: "The widget's calls under `/v1/embed/{embedKey}/…`: public, keyed by the program's embed key (which grants nothing else), limited per key and client IP, answered only to the program's allowed origins." },
+  { name: "Widget pages", description: "What a borrower's browser loads from `{embed_url}`: the launcher script, the iframe page, its assets, the repayment page and the TON Connect manifest." },
+  { name: "Platform", description: "Liveness of the embed worker." },
+];
+
+/**
+ * The embed worker's document. Two hosts reach this worker
+ * (workers/embed/wrangler.toml): `{embed_url}` for every path, and the api's
+ * `{base_url}` for `/v1/embed/*` only. So the document's `servers` is the
+ * origin it was fetched from (`{embed_url}`), and each `/v1/embed/*`
+ * operation lists both: that origin, and `{base_url}` as a server variable
+ * (the embed worker is not told the api's URL; its default is this origin,
+ * which answers the same calls).
+ */
+export function embedDocument(app: OpenAPIHono<EmbedAppEnv>, c: Context<EmbedAppEnv>) {
+  const origin = new URL(c.req.url).origin;
+  const doc = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "svc credit embed API",
+      version: "v1",
+      description: [
+        "Public widget calls under `{base_url}/v1/embed/:embedKey/…` (served by the embed worker; the embed key identifies the tenant and program and grants nothing else) and the widget's pages on `{embed_url}`. Errors have the body `{ statusCode, message, error }`.",
+        "",
+        "Servers: every path is served on `{embed_url}` (the host this document comes from); `/v1/embed/*` is also served on the api's host `{base_url}`. No operation takes the merchant's credentials (`security: []`); a wallet session, where one is read, is an optional header.",
+        "Every operation has a stable `operationId` (`embed.<name>`), unique across this document and the api's.",
+      ].join("\n"),
+      contact: { name: "svc credit" },
+      license: LICENSE,
+    },
+    servers: [{ url: origin, description: "The widget host ({embed_url}): every path of this document" }],
+    tags: EMBED_TAGS,
+  });
+  const both = [
+    { url: origin, description: "The widget host ({embed_url})" },
+    {
+      url: "{base_url}",
+      description: "The api's host, whose /v1/embed/* is routed to the embed worker",
+      variables: { base_url: { default: origin, description: "Your deployment's api base URL, e.g. https://api.svc-credit.example" } },
+    },
+  ];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith("/v1/embed/")) continue;
+    for (const op of Object.values(item)) if (op && typeof op === "object" && "responses" in op) (op as { servers?: unknown }).servers = both;
+  }
+  return doc;
+}
