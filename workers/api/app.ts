@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
 import { limitBodySize } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
@@ -8,6 +7,7 @@ import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
+import { registerDocs } from "./docs/docs-page.ts";
 
 export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
 
@@ -57,7 +57,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     },
     servers: [{ url: "/" }],
   });
-  app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "svc credit API" }));
+  registerDocs(app);
 
   app.notFound((c) => {
     const allowed = methodsForPath(app, c.req.path);
