@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
 import { limitBodySize } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
@@ -9,6 +8,7 @@ import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
 import { apiDocumentConfig } from "./openapi-document.ts";
+import { registerDocs } from "./docs/docs-page.ts";
 
 export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
 
@@ -42,7 +42,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     description: "Dashboard session from POST /v1/auth/login or /v1/auth/signup; expires (default 1 hour).",
   });
   app.doc31("/v1/openapi.json", apiDocumentConfig);
-  app.get("/docs", swaggerUI({ url: "/v1/openapi.json", title: "svc credit API" }));
+  registerDocs(app);
 
   app.notFound((c) => {
     const allowed = methodsForPath(app, c.req.path);

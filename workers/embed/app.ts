@@ -9,6 +9,9 @@ import { programAccess } from "./middleware/program-access.ts";
 import { embedDocument } from "./openapi-document.ts";
 import { ROUTES } from "./routes.ts";
 
+/** Where the embed document is on `{base_url}`, besides `{embed_url}/openapi.json`. */
+export const EMBED_DOCUMENT_ON_API_HOST = "/v1/embed/openapi.json";
+
 /**
  * The embed worker's app: widget endpoints under `/v1/embed/:embedKey/…` and
  * the hosted pages. Every response names the worker (`x-svc-worker: embed`),
@@ -25,6 +28,10 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   app.use("*", limitBodySize());
   app.use("/v1/embed/*", embedFailureGate);
   app.use("/embed/*", embedFailureGate);
+  // The embed document on the api host too: `{base_url}/v1/embed/openapi.json` reaches this worker (the
+  // `/v1/embed/*` route), so the api's /docs page loads both documents from its own origin. Registered before
+  // the embed-key middleware, which would take `openapi.json` for an embed key; answers what `/openapi.json` does.
+  app.get(EMBED_DOCUMENT_ON_API_HOST, (c) => app.fetch(new Request(new URL("/openapi.json", c.req.url).href), c.env));
   app.use("/v1/embed/:embedKey/*", programAccess);
   // Also matches `/embed/:embedKey` itself (the widget page).
   app.use("/embed/:embedKey/*", pageLimit);
