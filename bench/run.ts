@@ -37,7 +37,10 @@ const autocannonWithRequests = autocannon as unknown as (
   options: Options & { requests: (Partial<BenchRequest> & { setupRequest?: (req: BenchRequest) => BenchRequest })[] },
 ) => Promise<Result>;
 
-const stack = await startStack({ ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, SIGNUP_LIMITER: UNLIMITED }, logLevel: "error" });
+const stack = await startStack({
+  ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, SIGNUP_LIMITER: UNLIMITED },
+  logLevel: "error",
+});
 try {
   const deliveries = await benchDeliveries(stack);
   const results: { name: string; result: Result }[] = [];
@@ -53,16 +56,38 @@ try {
   if (loans) results.push({ name: "POST /v1/loans (fund)", result: loans.result });
 
   console.log();
-  console.log(["endpoint".padEnd(24), "req/s".padStart(9), "p50 ms".padStart(8), "p99 ms".padStart(8), "2xx".padStart(9), "non-2xx".padStart(8), "errors".padStart(7)].join(" "));
+  console.log(
+    [
+      "endpoint".padEnd(24),
+      "req/s".padStart(9),
+      "p50 ms".padStart(8),
+      "p99 ms".padStart(8),
+      "2xx".padStart(9),
+      "non-2xx".padStart(8),
+      "errors".padStart(7),
+    ].join(" "),
+  );
   for (const { name, result: r } of results) {
-    console.log([name.padEnd(24), r.requests.average.toFixed(0).padStart(9), String(r.latency.p50).padStart(8), String(r.latency.p99).padStart(8), String(r["2xx"]).padStart(9), String(r.non2xx).padStart(8), String(r.errors).padStart(7)].join(" "));
+    console.log(
+      [
+        name.padEnd(24),
+        r.requests.average.toFixed(0).padStart(9),
+        String(r.latency.p50).padStart(8),
+        String(r.latency.p99).padStart(8),
+        String(r["2xx"]).padStart(9),
+        String(r.non2xx).padStart(8),
+        String(r.errors).padStart(7),
+      ].join(" "),
+    );
   }
   const [health, me] = results.map((r) => r.result);
   if (health && me) console.log(`\nme/health (req/s): ${(me.requests.average / health.requests.average).toFixed(2)}`);
   if (health && loans) {
     const perSecond = loans.result["2xx"] / (loans.result.duration || seconds);
     console.log(`loans/health (req/s): ${(loans.result.requests.average / health.requests.average).toFixed(3)}`);
-    console.log(`loans created and funded: ${perSecond.toFixed(0)} loans/s (p50 ${loans.result.latency.p50} ms, p99 ${loans.result.latency.p99} ms, non-2xx ${loans.result.non2xx})`);
+    console.log(
+      `loans created and funded: ${perSecond.toFixed(0)} loans/s (p50 ${loans.result.latency.p50} ms, p99 ${loans.result.latency.p99} ms, non-2xx ${loans.result.non2xx})`,
+    );
     const { verified } = loans;
     // Requests cut off at the deadline still create their loans: at most one per connection beyond the 2xx answers.
     const cutOff = verified.loans - loans.result["2xx"];
@@ -70,7 +95,9 @@ try {
     console.log(
       `verified in D1: ${verified.loans} loans (${loans.result["2xx"]} answered 2xx in time, ${cutOff} cut off at the deadline), ` +
         `${verified.active} ACTIVE, ${verified.funded} confirmed FUNDING settlements, ${verified.unrelayed} events left in the outbox` +
-        (ok ? ": every loan created ended ACTIVE, funded once, its events relayed" : `; MISMATCH: ${JSON.stringify({ byState: verified.byState, unrelayed: verified.unrelayed })}`),
+        (ok
+          ? ": every loan created ended ACTIVE, funded once, its events relayed"
+          : `; MISMATCH: ${JSON.stringify({ byState: verified.byState, unrelayed: verified.unrelayed })}`),
     );
     if (!ok) process.exitCode = 1;
   }
@@ -151,7 +178,9 @@ async function countBenchLoans(stack: Stack, tenantId: string): Promise<LoanCoun
     const db = await stack.mf.getD1Database("DB", stack.names.api);
     const byState = (
       await db
-        .prepare("SELECT status, funding_state AS fundingState, COUNT(*) AS count FROM loans WHERE tenant_id = ? GROUP BY status, funding_state ORDER BY status, funding_state")
+        .prepare(
+          "SELECT status, funding_state AS fundingState, COUNT(*) AS count FROM loans WHERE tenant_id = ? GROUP BY status, funding_state ORDER BY status, funding_state",
+        )
         .bind(tenantId)
         .all<{ status: string; fundingState: string; count: number }>()
     ).results;
@@ -160,9 +189,18 @@ async function countBenchLoans(stack: Stack, tenantId: string): Promise<LoanCoun
       .bind(tenantId)
       .first<{ count: number }>();
     // Events the outbox relay has not moved to the deliveries Queue (after the cron safety net ran below).
-    const unrelayed = await db.prepare("SELECT COUNT(*) AS count FROM events WHERE tenant_id = ? AND relayed_at IS NULL").bind(tenantId).first<{ count: number }>();
+    const unrelayed = await db
+      .prepare("SELECT COUNT(*) AS count FROM events WHERE tenant_id = ? AND relayed_at IS NULL")
+      .bind(tenantId)
+      .first<{ count: number }>();
     const sum = (rows: typeof byState) => rows.reduce((total, r) => total + r.count, 0);
-    return { loans: sum(byState), active: sum(byState.filter((r) => r.status === "ACTIVE")), funded: funded?.count ?? 0, unrelayed: unrelayed?.count ?? 0, byState };
+    return {
+      loans: sum(byState),
+      active: sum(byState.filter((r) => r.status === "ACTIVE")),
+      funded: funded?.count ?? 0,
+      unrelayed: unrelayed?.count ?? 0,
+      byState,
+    };
   };
   // Miniflare's D1 proxy has answered ECONNRESET right after autocannon dropped its sockets: retry, and wait for two equal reads.
   let previous = "";
@@ -257,7 +295,11 @@ async function benchDeliveries(stack: Stack) {
   };
 
   try {
-    const registered = await fetch(`${stack.baseUrl}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] }) });
+    const registered = await fetch(`${stack.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] }),
+    });
     if (registered.status !== 201) {
       console.log(`skipping webhook deliveries: POST /v1/webhooks answered ${registered.status} ${await registered.text()}`);
       return undefined;

@@ -36,9 +36,15 @@ try {
   const m = await signUpMerchant(stack, "Bench Shop");
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
   const page = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
-  const put = await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [page.origin] } });
+  const put = await m.dashboard(`/v1/widget-programs/${program.id}`, {
+    method: "PUT",
+    json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [page.origin] },
+  });
   if (put.status !== 200) throw new Error(`program: ${put.status}`);
-  await m.dashboard("/v1/settings", { method: "PUT", json: { requiresKycBeforeFunding: false, branding: { companyName: "Bench Shop", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } } });
+  await m.dashboard("/v1/settings", {
+    method: "PUT",
+    json: { requiresKycBeforeFunding: false, branding: { companyName: "Bench Shop", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+  });
   const pool = await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000000.00" } });
   if (pool.status !== 200) throw new Error(`liquidity: ${pool.status} ${JSON.stringify(pool.body)}`);
 
@@ -52,7 +58,8 @@ try {
     rows.push([name, r.requests.average.toFixed(0), String(r.latency.p50), String(r.latency.p99), String(r["2xx"]), String(r.non2xx)]);
   }
   console.log(["endpoint".padEnd(26), "req/s".padStart(7), "p50 ms".padStart(7), "p99 ms".padStart(7), "2xx".padStart(7), "non-2xx".padStart(8)].join(" "));
-  for (const r of rows) console.log([r[0]!.padEnd(26), r[1]!.padStart(7), r[2]!.padStart(7), r[3]!.padStart(7), r[4]!.padStart(7), r[5]!.padStart(8)].join(" "));
+  for (const r of rows)
+    console.log([r[0]!.padEnd(26), r[1]!.padStart(7), r[2]!.padStart(7), r[3]!.padStart(7), r[4]!.padStart(7), r[5]!.padStart(8)].join(" "));
 
   // 2. Draws through the API, as the widget makes them.
   const base = `/v1/embed/${m.embedKey}`;
@@ -65,7 +72,10 @@ try {
       while (performance.now() < deadline) {
         const account = privateKeyToAccount(generatePrivateKey());
         const t0 = performance.now();
-        const q = await stack.fetch(`${base}/quote`, { json: { walletAddress: account.address, amount: "50.00", tenureDays: 7 }, headers: { origin: page.origin } });
+        const q = await stack.fetch(`${base}/quote`, {
+          json: { walletAddress: account.address, amount: "50.00", tenureDays: 7 },
+          headers: { origin: page.origin },
+        });
         const t1 = performance.now();
         if (q.status !== 200) {
           failures++;
@@ -74,7 +84,14 @@ try {
         const walletSignature = await account.signMessage({ message: q.body.agreementChallenge.message });
         const t2 = performance.now();
         const a = await stack.fetch(`${base}/accept`, {
-          json: { walletAddress: account.address, amount: "50.00", tenureDays: 7, agreementChallengeId: q.body.agreementChallenge.id, walletSignature, channel: "WEB" },
+          json: {
+            walletAddress: account.address,
+            amount: "50.00",
+            tenureDays: 7,
+            agreementChallengeId: q.body.agreementChallenge.id,
+            walletSignature,
+            channel: "WEB",
+          },
           headers: { origin: page.origin },
         });
         const t3 = performance.now();

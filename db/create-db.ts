@@ -17,8 +17,7 @@ export type Db = Omit<BaseSQLiteDatabase<"async", unknown, Schema>, "transaction
   batch<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(batch: T): Promise<BatchResponse<T>>;
 };
 
-const isLibsql = (source: D1Database | LibsqlClient): source is LibsqlClient =>
-  typeof (source as LibsqlClient).execute === "function";
+const isLibsql = (source: D1Database | LibsqlClient): source is LibsqlClient => typeof (source as LibsqlClient).execute === "function";
 
 /**
  * @example createDb(env.DB)                          // in a worker

@@ -13,12 +13,7 @@ import type { Db } from "./create-db.ts";
  * Built with drizzle's insert-from-select rather than `db.run(sql)`: drizzle's
  * D1 batch cannot bind the parameters of a raw statement.
  */
-export function insertIf<T extends SQLiteTable>(
-  db: Db,
-  table: T,
-  values: { [K in keyof T["$inferInsert"]]: T["$inferInsert"][K] | SQL },
-  condition: SQL,
-) {
+export function insertIf<T extends SQLiteTable>(db: Db, table: T, values: { [K in keyof T["$inferInsert"]]: T["$inferInsert"][K] | SQL }, condition: SQL) {
   const given = values as Record<string, unknown>;
   // drizzle lists every column of the table, in order, for an insert-from-select.
   const selected = Object.entries(getTableColumns(table)).map(([key, column]) => {

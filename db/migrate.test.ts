@@ -40,9 +40,7 @@ describe("migrateLibsql", () => {
 
   test("a failing file leaves nothing half-applied", async () => {
     const client = createClient({ url: ":memory:" });
-    await expect(
-      migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }]),
-    ).rejects.toThrow();
+    await expect(migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }])).rejects.toThrow();
     const rs = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ok'");
     expect(rs.rows.length).toBe(0);
   });

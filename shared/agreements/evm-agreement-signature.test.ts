@@ -23,7 +23,9 @@ describe("verifyEvmAgreementSignature", () => {
   test("an EOA's signature verifies locally: the chain is never asked", async () => {
     const eoa = privateKeyToAccount(generatePrivateKey());
     const p = port(false);
-    expect(await verifyEvmAgreementSignature(p.verifier, "POLYGON", { address: eoa.address, message, signature: await eoa.signMessage({ message }) })).toBe(true);
+    expect(await verifyEvmAgreementSignature(p.verifier, "POLYGON", { address: eoa.address, message, signature: await eoa.signMessage({ message }) })).toBe(
+      true,
+    );
     expect(p.asked).toEqual([]);
   });
 
@@ -41,16 +43,24 @@ describe("verifyEvmAgreementSignature", () => {
 
   test("a signature that is not hex never reaches the chain", async () => {
     const p = port(true);
-    expect(await verifyEvmAgreementSignature(p.verifier, "BASE", { address: privateKeyToAccount(generatePrivateKey()).address, message, signature: "not-hex" })).toBe(false);
+    expect(
+      await verifyEvmAgreementSignature(p.verifier, "BASE", { address: privateKeyToAccount(generatePrivateKey()).address, message, signature: "not-hex" }),
+    ).toBe(false);
     expect(p.asked).toEqual([]);
   });
 
   test("a chain that cannot be reached is 503 with Retry-After, never a bad signature", async () => {
     const down = { verifyContractSignature: async () => Promise.reject(new Error("fetch failed")) };
     const signature = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
-    const err = await verifyEvmAgreementSignature(down, "BASE", { address: privateKeyToAccount(generatePrivateKey()).address, message, signature }).catch((e) => e);
+    const err = await verifyEvmAgreementSignature(down, "BASE", { address: privateKeyToAccount(generatePrivateKey()).address, message, signature }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
-    expect(toErrorBody(err)).toEqual({ statusCode: 503, error: "Service Unavailable", message: "The BASE chain could not be reached to check the wallet's signature; try again shortly" });
+    expect(toErrorBody(err)).toEqual({
+      statusCode: 503,
+      error: "Service Unavailable",
+      message: "The BASE chain could not be reached to check the wallet's signature; try again shortly",
+    });
     expect(err.headers).toEqual({ "Retry-After": "30" });
   });
 });

@@ -94,14 +94,18 @@ export async function verifyLoanAgreement(
     challenge.chain === loan.chain &&
     challenge.stablecoin === loan.stablecoin;
   if (!bound) throw validationError(["agreementChallengeId: the challenge does not match the loan's terms"]);
-  return verifyAndConsumeChallenge(store, { contracts: input.chain }, {
-    challenge,
-    walletSignature: input.walletSignature,
-    ton: input.ton,
-    allowedDomains: input.allowedDomains,
-    now: input.now,
-    realNow: input.realNow,
-  });
+  return verifyAndConsumeChallenge(
+    store,
+    { contracts: input.chain },
+    {
+      challenge,
+      walletSignature: input.walletSignature,
+      ton: input.ton,
+      allowedDomains: input.allowedDomains,
+      now: input.now,
+      realNow: input.realNow,
+    },
+  );
 }
 
 /**
@@ -112,7 +116,14 @@ export async function verifyLoanAgreement(
  */
 export async function recordLoanAgreement(
   db: Db,
-  input: { loan: LoanRow; challenge: AgreementChallenge; walletSignature: string; ton?: Partial<TonSignDataFields> | null; agreementText: string | null; now: Date },
+  input: {
+    loan: LoanRow;
+    challenge: AgreementChallenge;
+    walletSignature: string;
+    ton?: Partial<TonSignDataFields> | null;
+    agreementText: string | null;
+    now: Date;
+  },
 ): Promise<LoanRow> {
   const { loan } = input;
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan; it is never overwritten");

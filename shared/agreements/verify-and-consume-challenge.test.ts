@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { DomainError } from "../domain/errors.ts";
+import type { DomainError } from "../domain/errors.ts";
 import { memoryChallengeStore, type AgreementChallenge } from "./challenge-store.ts";
 import { verifyAndConsumeChallenge } from "./verify-and-consume-challenge.ts";
 
@@ -29,7 +29,13 @@ async function issued() {
   return { store, challenge, use, good: await account.signMessage({ message: challenge.message }) };
 }
 
-const messageOf = async (p: Promise<unknown>) => ((await p.then(() => null, (e) => e)) as DomainError).detail;
+const messageOf = async (p: Promise<unknown>) =>
+  (
+    (await p.then(
+      () => null,
+      (e) => e,
+    )) as DomainError
+  ).detail;
 
 describe("verifyAndConsumeChallenge", () => {
   test("a bad signature consumes nothing; the good one consumes it and returns it used", async () => {

@@ -15,8 +15,7 @@ export type SignedChallenge = {
   realNow: Date;
 };
 
-const usedOrExpired = (reason: string) =>
-  validationError([`agreementChallengeId: the challenge ${reason === "EXPIRED" ? "has expired" : "was already used"}`]);
+const usedOrExpired = (reason: string) => validationError([`agreementChallengeId: the challenge ${reason === "EXPIRED" ? "has expired" : "was already used"}`]);
 
 /**
  * The one way a challenge is used (DECISIONS.md "Embed and widget": "a

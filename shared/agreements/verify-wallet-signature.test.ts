@@ -43,7 +43,10 @@ describe("TON Connect signData", () => {
     test(`a ${version} wallet's signature verifies`, async () => {
       const wallet = testTonWallet(version);
       const signed = await wallet.signData({ text: message, domain: DOMAIN, timestamp: nowSeconds - 30 });
-      const result = await verifyWalletSignature({}, { chain: "TON_TESTNET", address: wallet.address, message, signature: signed.signature, ton: signed, allowedDomains, now });
+      const result = await verifyWalletSignature(
+        {},
+        { chain: "TON_TESTNET", address: wallet.address, message, signature: signed.signature, ton: signed, allowedDomains, now },
+      );
       expect(result).toEqual({ ok: true });
     });
   }
@@ -51,21 +54,30 @@ describe("TON Connect signData", () => {
   test("a merchant page's origin among the allowed is a valid domain", async () => {
     const wallet = testTonWallet("v4");
     const signed = await wallet.signData({ text: message, domain: "shop.example", timestamp: nowSeconds });
-    expect(await verifyWalletSignature({}, { chain: "TON", address: wallet.address, message, signature: signed.signature, ton: signed, allowedDomains, now })).toEqual({ ok: true });
+    expect(
+      await verifyWalletSignature({}, { chain: "TON", address: wallet.address, message, signature: signed.signature, ton: signed, allowedDomains, now }),
+    ).toEqual({ ok: true });
   });
 
   const wallet = testTonWallet("v5r1");
   const verify = async (over: { text?: string; domain?: string; timestamp?: number; publicKey?: string; signer?: ReturnType<typeof testTonWallet> } = {}) => {
-    const signed = await (over.signer ?? wallet).signData({ text: over.text ?? message, domain: over.domain ?? DOMAIN, timestamp: over.timestamp ?? nowSeconds - 5 });
-    return verifyWalletSignature({}, {
-      chain: "TON_TESTNET",
-      address: wallet.address,
-      message,
-      signature: signed.signature,
-      ton: { ...signed, publicKey: over.publicKey ?? signed.publicKey },
-      allowedDomains,
-      now,
+    const signed = await (over.signer ?? wallet).signData({
+      text: over.text ?? message,
+      domain: over.domain ?? DOMAIN,
+      timestamp: over.timestamp ?? nowSeconds - 5,
     });
+    return verifyWalletSignature(
+      {},
+      {
+        chain: "TON_TESTNET",
+        address: wallet.address,
+        message,
+        signature: signed.signature,
+        ton: { ...signed, publicKey: over.publicKey ?? signed.publicKey },
+        allowedDomains,
+        now,
+      },
+    );
   };
 
   test("a tampered message: refused naming walletSignature", async () => {
@@ -102,9 +114,16 @@ describe("TON Connect signData", () => {
   test("each missing TON field is named", async () => {
     const signed = await wallet.signData({ text: message, domain: DOMAIN, timestamp: nowSeconds });
     const base = { chain: "TON_TESTNET" as const, address: wallet.address, message, signature: signed.signature, allowedDomains, now };
-    expect(await verifyWalletSignature({}, base)).toMatchObject({ ok: false, field: "publicKey", reason: "publicKey: is required for a TON Connect signature (with timestamp and domain)" });
+    expect(await verifyWalletSignature({}, base)).toMatchObject({
+      ok: false,
+      field: "publicKey",
+      reason: "publicKey: is required for a TON Connect signature (with timestamp and domain)",
+    });
     expect(await verifyWalletSignature({}, { ...base, ton: { publicKey: signed.publicKey } })).toMatchObject({ ok: false, field: "timestamp" });
-    expect(await verifyWalletSignature({}, { ...base, ton: { publicKey: signed.publicKey, timestamp: signed.timestamp } })).toMatchObject({ ok: false, field: "domain" });
+    expect(await verifyWalletSignature({}, { ...base, ton: { publicKey: signed.publicKey, timestamp: signed.timestamp } })).toMatchObject({
+      ok: false,
+      field: "domain",
+    });
     expect(await verifyWalletSignature({}, { ...base, ton: { ...signed, publicKey: "zz" } })).toMatchObject({ ok: false, field: "publicKey" });
   });
 });
@@ -122,7 +141,12 @@ describe("Solana (ed25519)", () => {
     const sol = await testSolanaWallet();
     const other = await testSolanaWallet();
     const refused = { ok: false, field: "walletSignature", reason: "walletSignature: is not the wallet's ed25519 signature of the challenge message" } as const;
-    for (const signature of [await other.signMessage(message), await other.signMessage(message, "base64"), await sol.signMessage(`${message}!`), "not-a-signature"]) {
+    for (const signature of [
+      await other.signMessage(message),
+      await other.signMessage(message, "base64"),
+      await sol.signMessage(`${message}!`),
+      "not-a-signature",
+    ]) {
       expect(await verifyWalletSignature({}, { chain: "SOLANA_DEVNET", address: sol.address, message, signature, now })).toEqual(refused);
     }
   });

@@ -16,10 +16,7 @@ export const MAX_ACTIVE_API_KEYS = 20;
  * outside the caller. The insert itself checks the tenant's count of
  * unrevoked keys, so concurrent creations cannot pass the cap together (409).
  */
-export async function createApiKey(
-  db: Db,
-  input: { tenantId: string; mode: TenantMode; name: string; createdByUserId: string | null; now: Date },
-) {
+export async function createApiKey(db: Db, input: { tenantId: string; mode: TenantMode; name: string; createdByUserId: string | null; now: Date }) {
   const { key, prefix } = generateApiKey(input.mode);
   const row = {
     id: newId(),
@@ -34,7 +31,9 @@ export async function createApiKey(
   const underCap = sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.tenantId} = ${input.tenantId} AND ${apiKeys.revokedAt} IS NULL) < ${MAX_ACTIVE_API_KEYS}`;
   const inserted = await insertIf(db, apiKeys, row, underCap).returning({ id: apiKeys.id });
   if (inserted.length === 0) {
-    throw conflict(`This tenant already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another`);
+    throw conflict(
+      `This tenant already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another`,
+    );
   }
   return { ...row, key };
 }

@@ -19,5 +19,4 @@ export async function hashApiKey(key: string): Promise<string> {
 }
 
 /** Embed keys identify a widget program publicly; they grant nothing. */
-export const generateEmbedKey = (mode: TenantMode): string =>
-  `ek_${mode === "live" ? "live" : "test"}_${randomToken(24)}`;
+export const generateEmbedKey = (mode: TenantMode): string => `ek_${mode === "live" ? "live" : "test"}_${randomToken(24)}`;

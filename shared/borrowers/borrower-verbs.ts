@@ -18,7 +18,11 @@ export type BorrowerWithAudit = { borrower: BorrowerRow; audit: KycAuditRow[] };
  */
 export async function findBorrower(db: Db, tenantId: string, idOrRef: string): Promise<BorrowerRow | null> {
   if (isUuid(idOrRef)) {
-    const [byId] = await db.select().from(borrowers).where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.id, idOrRef))).limit(1);
+    const [byId] = await db
+      .select()
+      .from(borrowers)
+      .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.id, idOrRef)))
+      .limit(1);
     if (byId) return byId;
   }
   const [byRef] = await db
@@ -45,12 +49,7 @@ export async function getBorrower(db: Db, input: { tenantId: string; idOrRef: st
 
 /** The row exactly as it was read: the condition every write of one KYC change is made on. */
 function unchangedSince(row: BorrowerRow): SQL {
-  return and(
-    eq(borrowers.id, row.id),
-    eq(borrowers.tenantId, row.tenantId),
-    eq(borrowers.kycStatus, row.kycStatus),
-    eq(borrowers.updatedAt, row.updatedAt),
-  )!;
+  return and(eq(borrowers.id, row.id), eq(borrowers.tenantId, row.tenantId), eq(borrowers.kycStatus, row.kycStatus), eq(borrowers.updatedAt, row.updatedAt))!;
 }
 
 /** Concurrent changes of one borrower are rare; a handful of rounds settles any realistic race. */
@@ -121,7 +120,11 @@ export async function setBorrowerKyc(db: Db, input: SetKycInput): Promise<Borrow
     const [, updated] = await db.batch([
       // The audit row first: both statements test the same, not yet changed, row.
       audit(current.id, current.kycStatus, sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`),
-      db.update(borrowers).set({ ...kyc, updatedAt }).where(unchangedSince(current)).returning(),
+      db
+        .update(borrowers)
+        .set({ ...kyc, updatedAt })
+        .where(unchangedSince(current))
+        .returning(),
     ]);
     if (updated.length === 1) return { borrower: updated[0]!, audit: await auditOf(db, input.tenantId, current.id) };
   }

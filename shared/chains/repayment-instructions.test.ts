@@ -102,9 +102,7 @@ describe("TON repayment on TON_TESTNET", () => {
   const config = CHAIN_CONFIG.TON_TESTNET;
 
   test("has exactly the SPEC.md fields", () => {
-    expect(Object.keys(r).sort()).toEqual(
-      ["chain", "supported", "to", "asset", "amount", "amountUnits", "comment", "jettonMaster", "links"].sort(),
-    );
+    expect(Object.keys(r).sort()).toEqual(["chain", "supported", "to", "asset", "amount", "amountUnits", "comment", "jettonMaster", "links"].sort());
     expect(r).toMatchObject({
       chain: "TON_TESTNET",
       supported: true,

@@ -126,11 +126,7 @@ export function parseRepaymentComment(comment: string | null): string | null {
  * @example repaymentInstructions({ loanId, chain: "TON_TESTNET", totalDue: 102_000_000n })
  * // { chain: "TON_TESTNET", supported: true, to: "0Q…", asset: "USDT", amount: "102.000000", amountUnits: "102000000", comment: "svc:repay:<loanId>", jettonMaster: "kQ…", links: { ton: "ton://transfer/0Q…?jetton=kQ…&amount=102000000&text=svc%3Arepay%3A…", tonkeeper: "https://app.tonkeeper.com/transfer/…" } }
  */
-export function repaymentInstructions(input: {
-  loanId: string;
-  chain: Chain;
-  totalDue: bigint;
-}): RepaymentInstructions | UnsupportedRepayment {
+export function repaymentInstructions(input: { loanId: string; chain: Chain; totalDue: bigint }): RepaymentInstructions | UnsupportedRepayment {
   const { loanId, chain, totalDue } = input;
   if (totalDue <= 0n) throw new RangeError(`total due must be positive, got ${totalDue}`);
   const comment = repaymentComment(loanId);

@@ -52,9 +52,7 @@ describe("canonicalAddress on EVM chains", () => {
   test("a mixed-case address with a wrong checksum is refused", () => {
     // One letter's case flipped in each checksummed vector.
     expect(reasonOf("BASE", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD")).toBe("fails its EIP-55 checksum");
-    expect(reasonOf("POLYGON", "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045".replace("dA6", "Da6"))).toBe(
-      "fails its EIP-55 checksum",
-    );
+    expect(reasonOf("POLYGON", "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045".replace("dA6", "Da6"))).toBe("fails its EIP-55 checksum");
     expect(reasonOf("BASE_SEPOLIA", "0x833589fcD6eDb6E08f4c7C32D4f71b54bdA02913")).toBe("fails its EIP-55 checksum");
   });
 
@@ -140,9 +138,7 @@ describe("canonicalAddress on TON chains", () => {
     const bad = `${forms.bounceable.slice(0, -1)}3`; // last CRC character changed
     expect(reasonOf("TON", bad)).toBe("is not a valid TON address: its checksum or tag is wrong");
     // A changed account byte with the old CRC fails too.
-    expect(reasonOf("TON", forms.bounceable.replace("DtFp", "DtFq"))).toBe(
-      "is not a valid TON address: its checksum or tag is wrong",
-    );
+    expect(reasonOf("TON", forms.bounceable.replace("DtFp", "DtFq"))).toBe("is not a valid TON address: its checksum or tag is wrong");
   });
 
   test("a friendly address with an unknown tag byte is refused even with a valid CRC", () => {
@@ -169,8 +165,7 @@ describe("canonicalAddress on TON chains", () => {
   });
 
   test("anything else is not a TON address", () => {
-    const reason =
-      "is not a valid TON address: expected a 48-character EQ…/UQ… address or raw 0:<64 hex digits>";
+    const reason = "is not a valid TON address: expected a 48-character EQ…/UQ… address or raw 0:<64 hex digits>";
     for (const bad of [
       "",
       forms.bounceable.slice(1), // 47 characters
@@ -185,9 +180,7 @@ describe("canonicalAddress on TON chains", () => {
   });
 
   test("a string mixing base64 and base64url is refused", () => {
-    expect(reasonOf("TON", forms.bounceable.replace("_", "/"))).toBe(
-      "is not a valid TON address: it mixes base64 and base64url",
-    );
+    expect(reasonOf("TON", forms.bounceable.replace("_", "/"))).toBe("is not a valid TON address: it mixes base64 and base64url");
   });
 
   test("every account round-trips through all its forms (property)", () => {
@@ -224,9 +217,7 @@ describe("canonicalAddress on SOLANA_DEVNET", () => {
   test("characters outside the base58 alphabet are refused", () => {
     const good = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
     for (const c of ["0", "O", "I", "l", "+", "/", " ", "é"]) {
-      expect(reasonOf("SOLANA_DEVNET", c + good.slice(1))).toBe(
-        "must be base58 (digits and letters except 0, O, I and l)",
-      );
+      expect(reasonOf("SOLANA_DEVNET", c + good.slice(1))).toBe("must be base58 (digits and letters except 0, O, I and l)");
     }
   });
 

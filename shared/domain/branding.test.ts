@@ -90,9 +90,7 @@ describe("checkBranding", () => {
     expect(checkBranding({ companyName: "Acme", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null })).toEqual([]);
   });
   test("names every bad field", () => {
-    expect(
-      checkBranding({ ...valid, companyName: "  ", logoUrl: "javascript:alert(1)", primaryColor: "red", termsUrl: "http://acme.example" }),
-    ).toEqual([
+    expect(checkBranding({ ...valid, companyName: "  ", logoUrl: "javascript:alert(1)", primaryColor: "red", termsUrl: "http://acme.example" })).toEqual([
       "branding.companyName: must not be empty",
       "branding.logoUrl: must be an https URL",
       "branding.termsUrl: must be an https URL",

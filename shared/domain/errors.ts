@@ -49,14 +49,11 @@ export class DomainError extends Error {
 
 export const validationError = (fields: string[]) => new DomainError("VALIDATION", fields);
 export const businessRule = (message: string) => new DomainError("BUSINESS_RULE", message);
-export const unauthorized = (message = "Missing or invalid credentials") =>
-  new DomainError("UNAUTHORIZED", message);
-export const forbidden = (message = "You are not permitted to perform this action") =>
-  new DomainError("FORBIDDEN", message);
+export const unauthorized = (message = "Missing or invalid credentials") => new DomainError("UNAUTHORIZED", message);
+export const forbidden = (message = "You are not permitted to perform this action") => new DomainError("FORBIDDEN", message);
 export const notFound = (what: string) => new DomainError("NOT_FOUND", `${what} not found`);
 export const conflict = (message: string) => new DomainError("CONFLICT", message);
-export const unavailable = (message: string, retryAfterSeconds = 30) =>
-  new DomainError("UNAVAILABLE", message, { "Retry-After": String(retryAfterSeconds) });
+export const unavailable = (message: string, retryAfterSeconds = 30) => new DomainError("UNAVAILABLE", message, { "Retry-After": String(retryAfterSeconds) });
 export const rateLimited = (retryAfterSeconds: number) =>
   new DomainError("RATE_LIMITED", "Too many requests; retry later", {
     "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))),

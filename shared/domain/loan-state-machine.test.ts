@@ -42,14 +42,26 @@ type Row = {
   events: LoanEventType[];
 };
 const ROWS: Row[] = [
-  { from: "CREATED", on: "DECIDE", when: (s) => s.outcome === null, change: (_, t) => ({ outcome: t.kind === "DECIDE" ? t.outcome : null }), events: ["loan.decision"] },
+  {
+    from: "CREATED",
+    on: "DECIDE",
+    when: (s) => s.outcome === null,
+    change: (_, t) => ({ outcome: t.kind === "DECIDE" ? t.outcome : null }),
+    events: ["loan.decision"],
+  },
   { from: "CREATED", on: "REVIEW_APPROVE", when: (s) => s.outcome === "MANUAL_REVIEW", change: () => ({ outcome: "APPROVED" }), events: ["loan.approved"] },
   { from: "CREATED", on: "REVIEW_REJECT", when: (s) => s.outcome === "MANUAL_REVIEW", change: () => ({ outcome: "DECLINED" }), events: ["loan.rejected"] },
   { from: "CREATED", on: "FUNDING_CONFIRMED", when: (s) => s.outcome === "APPROVED", change: () => ({ status: "ACTIVE" }), events: ["loan.funded"] },
   { from: "CREATED", on: "FUNDING_FAILED", when: (s) => s.outcome === "APPROVED", change: () => ({}), events: ["loan.funding_failed"] },
   { from: "ACTIVE", on: "MARK_OVERDUE", when: (s) => !s.overdue, change: () => ({ overdue: true }), events: ["loan.overdue"] },
   { from: "ACTIVE", on: "GRACE_ELAPSED", when: (s) => s.overdue, change: () => ({ status: "DEFAULTED" }), events: ["loan.defaulted"] },
-  { from: "ACTIVE", on: "GRACE_ELAPSED", when: (s) => !s.overdue, change: () => ({ status: "DEFAULTED", overdue: true }), events: ["loan.overdue", "loan.defaulted"] },
+  {
+    from: "ACTIVE",
+    on: "GRACE_ELAPSED",
+    when: (s) => !s.overdue,
+    change: () => ({ status: "DEFAULTED", overdue: true }),
+    events: ["loan.overdue", "loan.defaulted"],
+  },
   { from: "ACTIVE", on: "REPAYMENT_CONFIRMED", change: () => ({ status: "REPAID" }), events: ["loan.repaid"] },
   { from: "ACTIVE", on: "PARTIAL_REPAYMENT", change: () => ({}), events: [] },
   { from: "ACTIVE", on: "REPAYMENT_FAILED", change: () => ({}), events: ["loan.repayment_failed"] },
@@ -104,9 +116,7 @@ describe("transition: lifecycles", () => {
   };
 
   test("happy path: decided, funded, repaid", () => {
-    expect(
-      run([{ kind: "DECIDE", outcome: "APPROVED" }, { kind: "FUNDING_CONFIRMED" }, { kind: "REPAYMENT_CONFIRMED" }]),
-    ).toEqual({
+    expect(run([{ kind: "DECIDE", outcome: "APPROVED" }, { kind: "FUNDING_CONFIRMED" }, { kind: "REPAYMENT_CONFIRMED" }])).toEqual({
       state: { status: "REPAID", outcome: "APPROVED", overdue: false },
       events: ["loan.decision", "loan.funded", "loan.repaid"],
     });
@@ -121,14 +131,7 @@ describe("transition: lifecycles", () => {
   });
 
   test("manual review approved, then funded after a failed attempt", () => {
-    expect(
-      run([
-        { kind: "DECIDE", outcome: "MANUAL_REVIEW" },
-        { kind: "REVIEW_APPROVE" },
-        { kind: "FUNDING_FAILED" },
-        { kind: "FUNDING_CONFIRMED" },
-      ]),
-    ).toEqual({
+    expect(run([{ kind: "DECIDE", outcome: "MANUAL_REVIEW" }, { kind: "REVIEW_APPROVE" }, { kind: "FUNDING_FAILED" }, { kind: "FUNDING_CONFIRMED" }])).toEqual({
       state: { status: "ACTIVE", outcome: "APPROVED", overdue: false },
       events: ["loan.decision", "loan.approved", "loan.funding_failed", "loan.funded"],
     });
@@ -140,9 +143,10 @@ describe("transition: lifecycles", () => {
     expect(isDeclined(state)).toBe(true);
     const again = transition(state, { kind: "REVIEW_APPROVE" });
     expect(again.ok).toBe(false);
-    if (!again.ok) expect(again.reason).toBe(
-      "REVIEW_APPROVE is not allowed on a loan that is CREATED (outcome DECLINED): only a loan awaiting manual review can be reviewed",
-    );
+    if (!again.ok)
+      expect(again.reason).toBe(
+        "REVIEW_APPROVE is not allowed on a loan that is CREATED (outcome DECLINED): only a loan awaiting manual review can be reviewed",
+      );
   });
 
   test("overdue, then defaulted, then recovered by a late repayment", () => {
@@ -159,14 +163,7 @@ describe("transition: lifecycles", () => {
       ]),
     ).toEqual({
       state: { status: "REPAID", outcome: "APPROVED", overdue: true },
-      events: [
-        "loan.decision",
-        "loan.funded",
-        "loan.overdue",
-        "loan.defaulted",
-        "loan.repayment_failed",
-        "loan.repaid",
-      ],
+      events: ["loan.decision", "loan.funded", "loan.overdue", "loan.defaulted", "loan.repayment_failed", "loan.repaid"],
     });
   });
 
@@ -253,10 +250,6 @@ describe("event vocabulary", () => {
       "loan.overdue",
       "loan.defaulted",
     ]);
-    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual([
-      "liquidity.low",
-      "liquidity.unavailable",
-      "webhook.delivery_failed",
-    ]);
+    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual(["liquidity.low", "liquidity.unavailable", "webhook.delivery_failed"]);
   });
 });

@@ -12,9 +12,7 @@ export type LoanStatus = (typeof LOAN_STATUSES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 export type LoanEventType = Extract<EventType, `loan.${string}`>;
 
-export const LOAN_EVENT_TYPES: readonly LoanEventType[] = EVENT_TYPES.filter((t): t is LoanEventType =>
-  t.startsWith("loan."),
-);
+export const LOAN_EVENT_TYPES: readonly LoanEventType[] = EVENT_TYPES.filter((t): t is LoanEventType => t.startsWith("loan."));
 
 /**
  * `outcome` is null only between creation and underwriting. A declined loan
@@ -41,11 +39,7 @@ export type LoanTriggerKind = LoanTrigger["kind"];
 export type TransitionResult = { ok: true; next: LoanState; events: LoanEventType[] } | { ok: false; reason: string };
 
 const describeState = (s: LoanState): string =>
-  s.status === "CREATED"
-    ? `CREATED (outcome ${s.outcome ?? "not yet decided"})`
-    : s.overdue && s.status === "ACTIVE"
-      ? "ACTIVE (overdue)"
-      : s.status;
+  s.status === "CREATED" ? `CREATED (outcome ${s.outcome ?? "not yet decided"})` : s.overdue && s.status === "ACTIVE" ? "ACTIVE (overdue)" : s.status;
 
 /**
  * The next state and the events to fire for `trigger`, or why it is refused.
@@ -69,22 +63,16 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
     case "CREATED":
       switch (trigger.kind) {
         case "DECIDE":
-          return state.outcome === null
-            ? go({ outcome: trigger.outcome }, ["loan.decision"])
-            : refuse("underwriting has already decided it");
+          return state.outcome === null ? go({ outcome: trigger.outcome }, ["loan.decision"]) : refuse("underwriting has already decided it");
         case "REVIEW_APPROVE":
         case "REVIEW_REJECT":
           // A second review finds the outcome no longer MANUAL_REVIEW (DECISIONS.md: 409).
           if (state.outcome !== "MANUAL_REVIEW") return refuse("only a loan awaiting manual review can be reviewed");
-          return trigger.kind === "REVIEW_APPROVE"
-            ? go({ outcome: "APPROVED" }, ["loan.approved"])
-            : go({ outcome: "DECLINED" }, ["loan.rejected"]);
+          return trigger.kind === "REVIEW_APPROVE" ? go({ outcome: "APPROVED" }, ["loan.approved"]) : go({ outcome: "DECLINED" }, ["loan.rejected"]);
         case "FUNDING_CONFIRMED":
         case "FUNDING_FAILED":
           if (state.outcome !== "APPROVED") return refuse("only an approved loan is funded");
-          return trigger.kind === "FUNDING_CONFIRMED"
-            ? go({ status: "ACTIVE" }, ["loan.funded"])
-            : go({}, ["loan.funding_failed"]);
+          return trigger.kind === "FUNDING_CONFIRMED" ? go({ status: "ACTIVE" }, ["loan.funded"]) : go({}, ["loan.funding_failed"]);
         default:
           return refuse("the loan is not funded, so it cannot be overdue, default or be repaid");
       }
@@ -95,10 +83,7 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
           return state.overdue ? refuse("loan.overdue has already fired") : go({ overdue: true }, ["loan.overdue"]);
         case "GRACE_ELAPSED":
           // A sweep that first sees the loan after the grace period still reports both facts, in time order.
-          return go(
-            { status: "DEFAULTED", overdue: true },
-            state.overdue ? ["loan.defaulted"] : ["loan.overdue", "loan.defaulted"],
-          );
+          return go({ status: "DEFAULTED", overdue: true }, state.overdue ? ["loan.defaulted"] : ["loan.overdue", "loan.defaulted"]);
         case "REPAYMENT_CONFIRMED":
           return go({ status: "REPAID" }, ["loan.repaid"]);
         case "PARTIAL_REPAYMENT":

@@ -12,7 +12,11 @@ describe("checkMerchantConfigTerms", () => {
   test("every supported rail is accepted, every mixed pair rejected naming stablecoin", () => {
     expect(checkMerchantConfigTerms(terms({ network: "TON", stablecoin: "USDT" }))).toEqual([]);
     expect(checkMerchantConfigTerms(terms({ network: "BASE", stablecoin: "USDC" }))).toEqual([]);
-    for (const [network, stablecoin] of [["TON", "USDC"], ["POLYGON", "USDT"], ["BASE", "USDT"]] as const) {
+    for (const [network, stablecoin] of [
+      ["TON", "USDC"],
+      ["POLYGON", "USDT"],
+      ["BASE", "USDT"],
+    ] as const) {
       const errors = checkMerchantConfigTerms(terms({ network, stablecoin }));
       expect(errors).toHaveLength(1);
       expect(errors[0]).toStartWith("stablecoin:");
@@ -26,12 +30,8 @@ describe("checkMerchantConfigTerms", () => {
   });
   test("tickets: positive, min ≤ max, max ≤ 1000.00 to the cent", () => {
     expect(checkMerchantConfigTerms(terms({ maxTicket: units("1000.00") }))).toEqual([]);
-    expect(checkMerchantConfigTerms(terms({ maxTicket: units("1000.01") }))).toEqual([
-      "maxTicket: must not exceed the product cap of 1000.00",
-    ]);
-    expect(checkMerchantConfigTerms(terms({ minTicket: units("50"), maxTicket: units("49.99") }))).toEqual([
-      "minTicket: must not exceed maxTicket",
-    ]);
+    expect(checkMerchantConfigTerms(terms({ maxTicket: units("1000.01") }))).toEqual(["maxTicket: must not exceed the product cap of 1000.00"]);
+    expect(checkMerchantConfigTerms(terms({ minTicket: units("50"), maxTicket: units("49.99") }))).toEqual(["minTicket: must not exceed maxTicket"]);
     expect(checkMerchantConfigTerms(terms({ minTicket: 0n }))).toContain("minTicket: must be greater than 0");
   });
   test("grace period 0..30", () => {

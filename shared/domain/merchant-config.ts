@@ -27,9 +27,7 @@ export type MerchantConfigTerms = {
 export function checkMerchantConfigTerms(t: MerchantConfigTerms): string[] {
   const errors: string[] = [];
   if (!isSupportedRail(t.network, t.stablecoin)) {
-    errors.push(
-      `stablecoin: ${t.network} lends in ${RAILS[t.network].stablecoin}; supported rails are TON/USDT, POLYGON/USDC, BASE/USDC`,
-    );
+    errors.push(`stablecoin: ${t.network} lends in ${RAILS[t.network].stablecoin}; supported rails are TON/USDT, POLYGON/USDC, BASE/USDC`);
   }
   if (t.tenures.length === 0) errors.push("tenures: at least one of 3, 7, 15 is required");
   if (new Set(t.tenures).size !== t.tenures.length) errors.push("tenures: must not repeat a tenure");
@@ -42,7 +40,10 @@ export function checkMerchantConfigTerms(t: MerchantConfigTerms): string[] {
   if (!Number.isInteger(t.gracePeriodDays) || t.gracePeriodDays < 0 || t.gracePeriodDays > MAX_GRACE_DAYS) {
     errors.push("gracePeriodDays: must be an integer from 0 to 30");
   }
-  for (const [field, fee] of [["processingFee", t.processingFee], ["lateFee", t.lateFee]] as const) {
+  for (const [field, fee] of [
+    ["processingFee", t.processingFee],
+    ["lateFee", t.lateFee],
+  ] as const) {
     if (fee.value < 0n) errors.push(`${field}.value: must not be negative`);
     if (fee.type === "PERCENTAGE" && fee.value > MAX_PERCENTAGE_UNITS) errors.push(`${field}.value: a percentage must not exceed 100`);
     if (fee.type === "FIXED" && fee.value > TICKET_CAP_UNITS) errors.push(`${field}.value: a fixed fee must not exceed 1000.00`);

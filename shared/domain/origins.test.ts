@@ -1,12 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import {
-  allowedOriginsProblems,
-  checkAllowedOrigins,
-  isOriginAllowed,
-  MAX_ALLOWED_ORIGINS,
-  MAX_ORIGIN_LENGTH,
-  originProblem,
-} from "./origins.ts";
+import { allowedOriginsProblems, checkAllowedOrigins, isOriginAllowed, MAX_ALLOWED_ORIGINS, MAX_ORIGIN_LENGTH, originProblem } from "./origins.ts";
 
 describe("originProblem", () => {
   test.each([

@@ -2,17 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Fee } from "./fees.ts";
 import { parseAmount } from "./money.ts";
-import {
-  DAY_MS,
-  dailyLateFeeUnits,
-  dueAtFor,
-  isOverdue,
-  isPastGrace,
-  lateFeeDays,
-  processingFeeUnits,
-  quoteLoan,
-  totalDueUnits,
-} from "./pricing.ts";
+import { DAY_MS, dailyLateFeeUnits, dueAtFor, isOverdue, isPastGrace, lateFeeDays, processingFeeUnits, quoteLoan, totalDueUnits } from "./pricing.ts";
 
 const units = (s: string): bigint => parseAmount(s, 6)!;
 const pct = (percent: string): Fee => ({ type: "PERCENTAGE", value: units(percent) });
@@ -132,12 +122,8 @@ describe("lateFeeDays, isOverdue, isPastGrace", () => {
 
 describe("totalDueUnits and quoteLoan", () => {
   test("total is principal + processing fee + daily late fee × late days", () => {
-    expect(
-      totalDueUnits({ principal: units("100"), processingFee: units("2"), dailyLateFee: units("1"), lateDays: 0 }),
-    ).toBe(units("102"));
-    expect(
-      totalDueUnits({ principal: units("100"), processingFee: units("2"), dailyLateFee: units("1"), lateDays: 3 }),
-    ).toBe(units("105"));
+    expect(totalDueUnits({ principal: units("100"), processingFee: units("2"), dailyLateFee: units("1"), lateDays: 0 })).toBe(units("102"));
+    expect(totalDueUnits({ principal: units("100"), processingFee: units("2"), dailyLateFee: units("1"), lateDays: 3 })).toBe(units("105"));
   });
 
   test("the default merchant terms on 100.00", () => {

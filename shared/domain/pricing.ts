@@ -45,8 +45,7 @@ export const dailyLateFeeUnits = (principal: bigint, fee: Fee): bigint => feeUni
  *
  * @example dueAtFor(new Date("2026-11-21T10:00:00.000Z"), 7) // 2026-11-28T10:00:00.000Z
  */
-export const dueAtFor = (fundedAt: Date, tenureDays: number): Date =>
-  new Date(fundedAt.getTime() + tenureDays * DAY_MS);
+export const dueAtFor = (fundedAt: Date, tenureDays: number): Date => new Date(fundedAt.getTime() + tenureDays * DAY_MS);
 
 /**
  * Started days past `dueAt` that carry a late fee, at `now`. Accrual stops
@@ -75,12 +74,7 @@ export const isPastGrace = (dueAt: Date | null, gracePeriodDays: number, now: Da
  *
  * @example totalDueUnits({ principal: 100_000_000n, processingFee: 2_000_000n, dailyLateFee: 1_000_000n, lateDays: 2 }) // 104_000_000n
  */
-export function totalDueUnits(parts: {
-  principal: bigint;
-  processingFee: bigint;
-  dailyLateFee: bigint;
-  lateDays: number;
-}): bigint {
+export function totalDueUnits(parts: { principal: bigint; processingFee: bigint; dailyLateFee: bigint; lateDays: number }): bigint {
   return parts.principal + parts.processingFee + parts.dailyLateFee * BigInt(parts.lateDays);
 }
 

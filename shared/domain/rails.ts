@@ -27,9 +27,7 @@ export const SANDBOX_CHAINS: readonly Chain[] = ["POLYGON_AMOY", "BASE_SEPOLIA",
 export const isSandboxChain = (chain: Chain): boolean => SANDBOX_CHAINS.includes(chain);
 
 /** True when the pair is one of the supported rails (TON/USDT, POLYGON/USDC, BASE/USDC). */
-export const isSupportedRail = (network: Network, stablecoin: Stablecoin): boolean =>
-  RAILS[network].stablecoin === stablecoin;
+export const isSupportedRail = (network: Network, stablecoin: Stablecoin): boolean => RAILS[network].stablecoin === stablecoin;
 
 /** The chain a rail lends on for a tenant in the given mode. */
-export const chainForRail = (network: Network, mode: TenantMode): Chain =>
-  mode === "live" ? RAILS[network].liveChain : RAILS[network].sandboxChain;
+export const chainForRail = (network: Network, mode: TenantMode): Chain => (mode === "live" ? RAILS[network].liveChain : RAILS[network].sandboxChain);

@@ -12,11 +12,7 @@ import { isAddress, isHex, recoverMessageAddress } from "viem";
  *
  * @example await verifyEvmPersonalSignature({ address: account.address, message, signature: await account.signMessage({ message }) }) // true
  */
-export async function verifyEvmPersonalSignature(input: {
-  address: string;
-  message: string;
-  signature: string;
-}): Promise<boolean> {
+export async function verifyEvmPersonalSignature(input: { address: string; message: string; signature: string }): Promise<boolean> {
   const { address, message, signature } = input;
   if (!isAddress(address, { strict: false })) return false;
   // r ‖ s ‖ v, 65 bytes. The 64-byte compact form (EIP-2098) is not what personal_sign returns.

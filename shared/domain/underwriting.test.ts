@@ -46,12 +46,9 @@ describe("underwrite: every combination of the four rules", () => {
         borrowerKycStatus: kyc ? "PENDING" : "VERIFIED",
         openLoansOfBorrower: maxOpen ? 5 : 1,
       };
-      const expectedCodes = [
-        kyc && "KYC_NOT_VERIFIED",
-        blocked && "WALLET_BLOCKED",
-        maxOpen && "MAX_OPEN_LOANS",
-        review && "MANUAL_REVIEW_AMOUNT",
-      ].filter((c): c is string => typeof c === "string");
+      const expectedCodes = [kyc && "KYC_NOT_VERIFIED", blocked && "WALLET_BLOCKED", maxOpen && "MAX_OPEN_LOANS", review && "MANUAL_REVIEW_AMOUNT"].filter(
+        (c): c is string => typeof c === "string",
+      );
       const expectedOutcome = kyc || blocked || maxOpen ? "DECLINED" : review ? "MANUAL_REVIEW" : "APPROVED";
 
       const d = underwrite(STRICT, input, NOW);
@@ -66,11 +63,7 @@ describe("underwrite: every combination of the four rules", () => {
 
 describe("underwrite: messages", () => {
   test("each reason says what fired", () => {
-    const d = underwrite(
-      STRICT,
-      { principal: 750_500_000n, walletAddress: WALLET, borrowerKycStatus: "FAILED", openLoansOfBorrower: 3 },
-      NOW,
-    );
+    const d = underwrite(STRICT, { principal: 750_500_000n, walletAddress: WALLET, borrowerKycStatus: "FAILED", openLoansOfBorrower: 3 }, NOW);
     expect(d.reasons).toEqual([
       { code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" },
       { code: "WALLET_BLOCKED", message: `Wallet ${WALLET} is blocked by the policy` },
@@ -81,9 +74,7 @@ describe("underwrite: messages", () => {
 
   test("an amount that is not whole cents is shown, not thrown on", () => {
     const d = underwrite({ ...STRICT, manualReviewAbove: 1_234_567n }, { ...CLEAN, principal: 2_000_001n }, NOW);
-    expect(d.reasons).toEqual([
-      { code: "MANUAL_REVIEW_AMOUNT", message: "Principal 2.000001 is above the manual review threshold of 1.234567" },
-    ]);
+    expect(d.reasons).toEqual([{ code: "MANUAL_REVIEW_AMOUNT", message: "Principal 2.000001 is above the manual review threshold of 1.234567" }]);
   });
 });
 
@@ -110,12 +101,8 @@ describe("underwrite: boundaries", () => {
 
   test("KYC: only VERIFIED passes when required; any status passes when not", () => {
     for (const status of KYC_STATUSES) {
-      expect(underwrite(STRICT, { ...CLEAN, borrowerKycStatus: status }, NOW).outcome).toBe(
-        status === "VERIFIED" ? "APPROVED" : "DECLINED",
-      );
-      expect(underwrite({ ...STRICT, requireKycVerified: false }, { ...CLEAN, borrowerKycStatus: status }, NOW).outcome).toBe(
-        "APPROVED",
-      );
+      expect(underwrite(STRICT, { ...CLEAN, borrowerKycStatus: status }, NOW).outcome).toBe(status === "VERIFIED" ? "APPROVED" : "DECLINED");
+      expect(underwrite({ ...STRICT, requireKycVerified: false }, { ...CLEAN, borrowerKycStatus: status }, NOW).outcome).toBe("APPROVED");
     }
   });
 
@@ -137,11 +124,7 @@ describe("DEFAULT_POLICY", () => {
     });
     for (const status of KYC_STATUSES) {
       expect(
-        underwrite(
-          DEFAULT_POLICY,
-          { principal: 1_000_000_000n, walletAddress: WALLET, borrowerKycStatus: status, openLoansOfBorrower: 1_000 },
-          NOW,
-        ),
+        underwrite(DEFAULT_POLICY, { principal: 1_000_000_000n, walletAddress: WALLET, borrowerKycStatus: status, openLoansOfBorrower: 1_000 }, NOW),
       ).toEqual({ outcome: "APPROVED", reasons: [], policyVersion: 1, decidedAt: NOW });
     }
   });

@@ -68,15 +68,13 @@ export const UNDERWRITING_RULES: readonly UnderwritingRule[] = [
     code: "MAX_OPEN_LOANS",
     order: 3,
     effect: "DECLINE",
-    description:
-      "When the policy caps open loans per borrower, a borrower who already has that many open (unpaid, not declined) loans is declined.",
+    description: "When the policy caps open loans per borrower, a borrower who already has that many open (unpaid, not declined) loans is declined.",
   },
   {
     code: "MANUAL_REVIEW_AMOUNT",
     order: 4,
     effect: "REVIEW",
-    description:
-      "When the policy sets a review threshold, a principal strictly above it waits for an ops reviewer, unless another rule declines.",
+    description: "When the policy sets a review threshold, a principal strictly above it waits for an ops reviewer, unless another rule declines.",
   },
 ];
 
@@ -95,11 +93,8 @@ const showAmount = (units: bigint): string => formatAmount(units, units % 10_000
 /** The message of each rule when it fires; null when it does not. */
 const CHECKS: Record<UnderwritingRuleCode, (p: UnderwritingPolicy, i: UnderwritingInput) => string | null> = {
   KYC_NOT_VERIFIED: (p, i) =>
-    p.requireKycVerified && i.borrowerKycStatus !== "VERIFIED"
-      ? `Borrower KYC status is ${i.borrowerKycStatus}; the policy requires VERIFIED`
-      : null,
-  WALLET_BLOCKED: (p, i) =>
-    p.blockedWallets.includes(i.walletAddress) ? `Wallet ${i.walletAddress} is blocked by the policy` : null,
+    p.requireKycVerified && i.borrowerKycStatus !== "VERIFIED" ? `Borrower KYC status is ${i.borrowerKycStatus}; the policy requires VERIFIED` : null,
+  WALLET_BLOCKED: (p, i) => (p.blockedWallets.includes(i.walletAddress) ? `Wallet ${i.walletAddress} is blocked by the policy` : null),
   MAX_OPEN_LOANS: (p, i) =>
     p.maxOpenLoansPerBorrower !== null && i.openLoansOfBorrower >= p.maxOpenLoansPerBorrower
       ? `Borrower has ${i.openLoansOfBorrower} open loan(s); the policy allows at most ${p.maxOpenLoansPerBorrower}`
@@ -121,11 +116,7 @@ export function underwrite(policy: UnderwritingPolicy, input: UnderwritingInput,
     const message = CHECKS[rule.code](policy, input);
     return message === null ? [] : [{ rule, message }];
   });
-  const outcome: DecisionOutcome = fired.some(({ rule }) => rule.effect === "DECLINE")
-    ? "DECLINED"
-    : fired.length > 0
-      ? "MANUAL_REVIEW"
-      : "APPROVED";
+  const outcome: DecisionOutcome = fired.some(({ rule }) => rule.effect === "DECLINE") ? "DECLINED" : fired.length > 0 ? "MANUAL_REVIEW" : "APPROVED";
   return {
     outcome,
     reasons: fired.map(({ rule, message }) => ({ code: rule.code, message })),

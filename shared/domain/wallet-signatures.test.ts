@@ -3,18 +3,9 @@ import { Address } from "@ton/core";
 import { getSecureRandomBytes, keyPairFromSeed, mnemonicNew, mnemonicToPrivateKey, sha256_sync, sign } from "@ton/crypto";
 import { WalletContractV4, WalletContractV5R1 } from "@ton/ton";
 import { encodeBase58 } from "./addresses.ts";
-import {
-  TON_SIGN_DATA_REASONS as R,
-  tonConnectSignDataTextHash,
-  verifySolanaSignature,
-  verifyTonConnectSignData,
-} from "./wallet-signatures.ts";
+import { TON_SIGN_DATA_REASONS as R, tonConnectSignDataTextHash, verifySolanaSignature, verifyTonConnectSignData } from "./wallet-signatures.ts";
 
-const message = [
-  "Acme Store agreement",
-  "Amount: 100.00 USDT, 7 days, total due 102.00 — ✓",
-  "Challenge: 0b0e5f8a-51c4-4c1f-9a59-6a3f0a4f3c11",
-].join("\n");
+const message = ["Acme Store agreement", "Amount: 100.00 USDT, 7 days, total due 102.00 — ✓", "Challenge: 0b0e5f8a-51c4-4c1f-9a59-6a3f0a4f3c11"].join("\n");
 
 const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 const toBase64Url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
@@ -26,8 +17,7 @@ const toBase64Url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64ur
 async function solanaKey() {
   const pair = (await crypto.subtle.generateKey("Ed25519", true, ["sign", "verify"])) as CryptoKeyPair;
   const raw = new Uint8Array((await crypto.subtle.exportKey("raw", pair.publicKey)) as ArrayBuffer);
-  const signBytes = async (text: string) =>
-    new Uint8Array(await crypto.subtle.sign("Ed25519", pair.privateKey, new TextEncoder().encode(text)));
+  const signBytes = async (text: string) => new Uint8Array(await crypto.subtle.sign("Ed25519", pair.privateKey, new TextEncoder().encode(text)));
   return { address: encodeBase58(raw), signBytes };
 }
 
@@ -37,12 +27,7 @@ const solSig = await sol.signBytes(message);
 
 describe("verifySolanaSignature", () => {
   test("accepts the key's signature as base58, base64 and base64url, padded or not", async () => {
-    for (const signature of [
-      encodeBase58(solSig),
-      toBase64(solSig),
-      toBase64(solSig).replace(/=+$/, ""),
-      toBase64Url(solSig),
-    ]) {
+    for (const signature of [encodeBase58(solSig), toBase64(solSig), toBase64(solSig).replace(/=+$/, ""), toBase64Url(solSig)]) {
       expect(await verifySolanaSignature({ address: sol.address, message, signature })).toBe(true);
     }
   });
@@ -60,9 +45,7 @@ describe("verifySolanaSignature", () => {
 
   test("refuses a tampered message", async () => {
     for (const tampered of [message.replace("100.00", "1000.00"), `${message} `, message.slice(0, -1), ""]) {
-      expect(await verifySolanaSignature({ address: sol.address, message: tampered, signature: encodeBase58(solSig) })).toBe(
-        false,
-      );
+      expect(await verifySolanaSignature({ address: sol.address, message: tampered, signature: encodeBase58(solSig) })).toBe(false);
     }
   });
 
@@ -99,9 +82,7 @@ describe("verifySolanaSignature", () => {
     for (const address of badAddresses) {
       expect(await verifySolanaSignature({ address: address as string, message, signature: b58 })).toBe(false);
     }
-    expect(await verifySolanaSignature({ address: sol.address, message: null as unknown as string, signature: b58 })).toBe(
-      false,
-    );
+    expect(await verifySolanaSignature({ address: sol.address, message: null as unknown as string, signature: b58 })).toBe(false);
     expect(await verifySolanaSignature(null as never)).toBe(false);
   });
 });
@@ -254,9 +235,7 @@ describe("verifyTonConnectSignData", () => {
   test("refuses a public key that does not belong to the address, even with a valid signature by it", async () => {
     // The other key signs for the v4 address of tonKey: signature fine, binding not.
     const { signature, timestamp } = signTon(v4, { key: tonOther });
-    const result = await verifyTonConnectSignData(
-      request(v4, { publicKey: tonOther.publicKey.toString("hex"), signature, timestamp }),
-    );
+    const result = await verifyTonConnectSignData(request(v4, { publicKey: tonOther.publicKey.toString("hex"), signature, timestamp }));
     expect(result).toEqual({ ok: false, reason: R.keyNotForAddress });
   });
 
@@ -270,11 +249,10 @@ describe("verifyTonConnectSignData", () => {
     expect(await verifyTonConnectSignData(request(v4, { signature }))).toEqual({ ok: false, reason: R.signatureInvalid });
     // and the other key's own wallet with our signature
     const mine = signTon(otherV4);
-    expect(
-      await verifyTonConnectSignData(
-        request(otherV4, { publicKey: tonOther.publicKey.toString("hex"), signature: mine.signature }),
-      ),
-    ).toEqual({ ok: false, reason: R.signatureInvalid });
+    expect(await verifyTonConnectSignData(request(otherV4, { publicKey: tonOther.publicKey.toString("hex"), signature: mine.signature }))).toEqual({
+      ok: false,
+      reason: R.signatureInvalid,
+    });
   });
 
   test("refuses a signature made for another address of the same key", async () => {
@@ -290,9 +268,10 @@ describe("verifyTonConnectSignData", () => {
 
   test("refuses a domain that is not allowed", async () => {
     const signed = signTon(v4, { domain: "evil.example" });
-    expect(
-      await verifyTonConnectSignData(request(v4, { domain: signed.domain, signature: signed.signature })),
-    ).toEqual({ ok: false, reason: R.domainNotAllowed });
+    expect(await verifyTonConnectSignData(request(v4, { domain: signed.domain, signature: signed.signature }))).toEqual({
+      ok: false,
+      reason: R.domainNotAllowed,
+    });
     expect(await verifyTonConnectSignData(request(v4, { allowedDomains: [] }))).toEqual({
       ok: false,
       reason: R.domainNotAllowed,
@@ -306,9 +285,10 @@ describe("verifyTonConnectSignData", () => {
       ["widget.svc-credit.example", ["null", "", "not a url://"]],
     ] as const) {
       const s = signTon(v4, { domain: dom });
-      expect(
-        await verifyTonConnectSignData(request(v4, { domain: dom, signature: s.signature, allowedDomains: allowed })),
-      ).toEqual({ ok: false, reason: R.domainNotAllowed });
+      expect(await verifyTonConnectSignData(request(v4, { domain: dom, signature: s.signature, allowedDomains: allowed }))).toEqual({
+        ok: false,
+        reason: R.domainNotAllowed,
+      });
     }
   });
 
@@ -321,34 +301,33 @@ describe("verifyTonConnectSignData", () => {
       ["merchant.example", ["MERCHANT.EXAMPLE"]],
     ] as const) {
       const s = signTon(v4, { domain: dom });
-      expect(
-        await verifyTonConnectSignData(request(v4, { domain: dom, signature: s.signature, allowedDomains: allowed })),
-      ).toEqual({ ok: true });
+      expect(await verifyTonConnectSignData(request(v4, { domain: dom, signature: s.signature, allowedDomains: allowed }))).toEqual({ ok: true });
     }
   });
 
   test("refuses an expired timestamp, accepts one exactly maxAgeSeconds old", async () => {
     const expired = signTon(v4, { timestamp: now - 901 });
-    expect(
-      await verifyTonConnectSignData(request(v4, { timestamp: expired.timestamp, signature: expired.signature })),
-    ).toEqual({ ok: false, reason: R.timestampExpired });
+    expect(await verifyTonConnectSignData(request(v4, { timestamp: expired.timestamp, signature: expired.signature }))).toEqual({
+      ok: false,
+      reason: R.timestampExpired,
+    });
     const edge = signTon(v4, { timestamp: now - 900 });
     expect(await verifyTonConnectSignData(request(v4, { timestamp: edge.timestamp, signature: edge.signature }))).toEqual({
       ok: true,
     });
     const short = signTon(v4, { timestamp: now - 31 });
-    expect(
-      await verifyTonConnectSignData(
-        request(v4, { timestamp: short.timestamp, signature: short.signature, maxAgeSeconds: 30 }),
-      ),
-    ).toEqual({ ok: false, reason: R.timestampExpired });
+    expect(await verifyTonConnectSignData(request(v4, { timestamp: short.timestamp, signature: short.signature, maxAgeSeconds: 30 }))).toEqual({
+      ok: false,
+      reason: R.timestampExpired,
+    });
   });
 
   test("refuses a timestamp more than 60 s in the future, accepts 60 s", async () => {
     const future = signTon(v4, { timestamp: now + 61 });
-    expect(
-      await verifyTonConnectSignData(request(v4, { timestamp: future.timestamp, signature: future.signature })),
-    ).toEqual({ ok: false, reason: R.timestampInFuture });
+    expect(await verifyTonConnectSignData(request(v4, { timestamp: future.timestamp, signature: future.signature }))).toEqual({
+      ok: false,
+      reason: R.timestampInFuture,
+    });
     const skew = signTon(v4, { timestamp: now + 60 });
     expect(await verifyTonConnectSignData(request(v4, { timestamp: skew.timestamp, signature: skew.signature }))).toEqual({
       ok: true,
@@ -397,9 +376,7 @@ describe("verifyTonConnectSignData", () => {
     // Its own v4 wallet, so the binding check passes and the key reaches ed25519.
     const notAPoint = Buffer.alloc(32, 0xff);
     const wallet = WalletContractV4.create({ workchain: 0, publicKey: notAPoint }).address;
-    const result = await verifyTonConnectSignData(
-      request(wallet, { publicKey: notAPoint.toString("hex"), signature: signTon(wallet).signature }),
-    );
+    const result = await verifyTonConnectSignData(request(wallet, { publicKey: notAPoint.toString("hex"), signature: signTon(wallet).signature }));
     expect(result).toEqual({ ok: false, reason: R.signatureInvalid });
     // And as another wallet's key, the binding check refuses it first.
     expect(await verifyTonConnectSignData(request(v4, { publicKey: notAPoint.toString("hex") }))).toEqual({

@@ -28,11 +28,7 @@ import { canonicalAddress, decodeBase58 } from "./addresses.ts";
  *
  * @example await verifySolanaSignature({ address: "9xQe…", message, signature: "5VfY…" }) // true
  */
-export async function verifySolanaSignature(input: {
-  address: string;
-  message: string;
-  signature: string;
-}): Promise<boolean> {
+export async function verifySolanaSignature(input: { address: string; message: string; signature: string }): Promise<boolean> {
   try {
     const { address, message, signature } = input;
     if (typeof address !== "string" || typeof message !== "string" || typeof signature !== "string") return false;
@@ -222,12 +218,7 @@ export async function verifyTonConnectSignData(input: {
  * timestamp are little-endian and whose hash is hashed again with a
  * "ton-connect" prefix, the sign-data message is hashed once.
  */
-export async function tonConnectSignDataTextHash(input: {
-  address: string;
-  domain: string;
-  timestamp: number;
-  text: string;
-}): Promise<Uint8Array> {
+export async function tonConnectSignDataTextHash(input: { address: string; domain: string; timestamp: number; text: string }): Promise<Uint8Array> {
   const account = parseTonAddress(input.address);
   if (!account) throw new TypeError("address is not a TON address");
   if (!Number.isSafeInteger(input.timestamp) || input.timestamp < 0) throw new TypeError("timestamp must be a non-negative integer");

@@ -23,7 +23,16 @@ export function walletFor(chain: Chain, walletAddress: string): string {
 export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string, now: Date): Promise<CreditLineRow> {
   await db
     .insert(creditLines)
-    .values({ id: newId(), tenantId: ctx.tenant.id, programId: ctx.program.id, walletAddress: wallet, chain: ctx.chain, borrowerRef: `wallet:${wallet}`, createdAt: now, updatedAt: now })
+    .values({
+      id: newId(),
+      tenantId: ctx.tenant.id,
+      programId: ctx.program.id,
+      walletAddress: wallet,
+      chain: ctx.chain,
+      borrowerRef: `wallet:${wallet}`,
+      createdAt: now,
+      updatedAt: now,
+    })
     .onConflictDoNothing();
   const [line] = await db
     .select()
@@ -51,7 +60,10 @@ export async function programRequiresKyc(db: Db, ctx: ProgramContext): Promise<b
 
 /** Principal of the line's loans still open (CREATED not declined, ACTIVE, DEFAULTED). */
 async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
-  const [row] = await db.select({ total: openPrincipalOfLine(line) }).from(creditLines).where(eq(creditLines.id, line.id));
+  const [row] = await db
+    .select({ total: openPrincipalOfLine(line) })
+    .from(creditLines)
+    .where(eq(creditLines.id, line.id));
   return BigInt(row?.total ?? 0);
 }
 
@@ -82,7 +94,11 @@ export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAdd
       agreementAccepted: false,
     };
   }
-  return { creditLine: await creditLineView(db, ctx, line), requiresKyc: await requiresKyc(db, ctx, line), agreementAccepted: line.agreementAcceptedAt !== null };
+  return {
+    creditLine: await creditLineView(db, ctx, line),
+    requiresKyc: await requiresKyc(db, ctx, line),
+    agreementAccepted: line.agreementAcceptedAt !== null,
+  };
 }
 
 /**
@@ -94,10 +110,23 @@ export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAdd
  */
 export async function confirmCreditLineKyc(
   db: Db,
-  input: { tenantId: string; id: string; verified: boolean; merchantUserId: string | null; reference: string | null; borrowerRef: string | null; actor: string; now: Date },
+  input: {
+    tenantId: string;
+    id: string;
+    verified: boolean;
+    merchantUserId: string | null;
+    reference: string | null;
+    borrowerRef: string | null;
+    actor: string;
+    now: Date;
+  },
 ) {
   if (!isUuid(input.id)) throw notFound("Credit line");
-  const [line] = await db.select().from(creditLines).where(and(eq(creditLines.id, input.id), eq(creditLines.tenantId, input.tenantId))).limit(1);
+  const [line] = await db
+    .select()
+    .from(creditLines)
+    .where(and(eq(creditLines.id, input.id), eq(creditLines.tenantId, input.tenantId)))
+    .limit(1);
   if (!line) throw notFound("Credit line");
   if (input.borrowerRef && line.agreementAcceptedAt && input.borrowerRef !== line.borrowerRef) {
     throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");

@@ -43,7 +43,8 @@ function checkDraw(ctx: ProgramContext, amount: string, tenureDays: number): big
  */
 async function withinLine(db: Db, ctx: ProgramContext, line: CreditLineRow, principal: bigint): Promise<void> {
   const { available } = await creditLineView(db, ctx, line);
-  if (principal > available) throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
+  if (principal > available)
+    throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
 }
 
 /**
@@ -140,7 +141,9 @@ export async function acceptDraw(
     challenge.walletAddress !== wallet ? "walletAddress: is not the wallet the challenge was issued to" : null,
     challenge.amount !== formatAmount(parseAmount(input.amount, 2)!) ? "amount: is not the amount the challenge was issued for" : null,
     challenge.tenureDays !== input.tenureDays ? "tenureDays: is not the tenure the challenge was issued for" : null,
-    challenge.chain !== ctx.chain || challenge.stablecoin !== ctx.product.stablecoin ? "agreementChallengeId: the program's rail changed since the quote" : null,
+    challenge.chain !== ctx.chain || challenge.stablecoin !== ctx.product.stablecoin
+      ? "agreementChallengeId: the program's rail changed since the quote"
+      : null,
   ].filter((m): m is string => m !== null);
   if (mismatch.length > 0) throw validationError(mismatch);
 
@@ -159,14 +162,18 @@ export async function acceptDraw(
 
   // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
   const ton = { publicKey: input.publicKey, timestamp: input.timestamp, domain: input.domain };
-  const consumed = await verifyAndConsumeChallenge(deps.store, { contracts: deps.chain }, {
-    challenge,
-    walletSignature: input.walletSignature,
-    ton,
-    allowedDomains: widgetDrawDomains(ctx.program, deps.widgetHosts),
-    now,
-    realNow: new Date(now.getTime() - ctx.tenant.clockOffsetMs),
-  });
+  const consumed = await verifyAndConsumeChallenge(
+    deps.store,
+    { contracts: deps.chain },
+    {
+      challenge,
+      walletSignature: input.walletSignature,
+      ton,
+      allowedDomains: widgetDrawDomains(ctx.program, deps.widgetHosts),
+      now,
+      realNow: new Date(now.getTime() - ctx.tenant.clockOffsetMs),
+    },
+  );
   const line = await creditLineFor(db, ctx, wallet, now);
   await withinLine(db, ctx, line, parseAmount(input.amount, 2)!);
   if (await requiresKyc(db, ctx, line)) {

@@ -32,14 +32,11 @@ export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddres
     db
       .select({ n: sql<number>`count(*)` })
       .from(loans)
-      .where(
-        and(
-          eq(loans.tenantId, ctx.tenant.id),
-          eq(loans.borrowerRef, line.borrowerRef),
-          loanIsOpen(),
-        ),
-      ),
-    db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(and(eq(borrowers.tenantId, ctx.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
+      .where(and(eq(loans.tenantId, ctx.tenant.id), eq(loans.borrowerRef, line.borrowerRef), loanIsOpen())),
+    db
+      .select({ kycStatus: borrowers.kycStatus })
+      .from(borrowers)
+      .where(and(eq(borrowers.tenantId, ctx.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
   ]);
   const reasons: { code: string; message: string }[] = [];
   if (policy.blockedWallets.includes(wallet)) reasons.push({ code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" });

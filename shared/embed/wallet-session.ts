@@ -22,7 +22,11 @@ export const WALLET_SESSION_CHALLENGE_TTL_MS = 5 * 60_000;
 export const WALLET_SESSION_TTL_MS = 60 * 60_000;
 
 const encoder = new TextEncoder();
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 /** Strict: only the one canonical encoding of the bytes (no padding bits set), so a token has exactly one spelling. */
 const unb64url = (s: string): Uint8Array<ArrayBuffer> | null => {
   if (!/^[A-Za-z0-9_-]+$/.test(s)) return null;
@@ -114,7 +118,8 @@ export type OpenWalletSessionInput = {
 export async function openWalletSession(deps: { db: Db; secret: string } & WalletProofDeps, ctx: ProgramContext, input: OpenWalletSessionInput, now: Date) {
   const wallet = walletFor(ctx.chain, input.walletAddress);
   const [nonce = "", exp = "", given = "", ...extra] = input.challengeId.split(".");
-  const genuine = extra.length === 0 && isUuid(nonce) && /^\d{1,15}$/.test(exp) && (await macValid(deps.secret, macInput("challenge", ctx, wallet, nonce, exp), given));
+  const genuine =
+    extra.length === 0 && isUuid(nonce) && /^\d{1,15}$/.test(exp) && (await macValid(deps.secret, macInput("challenge", ctx, wallet, nonce, exp), given));
   if (!genuine) throw validationError(["challengeId: no such challenge for this program and wallet"]);
   const expiresAt = new Date(Number(exp));
   if (now.getTime() >= expiresAt.getTime()) throw validationError(["challengeId: the challenge has expired"]);
@@ -156,6 +161,9 @@ export async function hasWalletSession(secret: string, ctx: ProgramContext, toke
     /^\d{1,15}$/.test(exp) &&
     now.getTime() < Number(exp) &&
     (await macValid(secret, macInput("session", ctx, wallet, exp), given));
-  if (!live) throw unauthorized("The wallet session is not valid for this wallet (forged, expired, or another wallet's): open one with POST /v1/embed/:embedKey/wallet-session");
+  if (!live)
+    throw unauthorized(
+      "The wallet session is not valid for this wallet (forged, expired, or another wallet's): open one with POST /v1/embed/:embedKey/wallet-session",
+    );
   return true;
 }

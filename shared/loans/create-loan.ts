@@ -147,10 +147,7 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
  * one event. Underwriting and funding
  * follow in the loan's writer (`processLoan`).
  */
-export async function createLoan(
-  db: Db,
-  input: CreateLoanInput & { tenant: LoadedTenant; now: Date },
-): Promise<{ loan: LoanRow; created: boolean }> {
+export async function createLoan(db: Db, input: CreateLoanInput & { tenant: LoadedTenant; now: Date }): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
   const existing = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
   if (existing) return { loan: existing, created: false };
@@ -205,7 +202,8 @@ export async function createLoan(
     createdAt: input.now,
     updatedAt: input.now,
   };
-  const insert = input.program?.creditLimit === undefined ? db.insert(loans).values(row) : insertIf(db, loans, row, withinCreditLimit(row, input.program.creditLimit));
+  const insert =
+    input.program?.creditLimit === undefined ? db.insert(loans).values(row) : insertIf(db, loans, row, withinCreditLimit(row, input.program.creditLimit));
   const [inserted] = await db.batch([
     insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] }).returning({ id: loans.id }),
     eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),

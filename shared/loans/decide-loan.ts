@@ -15,14 +15,7 @@ async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)
-    .where(
-      and(
-        eq(loans.tenantId, loan.tenantId),
-        eq(loans.borrowerId, loan.borrowerId),
-        ne(loans.id, loan.id),
-        loanIsOpen(),
-      ),
-    );
+    .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), ne(loans.id, loan.id), loanIsOpen()));
   return Number(row?.n ?? 0);
 }
 

@@ -38,7 +38,10 @@ test("20 concurrent fundings of one loan, bypassing its writer: funded once, poo
   // One transfer on the simulated chain: the borrower holds exactly the principal.
   const borrower = created.body.borrowerWalletAddress;
   expect(await t.simChains.chain("POLYGON_AMOY", owner.tenantId).balanceOf(borrower)).toBe(300_000_000n);
-  const funded = await t.db.select().from(events).where(and(eq(events.loanId, loanId), eq(events.type, "loan.funded")));
+  const funded = await t.db
+    .select()
+    .from(events)
+    .where(and(eq(events.loanId, loanId), eq(events.type, "loan.funded")));
   expect(funded).toHaveLength(1);
   const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, owner.tenantId));
   expect(pool!.available).toBe(10_000_000_000n - 300_000_000n);

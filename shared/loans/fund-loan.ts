@@ -52,7 +52,12 @@ function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: 
           guard,
         ),
       ),
-    eventInsertIf(db, envelope, null, sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${envelope.id})`),
+    eventInsertIf(
+      db,
+      envelope,
+      null,
+      sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${envelope.id})`,
+    ),
   ];
 }
 
@@ -191,4 +196,3 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
     ],
   });
 }
-

@@ -20,7 +20,15 @@ export async function recordKycConfirmation(db: Db, loan: LoanRow, input: KycCon
     insertIf(
       db,
       loanKycConfirmations,
-      { id, tenantId: loan.tenantId, loanId: loan.id, verified: input.verified, merchantUserId: input.merchantUserId, reference: input.reference, createdAt: now },
+      {
+        id,
+        tenantId: loan.tenantId,
+        loanId: loan.id,
+        verified: input.verified,
+        merchantUserId: input.merchantUserId,
+        reference: input.reference,
+        createdAt: now,
+      },
       guard,
     ),
   ]);

@@ -62,7 +62,14 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
       const loan = await loadLoan(ctx.db, cmd.tenantId, cmd.loanId);
       const recorded =
         cmd.kind === "agreement"
-          ? await recordLoanAgreement(ctx.db, { loan, challenge: cmd.challenge, walletSignature: cmd.walletSignature, ton: cmd.ton, agreementText: cmd.agreementText, now })
+          ? await recordLoanAgreement(ctx.db, {
+              loan,
+              challenge: cmd.challenge,
+              walletSignature: cmd.walletSignature,
+              ton: cmd.ton,
+              agreementText: cmd.agreementText,
+              now,
+            })
           : (await recordKycConfirmation(ctx.db, loan, cmd, now)).loan;
       return fundLoan(ctx, recorded, tenant, now);
     }

@@ -19,6 +19,8 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
     const db = createDb(this.env.DB);
-    return this.withLock("loan", () => executeLoanCommand({ db, chain: simulatedChainPort(durableSimulatedChains(this.env.SIM_CHAINS)), clock: systemClock }, cmd));
+    return this.withLock("loan", () =>
+      executeLoanCommand({ db, chain: simulatedChainPort(durableSimulatedChains(this.env.SIM_CHAINS)), clock: systemClock }, cmd),
+    );
   }
 }

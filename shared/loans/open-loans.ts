@@ -7,7 +7,10 @@ import { loans } from "../../db/schema/loans.ts";
  * Counted against `maxOpenLoansPerBorrower` and a credit line's limit.
  */
 export const loanIsOpen = () =>
-  or(inArray(loans.status, ["ACTIVE", "DEFAULTED"]), and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED"))));
+  or(
+    inArray(loans.status, ["ACTIVE", "DEFAULTED"]),
+    and(eq(loans.status, "CREATED"), or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED"))),
+  );
 
 /**
  * SQL: the open principal (base units) of one credit line, i.e. of a

@@ -34,12 +34,7 @@ export const termsOf = (row: ConfigRow): MerchantConfigTerms => ({
 });
 
 /** The active loan product row for a configuration. */
-export function productRow(
-  config: { id: string; tenantId: string },
-  productId: string,
-  t: MerchantConfigTerms,
-  now: Date,
-): ProductInsert {
+export function productRow(config: { id: string; tenantId: string }, productId: string, t: MerchantConfigTerms, now: Date): ProductInsert {
   return {
     id: productId,
     tenantId: config.tenantId,

@@ -20,10 +20,7 @@ export function createMerchantConfigStatements(db: Db, tenantId: string, terms: 
   const loanProductId = newId();
   return {
     row: { ...config, loanProductId } as SavedMerchantConfig,
-    statements: [
-      db.insert(merchantConfigs).values(config),
-      db.insert(loanProducts).values(productRow(config, loanProductId, terms, now)),
-    ] as const,
+    statements: [db.insert(merchantConfigs).values(config), db.insert(loanProducts).values(productRow(config, loanProductId, terms, now))] as const,
   };
 }
 

@@ -1,6 +1,14 @@
 import type { EventEnvelope } from "../../db/schema/events.ts";
 
-type LoanData = { id?: string; borrowerRef?: string; principalAmount?: string; stablecoin?: string; chain?: string; totalDue?: string; decision?: { outcome?: string } | null };
+type LoanData = {
+  id?: string;
+  borrowerRef?: string;
+  principalAmount?: string;
+  stablecoin?: string;
+  chain?: string;
+  totalDue?: string;
+  decision?: { outcome?: string } | null;
+};
 
 const TITLES: Record<EventEnvelope["type"], string> = {
   "loan.application_submitted": "Loan application submitted",
@@ -21,7 +29,11 @@ const TITLES: Record<EventEnvelope["type"], string> = {
 /** The dashboard notification (and owner e-mail) text of an event. Plain text; no secrets in events. */
 export function describeEvent(envelope: EventEnvelope): { title: string; body: string } {
   const title = TITLES[envelope.type];
-  const data = envelope.data as { loan?: LoanData; delivery?: { endpointUrl?: string; eventType?: string; eventId?: string }; pool?: { headroom?: string; stablecoin?: string } };
+  const data = envelope.data as {
+    loan?: LoanData;
+    delivery?: { endpointUrl?: string; eventType?: string; eventId?: string };
+    pool?: { headroom?: string; stablecoin?: string };
+  };
   const lines: string[] = [];
   if (data.loan) {
     const l = data.loan;
@@ -30,7 +42,8 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
   }
   if (data.pool) lines.push(`Pool headroom: ${data.pool.headroom} ${data.pool.stablecoin}.`);
-  if (data.delivery) lines.push(`Event ${data.delivery.eventType} (${data.delivery.eventId}) could not be delivered to ${data.delivery.endpointUrl} after 3 attempts.`);
+  if (data.delivery)
+    lines.push(`Event ${data.delivery.eventType} (${data.delivery.eventId}) could not be delivered to ${data.delivery.endpointUrl} after 3 attempts.`);
   lines.push(`Event ${envelope.type} (${envelope.id}) at ${envelope.createdAt}.`);
   return { title, body: lines.join("\n") };
 }

@@ -27,7 +27,9 @@ export function databaseMailbox(db: Db): MailProvider {
   return {
     async send(message, now) {
       const id = newId();
-      await db.insert(mailbox).values({ id, toAddress: message.to, subject: message.subject, body: message.text, notificationId: message.notificationId, createdAt: now });
+      await db
+        .insert(mailbox)
+        .values({ id, toAddress: message.to, subject: message.subject, body: message.text, notificationId: message.notificationId, createdAt: now });
       return { ok: true, id };
     },
   };
@@ -85,6 +87,7 @@ export type MailEnv = { ENVIRONMENT: "development" | "production"; MAIL_API_URL?
  */
 export function mailProviderFromEnv(env: MailEnv, db: Db, fetch: FetchLike): MailProvider {
   if (env.ENVIRONMENT === "development") return databaseMailbox(db);
-  if (env.MAIL_API_URL && env.MAIL_API_KEY && env.MAIL_FROM) return httpMailProvider({ url: env.MAIL_API_URL, apiKey: env.MAIL_API_KEY, from: env.MAIL_FROM, fetch });
+  if (env.MAIL_API_URL && env.MAIL_API_KEY && env.MAIL_FROM)
+    return httpMailProvider({ url: env.MAIL_API_URL, apiKey: env.MAIL_API_KEY, from: env.MAIL_FROM, fetch });
   return unconfiguredMail;
 }

@@ -51,7 +51,10 @@ export async function markNotificationRead(db: Db, input: { tenantId: string; id
   if (!isUuid(input.id)) throw notFound("Notification");
   const mine = and(eq(notifications.id, input.id), eq(notifications.tenantId, input.tenantId));
   const [, [row]] = await db.batch([
-    db.update(notifications).set({ readAt: input.now }).where(and(mine, isNull(notifications.readAt))),
+    db
+      .update(notifications)
+      .set({ readAt: input.now })
+      .where(and(mine, isNull(notifications.readAt))),
     db.select().from(notifications).where(mine).limit(1),
   ]);
   if (!row) throw notFound("Notification");

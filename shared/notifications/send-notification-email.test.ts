@@ -18,10 +18,36 @@ afterAll(() => t.close());
 async function notification() {
   const owner = await signUpTenant(t);
   const eventId = newId();
-  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: owner.tenantId, data: {}, program: null, channel: null };
-  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: owner.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const envelope = {
+    id: eventId,
+    type: "liquidity.low" as const,
+    createdAt: new Date().toISOString(),
+    tenantId: owner.tenantId,
+    data: {},
+    program: null,
+    channel: null,
+  };
+  await t.db.insert(events).values({
+    id: eventId,
+    seq: Math.floor(Math.random() * 1e9),
+    tenantId: owner.tenantId,
+    type: "liquidity.low",
+    loanId: null,
+    envelope,
+    createdAt: new Date(),
+  });
   const id = newId();
-  await t.db.insert(notifications).values({ id, tenantId: owner.tenantId, eventId, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 10.00 USDC.", emailTo: owner.email, emailStatus: "PENDING", createdAt: new Date() });
+  await t.db.insert(notifications).values({
+    id,
+    tenantId: owner.tenantId,
+    eventId,
+    eventType: "liquidity.low",
+    title: "Liquidity is running low",
+    body: "Pool headroom: 10.00 USDC.",
+    emailTo: owner.email,
+    emailStatus: "PENDING",
+    createdAt: new Date(),
+  });
   return { id, owner };
 }
 const row = async (id: string) => (await t.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
@@ -33,7 +59,9 @@ test("sent once to the owner through the local mailbox; duplicates send nothing 
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
   await Promise.all([sendNotificationEmail(deps, id), sendNotificationEmail(deps, id)]);
   const mails = await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id));
-  expect(mails).toEqual([expect.objectContaining({ toAddress: owner.email, subject: "[svc credit] Liquidity is running low", body: "Pool headroom: 10.00 USDC." })]);
+  expect(mails).toEqual([
+    expect.objectContaining({ toAddress: owner.email, subject: "[svc credit] Liquidity is running low", body: "Pool headroom: 10.00 USDC." }),
+  ]);
   expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1, emailError: null });
 });
 
@@ -63,17 +91,48 @@ test("the HTTP provider posts { from, to, subject, text } with the key and an id
   expect(seen[0]!.url).toBe("https://mail.example/emails");
   expect(seen[0]!.init.headers).toMatchObject({ authorization: "Bearer re_key", "idempotency-key": "notification-n1" });
   expect(JSON.parse(String(seen[0]!.init.body))).toEqual({ from: "svc <n@svc.example>", to: "o@m.example", subject: "S", text: "T" });
-  const down = httpMailProvider({ url: "https://mail.example/emails", apiKey: "k", from: "f@x.example", fetch: async () => new Response("no", { status: 500 }) });
+  const down = httpMailProvider({
+    url: "https://mail.example/emails",
+    apiKey: "k",
+    from: "f@x.example",
+    fetch: async () => new Response("no", { status: 500 }),
+  });
   expect(await down.send({ to: "o@m.example", subject: "S", text: "T", notificationId: "n2" }, new Date())).toEqual({ ok: false, error: "HTTP 500" });
 });
 
 test("nothing is sent to an owner whose address is not verified: SKIPPED with the reason; sent once verified", async () => {
   const unverified = await signUpTenant(t, "Acme", { verifyEmail: false });
   const eventId = newId();
-  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: unverified.tenantId, data: {}, program: null, channel: null };
-  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: unverified.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const envelope = {
+    id: eventId,
+    type: "liquidity.low" as const,
+    createdAt: new Date().toISOString(),
+    tenantId: unverified.tenantId,
+    data: {},
+    program: null,
+    channel: null,
+  };
+  await t.db.insert(events).values({
+    id: eventId,
+    seq: Math.floor(Math.random() * 1e9),
+    tenantId: unverified.tenantId,
+    type: "liquidity.low",
+    loanId: null,
+    envelope,
+    createdAt: new Date(),
+  });
   const id = newId();
-  await t.db.insert(notifications).values({ id, tenantId: unverified.tenantId, eventId, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 10.00 USDC.", emailTo: unverified.email, emailStatus: "PENDING", createdAt: new Date() });
+  await t.db.insert(notifications).values({
+    id,
+    tenantId: unverified.tenantId,
+    eventId,
+    eventType: "liquidity.low",
+    title: "Liquidity is running low",
+    body: "Pool headroom: 10.00 USDC.",
+    emailTo: unverified.email,
+    emailStatus: "PENDING",
+    createdAt: new Date(),
+  });
   let sends = 0;
   const counting: MailProvider = { send: async (m, now) => (sends++, databaseMailbox(t.db).send(m, now)) };
   const deps = { db: t.db, mail: counting, clock: t.clock };
@@ -89,8 +148,26 @@ test("nothing is sent to an owner whose address is not verified: SKIPPED with th
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED" });
   const later = newId();
   const laterEvent = newId();
-  await t.db.insert(events).values({ id: laterEvent, seq: Math.floor(Math.random() * 1e9), tenantId: unverified.tenantId, type: "liquidity.low", loanId: null, envelope: { ...envelope, id: laterEvent }, createdAt: new Date() });
-  await t.db.insert(notifications).values({ id: later, tenantId: unverified.tenantId, eventId: laterEvent, eventType: "liquidity.low", title: "Liquidity is running low", body: "Pool headroom: 9.00 USDC.", emailTo: unverified.email, emailStatus: "PENDING", createdAt: new Date() });
+  await t.db.insert(events).values({
+    id: laterEvent,
+    seq: Math.floor(Math.random() * 1e9),
+    tenantId: unverified.tenantId,
+    type: "liquidity.low",
+    loanId: null,
+    envelope: { ...envelope, id: laterEvent },
+    createdAt: new Date(),
+  });
+  await t.db.insert(notifications).values({
+    id: later,
+    tenantId: unverified.tenantId,
+    eventId: laterEvent,
+    eventType: "liquidity.low",
+    title: "Liquidity is running low",
+    body: "Pool headroom: 9.00 USDC.",
+    emailTo: unverified.email,
+    emailStatus: "PENDING",
+    createdAt: new Date(),
+  });
   expect(await sendNotificationEmail(deps, later)).toEqual({ ack: true });
   expect(sends).toBe(1);
   expect(await row(later)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
@@ -100,11 +177,31 @@ test("an address verified by a user of another tenant does not let this tenant's
   const a = await signUpTenant(t); // verified
   const b = await signUpTenant(t, "Acme", { verifyEmail: false });
   const eventId = newId();
-  const envelope = { id: eventId, type: "liquidity.low" as const, createdAt: new Date().toISOString(), tenantId: b.tenantId, data: {}, program: null, channel: null };
-  await t.db.insert(events).values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: b.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
+  const envelope = {
+    id: eventId,
+    type: "liquidity.low" as const,
+    createdAt: new Date().toISOString(),
+    tenantId: b.tenantId,
+    data: {},
+    program: null,
+    channel: null,
+  };
+  await t.db
+    .insert(events)
+    .values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: b.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
   const id = newId();
   // A notification of tenant b addressed (however it came about) to tenant a's verified owner.
-  await t.db.insert(notifications).values({ id, tenantId: b.tenantId, eventId, eventType: "liquidity.low", title: "T", body: "B", emailTo: a.email, emailStatus: "PENDING", createdAt: new Date() });
+  await t.db.insert(notifications).values({
+    id,
+    tenantId: b.tenantId,
+    eventId,
+    eventType: "liquidity.low",
+    title: "T",
+    body: "B",
+    emailTo: a.email,
+    emailStatus: "PENDING",
+    createdAt: new Date(),
+  });
   expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "owner e-mail not verified" });
 });

@@ -21,6 +21,10 @@ export function safeErrorFields(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { error: typeof err };
   const scrub = (message: string) => message.replace(/\nparams:[\s\S]*$/, "\nparams: [redacted]");
   const cause = err.cause instanceof Error ? `${err.cause.name}: ${scrub(err.cause.message)}` : undefined;
-  const frames = (err.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).slice(0, 10).join("\n");
+  const frames = (err.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 10)
+    .join("\n");
   return { name: err.name, error: scrub(err.message), ...(cause ? { cause } : {}), stack: frames };
 }

@@ -83,7 +83,11 @@ export async function faucet(deps: Deps, tenant: Tenant, input: { chain: Chain; 
  * after the settlement listener has processed it, so a GET right after shows
  * the result. A sender who cannot cover it: status failed.
  */
-export async function transfer(deps: Deps, tenant: Tenant, input: { chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string }) {
+export async function transfer(
+  deps: Deps,
+  tenant: Tenant,
+  input: { chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string },
+) {
   sandboxChain(tenant, input.chain);
   if (chainConfig(input.chain).family === "EVM") {
     throw validationError(["chain: EVM chains take signed transactions: POST /v1/sandbox/chain/transactions"]);
@@ -94,7 +98,10 @@ export async function transfer(deps: Deps, tenant: Tenant, input: { chain: Chain
   }
   const request = { from, to: address(input.chain, "to", input.to), amount: amountOf(input.amount), comment: input.comment ?? null, token: input.token };
   const ledger = await ledgerFor(deps, tenant, input.chain);
-  const result = await orRejected((reason) => (reason.startsWith("token ") ? "token" : "from"), () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true }));
+  const result = await orRejected(
+    (reason) => (reason.startsWith("token ") ? "token" : "from"),
+    () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true }),
+  );
   await pollChain(deps, input.chain, tenant.id);
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, failureReason: result.failureReason };
 }

@@ -80,12 +80,7 @@ export type SetSandboxLiquidityResult = {
  * fired for the current dip, exactly as when a reservation takes headroom
  * under the threshold.
  */
-export async function setSandboxLiquidity(
-  db: Db,
-  writer: LoanWriter,
-  systemClock: Clock,
-  input: SetSandboxLiquidityInput,
-): Promise<SetSandboxLiquidityResult> {
+export async function setSandboxLiquidity(db: Db, writer: LoanWriter, systemClock: Clock, input: SetSandboxLiquidityInput): Promise<SetSandboxLiquidityResult> {
   const tenant = await loadTenant(db, input.tenantId);
   requireSandboxTenant(tenant);
   const now = tenantClock(systemClock, tenant).now();
@@ -118,7 +113,12 @@ export async function setSandboxLiquidity(
       // Reservations belong to loans being funded right now; the balance cannot drop under them.
       .where(and(eq(liquidityPools.id, pool.id), sql`${liquidityPools.reserved} <= ${available}`))
       .returning({ id: liquidityPools.id }),
-    eventInsertIf(db, alert, null, sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${alert.id})`),
+    eventInsertIf(
+      db,
+      alert,
+      null,
+      sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${alert.id})`,
+    ),
   ]);
   if (updated.length !== 1) {
     const reserved = (await ownPool(db, tenant.id, input.stablecoin))?.reserved ?? pool.reserved;
@@ -129,6 +129,8 @@ export async function setSandboxLiquidity(
   const [waiting] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)
-    .where(and(eq(loans.tenantId, tenant.id), eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "APPROVED"), eq(loans.fundingState, "AWAITING_LIQUIDITY")));
+    .where(
+      and(eq(loans.tenantId, tenant.id), eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "APPROVED"), eq(loans.fundingState, "AWAITING_LIQUIDITY")),
+    );
   return { pool: (await ownPool(db, tenant.id, input.stablecoin))!, retried, stillWaiting: Number(waiting?.n ?? 0) };
 }

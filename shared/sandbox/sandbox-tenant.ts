@@ -1,4 +1,4 @@
-import { DomainError, forbidden } from "../domain/errors.ts";
+import { type DomainError, forbidden } from "../domain/errors.ts";
 import type { TenantMode } from "../domain/rails.ts";
 
 /** A live tenant's clock never moves and its pools hold real funds. */

@@ -12,9 +12,7 @@ export const PasswordSchema = z
   .openapi({ example: "correct horse battery" });
 export const RoleSchema = z.enum(ROLES).openapi({ example: "ADMIN" });
 
-export const UserSchema = z
-  .object({ id: z.uuid(), email: z.string(), role: RoleSchema })
-  .openapi("User");
+export const UserSchema = z.object({ id: z.uuid(), email: z.string(), role: RoleSchema }).openapi("User");
 
 export const SessionSchema = z.object({
   accessToken: z.string().openapi({ description: "JWT for `Authorization: Bearer`" }),

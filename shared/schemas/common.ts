@@ -13,7 +13,11 @@ export const ErrorBodySchema = z
   .openapi("Error");
 
 export const IdParamSchema = z.object({
-  id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
 });
 
 export const TimestampSchema = z.string().openapi({ example: "2026-11-21T10:00:00.000Z", format: "date-time" });
@@ -22,7 +26,13 @@ export const isoOrNull = (d: Date | null | undefined): string | null => (d ? d.t
 
 /** DECISIONS.md "Lists": `limit` 1..100 (default 20), opaque `cursor`. */
 export const PageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: "limit", in: "query" }, example: 20 }),
   cursor: z
     .string()
     .max(200)
@@ -31,5 +41,4 @@ export const PageQuerySchema = z.object({
     .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 });
 
-export const pageOf = <T extends z.ZodTypeAny>(item: T) =>
-  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+export const pageOf = <T extends z.ZodTypeAny>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });

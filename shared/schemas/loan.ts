@@ -14,12 +14,19 @@ export const CreateLoanSchema = z
     loanProductId: z.string().min(1).max(64).openapi({ description: "`loanProductId` of a merchant configuration (GET /v1/me)" }),
     borrowerRef: z.string().trim().min(1).max(255).openapi({ description: "Your own reference for the borrower", example: "user-42" }),
     borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({
-      description: "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… or 0:<hex>; Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",
+      description:
+        "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… or 0:<hex>; Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",
       example: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
     }),
-    chain: z.enum(CHAINS).openapi({ description: "The product rail's chain for the tenant's mode (sandbox: POLYGON_AMOY, BASE_SEPOLIA, TON_TESTNET; SOLANA_DEVNET for USDC products)" }),
+    chain: z.enum(CHAINS).openapi({
+      description: "The product rail's chain for the tenant's mode (sandbox: POLYGON_AMOY, BASE_SEPOLIA, TON_TESTNET; SOLANA_DEVNET for USDC products)",
+    }),
     principalAmount: AmountSchema,
-    idempotencyKey: z.string().min(1).max(255).openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(255)
+      .openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
     tenureDays: z.number().int().optional().openapi({ description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
   })
   .openapi("CreateLoanRequest");
@@ -43,7 +50,9 @@ export const LoanAgreementSchema = z
     walletAddress: z.string(),
     chain: ChainSchema,
     message: z.string().openapi({ description: "The exact challenge message the wallet signed" }),
-    agreementText: z.string().openapi({ description: "The agreement text kept: the merchant's `agreementText` when given (API loans), else the signed message" }),
+    agreementText: z
+      .string()
+      .openapi({ description: "The agreement text kept: the merchant's `agreementText` when given (API loans), else the signed message" }),
     walletSignature: z.string().openapi({ description: "The signature as submitted (EIP-191 hex, Solana base58/base64, TON Connect base64)" }),
     publicKey: z.string().nullable().openapi({ description: "TON Connect signData: the wallet's public key (null on other chains)" }),
     timestamp: z.number().int().nullable().openapi({ description: "TON Connect signData: the signature's timestamp, unix seconds (null on other chains)" }),
@@ -51,7 +60,8 @@ export const LoanAgreementSchema = z
     createdAt: TimestampSchema,
   })
   .openapi("LoanAgreement", {
-    description: "The agreement the borrower's wallet signed, kept immutably: for API loans the one recorded with POST /v1/loans/{id}/agreement, for widget loans the draw's accepted challenge.",
+    description:
+      "The agreement the borrower's wallet signed, kept immutably: for API loans the one recorded with POST /v1/loans/{id}/agreement, for widget loans the draw's accepted challenge.",
   });
 
 export const LoanSchema = z
@@ -90,12 +100,17 @@ export const LoanSchema = z
     program: z.string().nullable(),
     channel: z.enum(CHANNELS).nullable(),
     fundingTxHash: z.string().nullable(),
-    agreement: LoanAgreementSchema.nullable()
-      .optional()
-      .openapi({ description: "The signed agreement (null: none on file). Present on GET /v1/loans/{id} and the agreement response; omitted from lists and event payloads (fetch the loan)." }),
+    agreement: LoanAgreementSchema.nullable().optional().openapi({
+      description:
+        "The signed agreement (null: none on file). Present on GET /v1/loans/{id} and the agreement response; omitted from lists and event payloads (fetch the loan).",
+    }),
   })
   .openapi("Loan");
 
 export const LoanIdParamSchema = z.object({
-  id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
 });

@@ -7,7 +7,7 @@ import { parseAmount } from "../domain/money.ts";
  */
 export const AmountSchema = z
   .string()
-  .regex(/^\d+(\.\d{1,2})?$/, "must be a decimal string with at most 2 decimals, like \"100.00\"")
+  .regex(/^\d+(\.\d{1,2})?$/, 'must be a decimal string with at most 2 decimals, like "100.00"')
   .openapi({ example: "100.00", description: "Decimal string in stablecoin units, at most 2 decimals." });
 
 /** Parses an amount string that AmountSchema already accepted. */

@@ -90,7 +90,9 @@ export const PolicySchema = z
     manualReviewAbove: z.string().nullable().openapi({ example: "500.00" }),
     maxOpenLoansPerBorrower: z.number().int().nullable(),
     blockedWallets: z.array(z.string()),
-    createdAt: TimestampSchema.nullable().openapi({ description: "When this version was saved; null for a tenant that never stored one (the default policy)." }),
+    createdAt: TimestampSchema.nullable().openapi({
+      description: "When this version was saved; null for a tenant that never stored one (the default policy).",
+    }),
     rules: z.array(RuleSchema).openapi({ description: "The rules in evaluation order." }),
   })
   .openapi("Policy");

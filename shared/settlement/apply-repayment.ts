@@ -27,7 +27,14 @@ async function alreadySettled(db: Db, loan: LoanRow, payment: Observation): Prom
   return !!row;
 }
 
-const settlementRow = (loan: LoanRow, payment: Observation, kind: "REPAYMENT" | "PARTIAL_REPAYMENT" | "SURPLUS", status: "CONFIRMED" | "FAILED", amount: bigint, at: Date) => ({
+const settlementRow = (
+  loan: LoanRow,
+  payment: Observation,
+  kind: "REPAYMENT" | "PARTIAL_REPAYMENT" | "SURPLUS",
+  status: "CONFIRMED" | "FAILED",
+  amount: bigint,
+  at: Date,
+) => ({
   id: newId(),
   tenantId: loan.tenantId,
   loanId: loan.id,
@@ -104,7 +111,9 @@ export async function applyRepayment(
       : { paid: loan.paid + applied },
     statements: (guard) => [
       insertIf(db, settlements, settlementRow(loan, payment, full ? "REPAYMENT" : "PARTIAL_REPAYMENT", "CONFIRMED", applied, input.now), guard),
-      ...(surplus > 0n ? [insertIf(db, settlements, { ...settlementRow(loan, payment, "SURPLUS", "CONFIRMED", surplus, input.now), logIndex: payment.logIndex }, guard)] : []),
+      ...(surplus > 0n
+        ? [insertIf(db, settlements, { ...settlementRow(loan, payment, "SURPLUS", "CONFIRMED", surplus, input.now), logIndex: payment.logIndex }, guard)]
+        : []),
       ...poolBack(guard),
     ],
     ...claim,

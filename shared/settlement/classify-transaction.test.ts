@@ -68,13 +68,17 @@ describe("EVM", () => {
   });
   test("a reverted call of repay is a failed repayment naming the loan; other reverted calls are nothing", () => {
     const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), 9n] });
-    expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input }))).toEqual([expect.objectContaining({ kind: "failed", loanId: LOAN, amount: 9n })]);
+    expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input }))).toEqual([
+      expect.objectContaining({ kind: "failed", loanId: LOAN, amount: 9n }),
+    ]);
     expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input: "0xdeadbeef" }))).toEqual([]);
     expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input, to: TOKEN }))).toEqual([]);
   });
   test("a Repaid with a loan id we did not write is a payment with no loan (kept as unmatched)", () => {
     const log = { ...repaidLog(POOL, 1n), topics: [repaidLog(POOL, 1n).topics[0]!, `0x${"11".repeat(32)}`, repaidLog(POOL, 1n).topics[2]!] };
-    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 1n), log] }))).toEqual([expect.objectContaining({ kind: "payment", loanId: null })]);
+    expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, PAYER, POOL, 1n), log] }))).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: null }),
+    ]);
   });
 });
 

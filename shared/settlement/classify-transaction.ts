@@ -75,7 +75,19 @@ export function classifyTransaction(tx: ChainTransaction): Observation[] {
         const call = decodeFunctionData({ abi: SVC_POOL_ABI, data: tx.input as `0x${string}` });
         if (call.functionName !== "repay") return [];
         const [loanIdBytes, amount] = call.args as readonly [`0x${string}`, bigint];
-        return [{ ...base, kind: "failed", logIndex: 0, from: tx.from, to: pool, token: config.token.address, amount, loanId: bytes32ToLoanId(loanIdBytes), comment: null }];
+        return [
+          {
+            ...base,
+            kind: "failed",
+            logIndex: 0,
+            from: tx.from,
+            to: pool,
+            token: config.token.address,
+            amount,
+            loanId: bytes32ToLoanId(loanIdBytes),
+            comment: null,
+          },
+        ];
       } catch {
         return [];
       }

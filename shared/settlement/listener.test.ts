@@ -24,7 +24,10 @@ describe("which sandbox ledgers the cron job polls", () => {
     const name = `${m.tenantId}:TON_TESTNET`;
     expect(await dueAt(t.clock.now())).not.toContain(name);
     t.clock.advance(1);
-    const res = await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "TON_TESTNET", address: TON_WALLET, amount: "1.00" }, headers: apiKey(m.key) });
+    const res = await t.request("POST", "/v1/sandbox/chain/faucet", {
+      body: { chain: "TON_TESTNET", address: TON_WALLET, amount: "1.00" },
+      headers: apiKey(m.key),
+    });
     expect(res.status).toBe(200);
     // The helper marked the ledger before its write and polled it after, here within one
     // millisecond of the fixed clock, which counts as "maybe after the read": due once more.

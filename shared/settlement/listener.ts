@@ -98,7 +98,13 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
   if (!obs.loanId) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(deps.db, obs, obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>", keptFor, now);
+      await recordUnmatched(
+        deps.db,
+        obs,
+        obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>",
+        keptFor,
+        now,
+      );
     }
     return;
   }
@@ -108,7 +114,13 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
   if (!loan || loan.chain !== obs.chain) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(deps.db, obs, loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id", loan ? loan.tenantId : keptFor, now);
+      await recordUnmatched(
+        deps.db,
+        obs,
+        loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id",
+        loan ? loan.tenantId : keptFor,
+        now,
+      );
     }
     return;
   }
@@ -133,7 +145,15 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
 export async function pollChain(deps: ListenerDeps, chain: Chain, sandboxTenantId: string | null): Promise<ListenerReport> {
   const ledger: Ledger = { chain, sandboxTenantId };
   const startedAt = deps.clock.now();
-  const report: ListenerReport = { chain, sandboxTenantId, transactions: 0, payments: 0, failures: 0, unmatched: 0, lastBlock: await cursorOf(deps.db, ledger) };
+  const report: ListenerReport = {
+    chain,
+    sandboxTenantId,
+    transactions: 0,
+    payments: 0,
+    failures: 0,
+    unmatched: 0,
+    lastBlock: await cursorOf(deps.db, ledger),
+  };
   const scope = sandboxTenantId ? { sandboxTenantId } : undefined;
   for (;;) {
     const { transactions } = await deps.chain.readTransactions(chain, report.lastBlock, LISTENER_PAGE, scope);

@@ -38,14 +38,20 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
   const key = owner.key;
   const loan = await createdLoan(t, key);
   // Thirty days pass with no tick at all.
-  await t.db.update(tenants).set({ clockOffsetMs: 30 * DAY_MS }).where(eq(tenants.id, owner.tenantId));
+  await t.db
+    .update(tenants)
+    .set({ clockOffsetMs: 30 * DAY_MS })
+    .where(eq(tenants.id, owner.tenantId));
   const first = await sweepDueLoans(t.db, t.deps.loans, t.clock.now());
   expect(first.failed).toBe(0);
   const again = await Promise.all([sweepDueLoans(t.db, t.deps.loans, t.clock.now()), sweepDueLoans(t.db, t.deps.loans, t.clock.now())]);
   expect(again.every((r) => r.failed === 0)).toBe(true);
   const types = (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loan.id)).orderBy(events.seq)).map((e) => e.type);
   expect(types).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
-  const [row] = await t.db.select().from(loans).where(and(eq(loans.id, loan.id)));
+  const [row] = await t.db
+    .select()
+    .from(loans)
+    .where(and(eq(loans.id, loan.id)));
   expect(row!.status).toBe("DEFAULTED");
   expect(row!.lateFeeDays).toBe(3);
   expect(row!.defaultedAt!.getTime()).toBe(row!.dueAt!.getTime() + 3 * DAY_MS);
@@ -57,14 +63,18 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
 
 /** Sweeps `tenantId`'s loans with its clock at `atMs` (the offset set directly, so no helper sweeps on the way). */
 async function sweepAt(tenantId: string, atMs: number) {
-  await t.db.update(tenants).set({ clockOffsetMs: atMs - t.clock.now().getTime() }).where(eq(tenants.id, tenantId));
+  await t.db
+    .update(tenants)
+    .set({ clockOffsetMs: atMs - t.clock.now().getTime() })
+    .where(eq(tenants.id, tenantId));
   const report = await sweepDueLoans(t.db, t.deps.loans, t.clock.now(), tenantId);
   expect(report.failed).toBe(0);
   return report;
 }
 
 const rowOf = async (loanId: string) => (await t.db.select().from(loans).where(eq(loans.id, loanId)))[0]!;
-const typesOf = async (loanId: string) => (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loanId)).orderBy(events.seq)).map((e) => e.type);
+const typesOf = async (loanId: string) =>
+  (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loanId)).orderBy(events.seq)).map((e) => e.type);
 
 /** A funded loan of a fresh tenant whose configuration has `gracePeriodDays`. */
 async function loanWithGrace(gracePeriodDays: number) {
@@ -72,7 +82,10 @@ async function loanWithGrace(gracePeriodDays: number) {
   const auth = { authorization: `Bearer ${owner.token}` };
   const [config] = (await t.request("GET", "/v1/merchant-configs", { headers: auth })).body.data;
   const { id, network, stablecoin, tenures, minTicket, maxTicket, processingFee, lateFee } = config;
-  const saved = await t.request("PUT", `/v1/merchant-configs/${id}`, { body: { network, stablecoin, tenures, minTicket, maxTicket, gracePeriodDays, processingFee, lateFee }, headers: auth });
+  const saved = await t.request("PUT", `/v1/merchant-configs/${id}`, {
+    body: { network, stablecoin, tenures, minTicket, maxTicket, gracePeriodDays, processingFee, lateFee },
+    headers: auth,
+  });
   expect(saved.status).toBe(200);
   const loan = await createdLoan(t, owner.key);
   expect(loan).toMatchObject({ status: "ACTIVE", gracePeriodDays });
@@ -103,7 +116,11 @@ test("a loan swept on its last grace day defaults on the first sweep past grace:
 
   await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS + 1);
   const row = await rowOf(loan.id);
-  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({ status: "DEFAULTED", lateFeeDays: 3, defaultedAt: dueAt + 3 * DAY_MS });
+  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({
+    status: "DEFAULTED",
+    lateFeeDays: 3,
+    defaultedAt: dueAt + 3 * DAY_MS,
+  });
   expect(await typesOf(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
   expect((await sweepAt(owner.tenantId, dueAt + 10 * DAY_MS)).visited).toBe(0);
   const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": owner.key } });
@@ -117,7 +134,11 @@ test("grace 0: nothing at dueAt itself; the first sweep after it marks the loan 
 
   await sweepAt(owner.tenantId, dueAt + 1);
   const row = await rowOf(loan.id);
-  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({ status: "DEFAULTED", lateFeeDays: 0, defaultedAt: dueAt });
+  expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({
+    status: "DEFAULTED",
+    lateFeeDays: 0,
+    defaultedAt: dueAt,
+  });
   expect(await typesOf(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
   expect((await sweepAt(owner.tenantId, dueAt + 5 * DAY_MS)).visited).toBe(0);
   const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": owner.key } });

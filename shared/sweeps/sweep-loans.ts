@@ -44,10 +44,7 @@ export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: s
     return dueLoansQuery(db, systemNow.getTime() + tenant.clockOffsetMs, onlyTenantId);
   }
   const advanced = await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
-  const pages = await Promise.all([
-    dueLoansQuery(db, systemNow.getTime()),
-    ...advanced.map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id)),
-  ]);
+  const pages = await Promise.all([dueLoansQuery(db, systemNow.getTime()), ...advanced.map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id))]);
   const seen = new Set<string>();
   return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
 }

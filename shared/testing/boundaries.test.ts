@@ -55,7 +55,8 @@ function areaOf(path: string): Area {
   return { kind: "other" };
 }
 
-const isTestCode = (path: string) => /\.test\.tsx?$/.test(path) || /(^|\/)testing\//.test(path) || path.startsWith("workers/local/") || path.startsWith("bench/");
+const isTestCode = (path: string) =>
+  /\.test\.tsx?$/.test(path) || /(^|\/)testing\//.test(path) || path.startsWith("workers/local/") || path.startsWith("bench/");
 
 /** The broken rule for one import, or null when it is allowed. */
 function violation(from: string, spec: string): string | null {
@@ -139,7 +140,10 @@ describe("import boundaries", () => {
     const files = await sourceFiles();
     // Sanity: the scan reaches every tree (a wrong root would pass vacuously).
     for (const dir of ["workers/api/", "workers/embed/", "workers/cron/", "workers/webhooks/", "shared/domain/", "db/"]) {
-      expect(files.some((f) => f.startsWith(dir)), dir).toBe(true);
+      expect(
+        files.some((f) => f.startsWith(dir)),
+        dir,
+      ).toBe(true);
     }
     const broken: string[] = [];
     let imports = 0;

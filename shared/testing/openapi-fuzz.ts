@@ -90,19 +90,25 @@ export async function fuzzDocument(o: FuzzOptions): Promise<FuzzReport> {
     const hints = o.hints(op);
 
     // Valid: the canonical body, then random ones, each with a random valid query string.
-    const validBodies: unknown[] = op.body ? [canonicalValue(o.doc, op.body, o.hints(op)), ...fc.sample(validArbitrary(o.doc, op.body, hints), { numRuns: o.validRuns, seed: ++sampleSeed })] : [undefined];
+    const validBodies: unknown[] = op.body
+      ? [canonicalValue(o.doc, op.body, o.hints(op)), ...fc.sample(validArbitrary(o.doc, op.body, hints), { numRuns: o.validRuns, seed: ++sampleSeed })]
+      : [undefined];
     for (const [i, body] of validBodies.entries()) {
       const query = validQuery(o.doc, queryParams, ++sampleSeed, i === 0);
       const res = await send(body, query);
       report.valid.calls++;
       report.valid.byStatus[res.status] = (report.valid.byStatus[res.status] ?? 0) + 1;
-      if (res.status >= 400) report.valid.rejected.push(`${op.method} ${op.path}${query} ${JSON.stringify(body)?.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body?.message)?.slice(0, 200)}`);
+      if (res.status >= 400)
+        report.valid.rejected.push(
+          `${op.method} ${op.path}${query} ${JSON.stringify(body)?.slice(0, 200)} → ${res.status} ${JSON.stringify(res.body?.message)?.slice(0, 200)}`,
+        );
       check(op, `valid ${JSON.stringify(body)}${query}`, res);
       // A valid body may break a business rule (4xx), but never the schema of a field it supplied as documented.
       if (res.status === 400 && i === 0 && Array.isArray(res.body?.message)) {
         // zod's own wording ("Invalid input: …", "Too small: …"); a verb's business rule words its own message.
         const shapeErrors = (res.body.message as string[]).filter((m) => /^[\w.]+: (Invalid|Too (small|big)|Unrecognized)/.test(m));
-        if (shapeErrors.length) report.failures.push(`${op.method} ${op.path}: the canonical body ${JSON.stringify(body)} failed validation: ${shapeErrors.join("; ")}`);
+        if (shapeErrors.length)
+          report.failures.push(`${op.method} ${op.path}: the canonical body ${JSON.stringify(body)} failed validation: ${shapeErrors.join("; ")}`);
       }
     }
 
@@ -115,7 +121,10 @@ export async function fuzzDocument(o: FuzzOptions): Promise<FuzzReport> {
         const named = Array.isArray(res.body?.message) && (res.body.message as string[]).some((m) => m.startsWith(bad.field));
         // A string past its maxLength may also exceed the body limit: 413 is the right answer then.
         if (res.status === 413 && bad.kind === "out of range") continue;
-        if (res.status !== 400 || !named) report.failures.push(`${op.method} ${op.path} with ${bad.kind} ${bad.field}: expected 400 naming ${bad.field}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+        if (res.status !== 400 || !named)
+          report.failures.push(
+            `${op.method} ${op.path} with ${bad.kind} ${bad.field}: expected 400 naming ${bad.field}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+          );
       }
       for (const junk of fc.sample(fc.jsonValue(), { numRuns: 3, seed: ++sampleSeed })) {
         const res = await send(junk);
@@ -126,7 +135,10 @@ export async function fuzzDocument(o: FuzzOptions): Promise<FuzzReport> {
 
     // Unknown or malformed ids in the path: never a 5xx, always the error body.
     if (names.length > 0) {
-      for (const segment of fc.sample(fc.oneof(fc.string({ minLength: 1 }), fc.uuid(), fc.constant("%00"), fc.constant("x".repeat(300))), { numRuns: 3, seed: ++sampleSeed })) {
+      for (const segment of fc.sample(fc.oneof(fc.string({ minLength: 1 }), fc.uuid(), fc.constant("%00"), fc.constant("x".repeat(300))), {
+        numRuns: 3,
+        seed: ++sampleSeed,
+      })) {
         const odd = op.path.replace(/\{(\w+)\}/g, (_, n: string) => (n === names.at(-1) ? encodeURIComponent(segment) : encodeURIComponent(values[n] ?? "x")));
         const res = await o.request(op.method, odd, { body: validBodies[0], headers: o.credentials(op, rng) });
         report.invalid.calls++;

@@ -43,7 +43,13 @@ const WITH_EXAMPLE = [
   "embed.walletSession.open",
 ];
 
-type Operation = { operationId?: string; security?: unknown[]; tags?: string[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, { example?: unknown }> } };
+type Operation = {
+  operationId?: string;
+  security?: unknown[];
+  tags?: string[];
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+};
 type Doc = { servers?: { url: string }[]; tags?: { name: string; description?: string }[]; paths: Record<string, Record<string, Operation>> };
 type Located = { doc: "api" | "embed"; method: string; path: string; op: Operation };
 
@@ -111,7 +117,10 @@ describe("servers, security, tags, errors", () => {
     for (const o of operations.filter((x) => x.doc === "embed")) {
       const servers = (o.op as { servers?: { url: string; variables?: Record<string, { default: string }> }[] }).servers;
       if (o.path.startsWith("/v1/embed/")) {
-        expect(servers?.map((s) => s.url), where(o)).toEqual([EMBED_ORIGIN, "{base_url}"]);
+        expect(
+          servers?.map((s) => s.url),
+          where(o),
+        ).toEqual([EMBED_ORIGIN, "{base_url}"]);
         expect(servers?.[1]?.variables?.base_url?.default).toBe(EMBED_ORIGIN);
       } else expect(servers, where(o)).toBeUndefined();
     }
@@ -154,7 +163,9 @@ describe("request-body examples", () => {
       if (mod.route) embedRoutes.push(mod);
     }
     let checked = 0;
-    for (const { route } of [...ROUTES, ...embedRoutes] as { route: { path: string; request?: { body?: { content: Record<string, { schema: z.ZodType; example?: unknown }> } } } }[]) {
+    for (const { route } of [...ROUTES, ...embedRoutes] as {
+      route: { path: string; request?: { body?: { content: Record<string, { schema: z.ZodType; example?: unknown }> } } };
+    }[]) {
       const media = route.request?.body?.content["application/json"];
       if (media?.example === undefined) continue;
       const parsed = media.schema.safeParse(media.example);
@@ -183,25 +194,40 @@ describe("redocly lint --extends recommended (redocly.yaml)", () => {
   }, 30_000);
 });
 
-type LintReport = { file: string; totals: { errors: number; warnings: number; ignored: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer?: string }[] }[] };
+type LintReport = {
+  file: string;
+  totals: { errors: number; warnings: number; ignored: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer?: string }[] }[];
+};
 
 /** Runs the installed redocly CLI (a Node program) on one file with the repository's redocly.yaml. */
 async function redoclyLint(file: string): Promise<LintReport> {
-  const proc = Bun.spawn([Bun.which("node") ?? process.execPath, join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", "--config", join(ROOT, "redocly.yaml"), "--format=json", file], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? tmpdir(),
-      // No usage report, no update check, no notices: the lint reaches no network.
-      REDOCLY_TELEMETRY: "off",
-      REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
-      REDOCLY_SUPPRESS_NOTIFICATIONS: "true",
-      CI: "true",
-      NO_COLOR: "1",
+  const proc = Bun.spawn(
+    [
+      Bun.which("node") ?? process.execPath,
+      join(ROOT, "node_modules/@redocly/cli/bin/cli.js"),
+      "lint",
+      "--config",
+      join(ROOT, "redocly.yaml"),
+      "--format=json",
+      file,
+    ],
+    {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? tmpdir(),
+        // No usage report, no update check, no notices: the lint reaches no network.
+        REDOCLY_TELEMETRY: "off",
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+        REDOCLY_SUPPRESS_NOTIFICATIONS: "true",
+        CI: "true",
+        NO_COLOR: "1",
+      },
     },
-  });
+  );
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   await proc.exited;
   const start = stdout.indexOf("{");

@@ -54,7 +54,8 @@ function stringArbitrary(s: JsonSchema): fc.Arbitrary<string> {
   const maxLength = Math.min(s.maxLength ?? 40, Math.max(minLength, 40));
   const fits = (v: string) => v.length >= minLength && v.length <= (s.maxLength ?? Infinity);
   if (s.format === "uuid") return fc.uuid({ version: 4 });
-  if (s.format === "email") return fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/), fc.constantFrom("example.com", "merchant.example")).map(([u, d]) => `${u}@${d}`);
+  if (s.format === "email")
+    return fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/), fc.constantFrom("example.com", "merchant.example")).map(([u, d]) => `${u}@${d}`);
   if (s.format === "date-time") return fc.date({ min: new Date("2020-01-01"), max: new Date("2035-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
   if (s.format === "uri") return fc.stringMatching(/^[a-z]{1,10}$/).map((p) => `https://cdn.merchant.example/${p}`);
   if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter(fits);

@@ -30,7 +30,12 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
   const loan = await createdLoan(t, m.key, { borrowerRef });
   const me = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body;
   const program = me.widgetPrograms[0];
-  const [delivery] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, webhook.body.id)).orderBy(asc(webhookDeliveries.createdAt)).limit(1);
+  const [delivery] = await t.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, webhook.body.id))
+    .orderBy(asc(webhookDeliveries.createdAt))
+    .limit(1);
   const [notification] = await t.db.select().from(notifications).where(eq(notifications.tenantId, m.tenantId)).limit(1);
   const events = (await t.request("GET", `/v1/events?loanId=${loan.id}`, { headers: apiKey(m.key) })).body.data as { id: string }[];
   const ctx = await programContext(t.db, program.embedKey);

@@ -33,7 +33,14 @@ export function tonBorrower(domain = TEST_WIDGET_HOST): TestBorrower {
 
 type Res = { status: number; body: any; headers: Headers };
 /** An accept body (workers/embed/routes/schemas.ts `AcceptBody`, loosely: tests also send bad values). */
-type AcceptBody = { walletAddress: string; amount: string; tenureDays: number; agreementChallengeId: string; walletSignature: string; [field: string]: unknown };
+type AcceptBody = {
+  walletAddress: string;
+  amount: string;
+  tenureDays: number;
+  agreementChallengeId: string;
+  walletSignature: string;
+  [field: string]: unknown;
+};
 type DrawInput = { amount: string; tenureDays: number; channel?: string; idempotencyKey?: string; [field: string]: unknown };
 type Post = (path: string, body: unknown, headers?: Record<string, string>) => Promise<Res>;
 

@@ -53,7 +53,8 @@ export async function putPolicy(
     await db.insert(policies).values({
       id,
       tenantId: input.tenantId,
-      version: sql`(SELECT COALESCE(MAX(${policies.version}), ${floor}) + 1 FROM ${policies} WHERE ${policies.tenantId} = ${input.tenantId})` as unknown as number,
+      version:
+        sql`(SELECT COALESCE(MAX(${policies.version}), ${floor}) + 1 FROM ${policies} WHERE ${policies.tenantId} = ${input.tenantId})` as unknown as number,
       requireKycVerified: input.policy.requireKycVerified,
       manualReviewAbove: input.policy.manualReviewAbove,
       maxOpenLoansPerBorrower: input.policy.maxOpenLoansPerBorrower,
@@ -65,6 +66,9 @@ export async function putPolicy(
     if (isUniqueViolation(err)) throw conflict("The policy changed at the same time; read it again and retry");
     throw err;
   }
-  const [row] = await db.select().from(policies).where(and(eq(policies.id, id), eq(policies.tenantId, input.tenantId)));
+  const [row] = await db
+    .select()
+    .from(policies)
+    .where(and(eq(policies.id, id), eq(policies.tenantId, input.tenantId)));
   return { ...toPolicy(row!), createdAt: row!.createdAt };
 }

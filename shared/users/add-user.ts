@@ -6,10 +6,7 @@ import { conflict, forbidden } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 
 /** Adds a dashboard user to the caller's tenant; only an OWNER may add an OWNER. */
-export async function addUser(
-  db: Db,
-  input: { tenantId: string; actorRole: Role; email: string; password: string; role: Role; now: Date },
-) {
+export async function addUser(db: Db, input: { tenantId: string; actorRole: Role; email: string; password: string; role: Role; now: Date }) {
   if (input.role === "OWNER" && input.actorRole !== "OWNER") throw forbidden("Only an OWNER may add an OWNER");
   const password = await hashPassword(input.password);
   const row = {

@@ -11,7 +11,7 @@ import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
 import { processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
-import { memoryDeliveryQueue } from "./memory-queue.ts";
+import type { memoryDeliveryQueue } from "./memory-queue.ts";
 import type { DeliveryMessage } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import { generateWebhookSecret } from "./signing.ts";
@@ -63,7 +63,16 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
   // The api relays right after each write into the harness queue: use it, emptied first.
   const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
   queue.messages.length = 0;
-  const deps: DeliveryDeps = { db: t.db, queue, clock: t.clock, fetch, secretsKey: DEV_SECRETS_KEY, timeoutMs: 200, retryDelaysSeconds: [30, 120], log: consoleLogger };
+  const deps: DeliveryDeps = {
+    db: t.db,
+    queue,
+    clock: t.clock,
+    fetch,
+    secretsKey: DEV_SECRETS_KEY,
+    timeoutMs: 200,
+    retryDelaysSeconds: [30, 120],
+    log: consoleLogger,
+  };
   const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
   const loan = await t.request("POST", "/v1/loans", {
     body: {
@@ -90,7 +99,8 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
 }
 
 const deliveriesOf = (tenantId: string) => t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, tenantId));
-const attemptsOf = (deliveryId: string) => t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attempt);
+const attemptsOf = (deliveryId: string) =>
+  t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attempt);
 
 describe("delivery", () => {
   test("happy path: every delivery signed (x-svc-signature and Standard Webhooks), one attempt each", async () => {
@@ -110,7 +120,11 @@ describe("delivery", () => {
       expect(r.headers["x-svc-delivery"]).toEqual(expect.any(String));
     }
     const rows = await deliveriesOf(s.owner.tenantId);
-    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual([["SUCCEEDED", 1], ["SUCCEEDED", 1], ["SUCCEEDED", 1]]);
+    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual([
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+    ]);
   });
 
   test("an endpoint answering 500 gets exactly 3 attempts with the configured backoff, then one webhook.delivery_failed to the other endpoint only", async () => {
@@ -140,9 +154,14 @@ describe("delivery", () => {
       [2, 500, "HTTP 500", false],
       [3, 500, "HTTP 500", false],
     ]);
-    const failedEvents = await t.db.select().from(events).where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    const failedEvents = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
     expect(failedEvents).toHaveLength(1);
-    expect(failedEvents[0]!.envelope.data).toMatchObject({ delivery: { id: failedDelivery!.id, endpointId: s.endpoints[dead]!.id, eventType: "loan.funded", attempts: 3 } });
+    expect(failedEvents[0]!.envelope.data).toMatchObject({
+      delivery: { id: failedDelivery!.id, endpointId: s.endpoints[dead]!.id, eventType: "loan.funded", attempts: 3 },
+    });
     const toAlive = s.received.filter((r) => r.url === alive);
     expect(toAlive.map((r) => r.headers["x-svc-event"])).toEqual(["webhook.delivery_failed"]);
     const [notification] = await t.db.select().from(notifications).where(eq(notifications.eventId, failedEvents[0]!.id));
@@ -207,7 +226,9 @@ describe("delivery", () => {
     const msg = s.queue.messages.find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
     const [delivery] = await deliveriesOf(s.owner.tenantId);
     // The claim of attempt 1 exists, its outcome was never recorded.
-    await t.db.insert(webhookAttempts).values({ id: newId(), tenantId: s.owner.tenantId, deliveryId: delivery!.id, attempt: 1, startedAt: new Date(t.clock.now().getTime() - 60_000) });
+    await t.db
+      .insert(webhookAttempts)
+      .values({ id: newId(), tenantId: s.owner.tenantId, deliveryId: delivery!.id, attempt: 1, startedAt: new Date(t.clock.now().getTime() - 60_000) });
     const outcome = await processDeliveryMessage(s.deps, msg);
     expect(outcome).toEqual({ ack: true });
     expect(s.received).toHaveLength(0);

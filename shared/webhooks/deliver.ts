@@ -137,7 +137,7 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       ) as never,
     );
   }
-  await db.batch(statements as [typeof statements[0], ...typeof statements]);
+  await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   return { final, delay, failed: status === "FAILED" };
 }
 

@@ -77,7 +77,10 @@ export async function listDeliveries(db: Db, input: ListDeliveriesInput): Promis
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   const { data, nextCursor } = pageOf(rows, input.limit);
-  const attempts = await attemptsOf(db, data.map((d) => d.id));
+  const attempts = await attemptsOf(
+    db,
+    data.map((d) => d.id),
+  );
   return { data: data.map((d) => ({ ...d, attempts: attempts.get(d.id) ?? [] })), nextCursor };
 }
 

@@ -14,7 +14,7 @@ afterAll(() => t.close());
 const create = (tenantId: string, url: string, events: string[], offsetMs: number) =>
   createEndpoint(t.db, { tenantId, url, events, environment: "production", secretsKey: DEV_SECRETS_KEY, now: new Date(1_800_000_000_000 + offsetMs) });
 
-test("subscribedEndpoints: the tenant's live endpoints with the type or \"*\", oldest first, with the sealed secret", async () => {
+test('subscribedEndpoints: the tenant\'s live endpoints with the type or "*", oldest first, with the sealed secret', async () => {
   const a = await signUpTenant(t);
   const b = await signUpTenant(t);
   const all = await create(a.tenantId, "https://all.example.com/", ["*"], 3);
@@ -38,7 +38,14 @@ test("createEndpoint judges the URL for its environment and stores it normalized
   const error = await create(a.tenantId, "https://[::ffff:7f00:1]/", ["*"], 0).catch((e) => e);
   expect(error).toBeInstanceOf(DomainError);
   expect(error.detail).toEqual(["url: must not point to a private, loopback, link-local or reserved address"]);
-  const local = await createEndpoint(t.db, { tenantId: a.tenantId, url: "http://localhost:4000", events: ["*"], environment: "development", secretsKey: DEV_SECRETS_KEY, now: new Date() });
+  const local = await createEndpoint(t.db, {
+    tenantId: a.tenantId,
+    url: "http://localhost:4000",
+    events: ["*"],
+    environment: "development",
+    secretsKey: DEV_SECRETS_KEY,
+    now: new Date(),
+  });
   expect(local.endpoint.url).toBe("http://localhost:4000/");
   const page = await listEndpoints(t.db, { tenantId: a.tenantId, limit: 10 });
   expect(page.data).toEqual([local.endpoint]);

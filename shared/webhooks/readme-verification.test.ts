@@ -67,7 +67,16 @@ beforeAll(async () => {
     delivered.push({ url, body: String(init.body), headers: { ...(init.headers as Record<string, string>) }, status: res.status });
     return res;
   };
-  const deps: DeliveryDeps = { db: t.db, queue, clock: t.clock, fetch, secretsKey: DEV_SECRETS_KEY, timeoutMs: 5_000, retryDelaysSeconds: [30, 120], log: consoleLogger };
+  const deps: DeliveryDeps = {
+    db: t.db,
+    queue,
+    clock: t.clock,
+    fetch,
+    secretsKey: DEV_SECRETS_KEY,
+    timeoutMs: 5_000,
+    retryDelaysSeconds: [30, 120],
+    log: consoleLogger,
+  };
   const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
   const loan = await t.request("POST", "/v1/loans", {
     body: {

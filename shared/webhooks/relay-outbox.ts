@@ -21,9 +21,7 @@ type Endpoint = { id: string; tenantId: string; events: string[] };
  */
 export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpoint[] {
   const about = envelope.type === "webhook.delivery_failed" ? (envelope.data as { delivery?: { endpointId?: string } }).delivery?.endpointId : undefined;
-  return endpoints.filter(
-    (e) => e.tenantId === envelope.tenantId && e.id !== about && (e.events.includes("*") || e.events.includes(envelope.type)),
-  );
+  return endpoints.filter((e) => e.tenantId === envelope.tenantId && e.id !== about && (e.events.includes("*") || e.events.includes(envelope.type)));
 }
 
 /**
@@ -109,7 +107,15 @@ export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Da
     await db
       .update(events)
       .set({ relayedAt: input.now })
-      .where(and(inArray(events.id, pending.map((e) => e.id)), isNull(events.relayedAt)))
+      .where(
+        and(
+          inArray(
+            events.id,
+            pending.map((e) => e.id),
+          ),
+          isNull(events.relayedAt),
+        ),
+      )
       .returning({ id: events.id })
   ).map((r) => r.id);
   if (claimed.length === 0) return { events: 0, messages: 0 };

@@ -56,10 +56,7 @@ function checkOrigins(origins: string[]) {
  * Creates a program with its own freshly generated embed key on one of the
  * tenant's configurations (another tenant's configuration: not found).
  */
-export async function createWidgetProgram(
-  db: Db,
-  input: ProgramTerms & { tenantId: string; mode: TenantMode; now: Date },
-): Promise<WidgetProgramWithRail> {
+export async function createWidgetProgram(db: Db, input: ProgramTerms & { tenantId: string; mode: TenantMode; now: Date }): Promise<WidgetProgramWithRail> {
   checkOrigins(input.allowedOrigins);
   const rail = await railOf(db, input.tenantId, input.merchantConfigId);
   const { row, statement } = createWidgetProgramStatement(db, input);
@@ -91,10 +88,7 @@ export async function getWidgetProgram(db: Db, input: { tenantId: string; id: st
  * never changes. The update is conditional on the program still being live,
  * so a concurrent delete wins and this answers not found.
  */
-export async function updateWidgetProgram(
-  db: Db,
-  input: ProgramTerms & { tenantId: string; id: string; now: Date },
-): Promise<WidgetProgramWithRail> {
+export async function updateWidgetProgram(db: Db, input: ProgramTerms & { tenantId: string; id: string; now: Date }): Promise<WidgetProgramWithRail> {
   checkOrigins(input.allowedOrigins);
   // The path's program is reported missing before the body's configuration.
   await getWidgetProgram(db, input);

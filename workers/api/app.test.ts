@@ -61,7 +61,10 @@ describe("errors always have the spec's body", () => {
   });
 
   test("a body over the limit: 413", async () => {
-    const res = await t.request("POST", "/v1/auth/login", { rawBody: JSON.stringify({ email: "a".repeat(MAX_BODY_BYTES), password: "x" }), headers: { "content-type": "application/json" } });
+    const res = await t.request("POST", "/v1/auth/login", {
+      rawBody: JSON.stringify({ email: "a".repeat(MAX_BODY_BYTES), password: "x" }),
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ statusCode: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes`, error: "Payload Too Large" });
   });
@@ -87,7 +90,12 @@ describe("errors always have the spec's body", () => {
 
 describe("x-request-id", () => {
   test("on success and on every error", async () => {
-    for (const [m, p] of [["GET", "/v1/health"], ["GET", "/nowhere"], ["GET", "/v1/me"], ["PUT", "/v1/health"]] as const) {
+    for (const [m, p] of [
+      ["GET", "/v1/health"],
+      ["GET", "/nowhere"],
+      ["GET", "/v1/me"],
+      ["PUT", "/v1/health"],
+    ] as const) {
       const res = await t.request(m, p);
       expect(res.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
     }

@@ -25,7 +25,12 @@ export const LOAN_EXAMPLE = {
 
 export const WEBHOOK_EXAMPLE = { url: "https://hooks.merchant.example/svc", events: ["loan.funded", "loan.repaid"] };
 
-export const POLICY_EXAMPLE = { requireKycVerified: true, manualReviewAbove: "500.00", maxOpenLoansPerBorrower: 3, blockedWallets: ["0x000000000000000000000000000000000000dEaD"] };
+export const POLICY_EXAMPLE = {
+  requireKycVerified: true,
+  manualReviewAbove: "500.00",
+  maxOpenLoansPerBorrower: 3,
+  blockedWallets: ["0x000000000000000000000000000000000000dEaD"],
+};
 
 export const MERCHANT_CONFIG_EXAMPLE = {
   network: "POLYGON",

@@ -74,7 +74,8 @@ export function defineRoute<const R extends RouteConfig & { operationId: string 
   if (route.request?.params) statuses.add(404);
   if (spec.rateLimit === false) statuses.delete(429);
   const roleText =
-    (spec.roles ? `; roles ${spec.roles.join("/")}${spec.rolesAllowApiKey ? " (API keys allowed)" : ""}` : "") + (spec.mode ? `; ${spec.mode} tenants only` : "");
+    (spec.roles ? `; roles ${spec.roles.join("/")}${spec.rolesAllowApiKey ? " (API keys allowed)" : ""}` : "") +
+    (spec.mode ? `; ${spec.mode} tenants only` : "");
   const responses = { ...route.responses } as RouteConfig["responses"];
   for (const s of [...statuses].sort()) responses[s] ??= errorResponse(s);
   const created = createRoute({

@@ -22,7 +22,14 @@ import { ROUTES, type ApiRouteModule } from "./routes.ts";
  * route escaped one of these checks.
  */
 
-const ERROR_NAMES: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 429: "Too Many Requests" };
+const ERROR_NAMES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  429: "Too Many Requests",
+};
 
 /**
  * Routes that create the resource a new identifier names (DECISIONS: a
@@ -99,7 +106,9 @@ const call = (r: ApiRouteModule, s: SeededTenant, headers: Record<string, string
 /** "<route>: <what went wrong>" for a response that is not the expected error with the spec's body. */
 function expectError(res: TestResponse, status: number, what: string): string[] {
   if (res.status !== status) return [`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`];
-  const problem = errorBodyProblem(status, res.body) ?? (!ERROR_NAMES[status] || res.body.error === ERROR_NAMES[status] ? null : `error is ${JSON.stringify(res.body.error)}`);
+  const problem =
+    errorBodyProblem(status, res.body) ??
+    (!ERROR_NAMES[status] || res.body.error === ERROR_NAMES[status] ? null : `error is ${JSON.stringify(res.body.error)}`);
   return problem ? [`${what}: ${status} without the spec's error body: ${problem}`] : [];
 }
 /** A response that got past authentication and authorization. */
@@ -112,7 +121,9 @@ describe("every route, by its auth spec", () => {
     const keys = ROUTES.map(routeKey);
     expect(new Set(keys).size).toBe(ROUTES.length);
     for (const r of ROUTES) expect(["NONE", "KEY", "JWT", "KEY_OR_JWT"], routeKey(r)).toContain(specOf(r)?.auth);
-    const documented = operationsOf(doc).map((o) => `${o.method} ${o.path}`).sort();
+    const documented = operationsOf(doc)
+      .map((o) => `${o.method} ${o.path}`)
+      .sort();
     expect(documented).toEqual([...keys].sort());
   });
 
@@ -133,7 +144,10 @@ describe("every route, by its auth spec", () => {
     const failures: string[] = [];
     for (const r of ROUTES) {
       if (specOf(r).auth === "NONE") continue;
-      for (const [label, key] of [["unknown key", "sk_test_not-a-real-key-0000000000000000"], ["revoked key", revoked.body.key as string]] as const) {
+      for (const [label, key] of [
+        ["unknown key", "sk_test_not-a-real-key-0000000000000000"],
+        ["revoked key", revoked.body.key as string],
+      ] as const) {
         failures.push(...expectError(await call(r, caller, { "x-api-key": key }), 401, `${routeKey(r)} with a ${label}`));
       }
       mark(r, "bad key");
@@ -149,7 +163,11 @@ describe("every route, by its auth spec", () => {
     const failures: string[] = [];
     for (const r of ROUTES) {
       if (specOf(r).auth === "NONE") continue;
-      for (const [label, token] of [["expired", expired], ["forged", forged], ["malformed", "not.a.jwt"]] as const) {
+      for (const [label, token] of [
+        ["expired", expired],
+        ["forged", forged],
+        ["malformed", "not.a.jwt"],
+      ] as const) {
         failures.push(...expectError(await call(r, caller, bearer(token)), 401, `${routeKey(r)} with an ${label} session`));
       }
       mark(r, "bad session");
@@ -221,17 +239,20 @@ describe("every route, by its auth spec", () => {
     const own = await seededTenant(t, "Control");
     const failures: string[] = [];
     // DELETEs last: they remove resources the other calls name.
-    const routes = ROUTES.filter((r) => paramNames(r.route.path).length > 0).sort((x, y) => Number(x.route.method === "delete") - Number(y.route.method === "delete"));
+    const routes = ROUTES.filter((r) => paramNames(r.route.path).length > 0).sort(
+      (x, y) => Number(x.route.method === "delete") - Number(y.route.method === "delete"),
+    );
     for (const r of routes) {
       const res = await call(r, own, ownerCredential(r, own));
-      if (res.status === 404 || res.status === 401 || res.status === 403) failures.push(`${routeKey(r)} with its own ids: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status === 404 || res.status === 401 || res.status === 403)
+        failures.push(`${routeKey(r)} with its own ids: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(failures).toEqual([]);
   });
 
   test("mode-restricted routes: the sandbox helpers are marked sandbox-only, and a tenant of the other mode gets 403", async () => {
     const unmarked = ROUTES.filter((r) => r.route.path.startsWith("/v1/sandbox/") && specOf(r).mode !== "sandbox").map(routeKey);
-    expect(unmarked, "routes under /v1/sandbox/ must declare mode: \"sandbox\"").toEqual([]);
+    expect(unmarked, 'routes under /v1/sandbox/ must declare mode: "sandbox"').toEqual([]);
     // No live keys yet (issue 12): a tenant turned live in the database stands for one.
     const live = await seededTenant(t, "Live");
     await t.db.update(tenants).set({ mode: "live", certifiedAt: new Date() }).where(eq(tenants.id, live.tenantId));
@@ -241,7 +262,9 @@ describe("every route, by its auth spec", () => {
       const mode = specOf(r).mode;
       if (!mode) continue;
       const [wrong, right] = mode === "sandbox" ? [live, sandbox] : [sandbox, live];
-      failures.push(...expectError(await call(r, wrong, ownerCredential(r, wrong)), 403, `${routeKey(r)} by a ${mode === "sandbox" ? "live" : "sandbox"} tenant`));
+      failures.push(
+        ...expectError(await call(r, wrong, ownerCredential(r, wrong)), 403, `${routeKey(r)} by a ${mode === "sandbox" ? "live" : "sandbox"} tenant`),
+      );
       failures.push(...expectAdmitted(await call(r, right, ownerCredential(r, right)), `${routeKey(r)} by a ${mode} tenant`));
       mark(r, "mode");
     }

@@ -122,7 +122,10 @@ describe("the README's typed client", () => {
     expect(approve!.to).toBe(config.token.address as Hex);
     expect(decodeFunctionData({ abi: erc20Abi, data: approve!.data })).toEqual({ functionName: "approve", args: [config.pool as Hex, 102_000_000n] });
     expect(repay!.to).toBe(config.pool as Hex);
-    expect(decodeFunctionData({ abi: SVC_POOL_ABI, data: repay!.data })).toEqual({ functionName: "repay", args: [loanIdToBytes32(result.loan.id), 102_000_000n] });
+    expect(decodeFunctionData({ abi: SVC_POOL_ABI, data: repay!.data })).toEqual({
+      functionName: "repay",
+      args: [loanIdToBytes32(result.loan.id), 102_000_000n],
+    });
 
     expect(result.loans.map((l: { id: string }) => l.id)).toEqual([result.loan.id]);
     expect(result.loans[0]).toMatchObject({ status: "ACTIVE", borrowerRef: "user-42" });

@@ -54,5 +54,7 @@ if (import.meta.main) {
   const started = performance.now();
   const { entry, files, changed } = await buildClient();
   const total = files.reduce((sum, f) => sum + f.gzip, 0);
-  console.log(`widget app: ${entry} + ${files.length - 1} lazy chunks, ${total} B gzip in all, ${changed ? "written" : "unchanged"} in ${Math.round(performance.now() - started)} ms`);
+  console.log(
+    `widget app: ${entry} + ${files.length - 1} lazy chunks, ${total} B gzip in all, ${changed ? "written" : "unchanged"} in ${Math.round(performance.now() - started)} ms`,
+  );
 }

@@ -6,8 +6,16 @@ import type { EmbedAppEnv } from "./env.ts";
 const LICENSE = { name: "Proprietary: use under the merchant agreement with svc credit", identifier: "LicenseRef-svc-credit-merchant-agreement" };
 
 const EMBED_TAGS = [
-  { name: "Embed calls", description: "The widget's calls under `/v1/embed/{embedKey}/…`: public, keyed by the program's embed key (which grants nothing else), limited per key and client IP, answered only to the program's allowed origins." },
-  { name: "Widget pages", description: "What a borrower's browser loads from `{embed_url}`: the launcher script, the iframe page, its assets, the repayment page and the TON Connect manifest." },
+  {
+    name: "Embed calls",
+    description:
+      "The widget's calls under `/v1/embed/{embedKey}/…`: public, keyed by the program's embed key (which grants nothing else), limited per key and client IP, answered only to the program's allowed origins.",
+  },
+  {
+    name: "Widget pages",
+    description:
+      "What a borrower's browser loads from `{embed_url}`: the launcher script, the iframe page, its assets, the repayment page and the TON Connect manifest.",
+  },
   { name: "Platform", description: "Liveness of the embed worker." },
 ];
 

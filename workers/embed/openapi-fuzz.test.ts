@@ -60,7 +60,9 @@ describe("the embed document, fuzzed with a real embed key, real loans and gener
   test("the valid calls get past validation: most answer 2xx", () => {
     const ok = Object.entries(report.valid.byStatus).reduce((sum, [status, count]) => sum + (Number(status) < 300 ? count : 0), 0);
     if (process.env.FUZZ_VERBOSE) console.log(report.valid.rejected.join("\n"));
-    console.log(`embed fuzz: ${report.operations} operations, ${report.valid.calls} valid calls ${JSON.stringify(report.valid.byStatus)}, ${report.invalid.calls} invalid calls`);
+    console.log(
+      `embed fuzz: ${report.operations} operations, ${report.valid.calls} valid calls ${JSON.stringify(report.valid.byStatus)}, ${report.invalid.calls} invalid calls`,
+    );
     expect(report.operations).toBe(Object.values(doc.paths).reduce((sum, ops) => sum + Object.keys(ops).length, 0));
     expect(ok / report.valid.calls).toBeGreaterThan(0.5);
   });

@@ -65,7 +65,11 @@ function expect404(o: DocumentedOperation, res: { status: number; body: any }, w
 describe("every embed route", () => {
   test("the document lists every route of the table, and each path parameter is one the suite knows", () => {
     expect(ops.length).toBe(ROUTES.length);
-    const unknown = ops.flatMap((o) => paramNames(o.path).filter((p) => !TENANT_PARAMS.has(p) && !PUBLIC_PARAMS.has(p)).map((p) => `${o.method} ${o.path}: {${p}}`));
+    const unknown = ops.flatMap((o) =>
+      paramNames(o.path)
+        .filter((p) => !TENANT_PARAMS.has(p) && !PUBLIC_PARAMS.has(p))
+        .map((p) => `${o.method} ${o.path}: {${p}}`),
+    );
     expect(unknown, "path parameters without a security check: add them here and to seededTenant").toEqual([]);
   });
 

@@ -45,13 +45,22 @@ describe("abuse limits on workerd", () => {
     // Before: the loan's notifications exist, their e-mail is skipped and nothing reaches the mailbox.
     const loan = async () => {
       const res = await m.api("/v1/loans", {
-        json: { loanProductId: m.loanProductId, borrowerRef: `b-${crypto.randomUUID()}`, borrowerWalletAddress: newWallet(), chain: "POLYGON_AMOY", principalAmount: "50.00", idempotencyKey: crypto.randomUUID() },
+        json: {
+          loanProductId: m.loanProductId,
+          borrowerRef: `b-${crypto.randomUUID()}`,
+          borrowerWalletAddress: newWallet(),
+          chain: "POLYGON_AMOY",
+          principalAmount: "50.00",
+          idempotencyKey: crypto.randomUUID(),
+        },
       });
       expect(res.status).toBe(201);
       return res.body.id as string;
     };
     const notificationsOf = async (loanId: string) =>
-      ((await m.api("/v1/notifications?limit=100")).body.data as { id: string; body: string; email: { status: string; error: string | null } }[]).filter((n) => n.body.includes(loanId));
+      ((await m.api("/v1/notifications?limit=100")).body.data as { id: string; body: string; email: { status: string; error: string | null } }[]).filter((n) =>
+        n.body.includes(loanId),
+      );
     const before = await loan();
     await stack.scheduled(); // the cron relay too: nothing more is sent
     const skipped = await until(async () => {
@@ -66,7 +75,11 @@ describe("abuse limits on workerd", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('action="/v1/auth/verify-email"');
     expect((await m.api("/v1/me")).body.emailVerified).toBe(false);
-    const confirmed = await fetch(`${stack.baseUrl}/v1/auth/verify-email`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${token}` });
+    const confirmed = await fetch(`${stack.baseUrl}/v1/auth/verify-email`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${token}`,
+    });
     expect(confirmed.status).toBe(200);
     expect(await confirmed.text()).toContain("E-mail address verified");
     expect((await m.api("/v1/me")).body.emailVerified).toBe(true);

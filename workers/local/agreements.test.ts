@@ -24,11 +24,17 @@ describe("agreements on workerd", () => {
     const ORIGIN = "http://localhost:5181";
     const m = await signUpMerchant(stack, "Widget Lender");
     const program = (await m.api("/v1/me")).body.widgetPrograms[0];
-    const put = await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [ORIGIN] } });
+    const put = await m.dashboard(`/v1/widget-programs/${program.id}`, {
+      method: "PUT",
+      json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [ORIGIN] },
+    });
     expect(put.status).toBe(200);
     const base = `/v1/embed/${m.embedKey}`;
     const account = privateKeyToAccount(generatePrivateKey());
-    const quote = await stack.fetch(`${base}/quote`, { json: { walletAddress: account.address, amount: "100.00", tenureDays: 7 }, headers: { origin: ORIGIN } });
+    const quote = await stack.fetch(`${base}/quote`, {
+      json: { walletAddress: account.address, amount: "100.00", tenureDays: 7 },
+      headers: { origin: ORIGIN },
+    });
     expect(quote.status).toBe(200);
     const { id: challengeId, message } = quote.body.agreementChallenge;
     const walletSignature = await account.signMessage({ message });
@@ -59,9 +65,23 @@ describe("agreements on workerd", () => {
     });
 
     const db = await stack.db();
-    const update = await db.prepare("UPDATE agreements SET wallet_signature = 'forged' WHERE loan_id = ?").bind(loanId).run().then(() => null, (e: Error) => e);
+    const update = await db
+      .prepare("UPDATE agreements SET wallet_signature = 'forged' WHERE loan_id = ?")
+      .bind(loanId)
+      .run()
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
     expect(String(update)).toContain("immutable");
-    const unlink = await db.prepare("UPDATE loans SET agreement_id = NULL WHERE id = ?").bind(loanId).run().then(() => null, (e: Error) => e);
+    const unlink = await db
+      .prepare("UPDATE loans SET agreement_id = NULL WHERE id = ?")
+      .bind(loanId)
+      .run()
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
     expect(String(unlink)).toContain("immutable");
     expect((await m.api(`/v1/loans/${loanId}`)).body.agreement.walletSignature).toBe(walletSignature);
   });
@@ -74,14 +94,31 @@ describe("agreements on workerd", () => {
     });
     expect(settings.status).toBe(200);
     const config = await m.dashboard("/v1/merchant-configs", {
-      json: { network: "TON", stablecoin: "USDT", tenures: [3, 7], minTicket: "10.00", maxTicket: "1000.00", gracePeriodDays: 3, processingFee: { type: "PERCENTAGE", value: "2.00" }, lateFee: { type: "FIXED", value: "1.00" } },
+      json: {
+        network: "TON",
+        stablecoin: "USDT",
+        tenures: [3, 7],
+        minTicket: "10.00",
+        maxTicket: "1000.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "PERCENTAGE", value: "2.00" },
+        lateFee: { type: "FIXED", value: "1.00" },
+      },
     });
     expect(config.status).toBe(201);
     expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00", stablecoin: "USDT" } })).status).toBe(200);
 
     const wallet = testTonWallet("v4");
     const created = await m.api("/v1/loans", {
-      json: { loanProductId: config.body.loanProductId, borrowerRef: "ton-borrower", borrowerWalletAddress: wallet.address, chain: "TON_TESTNET", principalAmount: "100.00", tenureDays: 3, idempotencyKey: `ton-${crypto.randomUUID()}` },
+      json: {
+        loanProductId: config.body.loanProductId,
+        borrowerRef: "ton-borrower",
+        borrowerWalletAddress: wallet.address,
+        chain: "TON_TESTNET",
+        principalAmount: "100.00",
+        tenureDays: 3,
+        idempotencyKey: `ton-${crypto.randomUUID()}`,
+      },
     });
     expect(created.status).toBe(201);
     const loanId = created.body.id as string;
@@ -94,16 +131,38 @@ describe("agreements on workerd", () => {
     // Without the TON Connect fields: 400 naming the first missing one; the challenge is not used up.
     const incomplete = await m.api(`/v1/loans/${loanId}/agreement`, { json: { agreementChallengeId: challenge.body.id, walletSignature: signed.signature } });
     expect(incomplete.status).toBe(400);
-    expect(incomplete.body).toEqual({ statusCode: 400, message: ["publicKey: is required for a TON Connect signature (with timestamp and domain)"], error: "Bad Request" });
+    expect(incomplete.body).toEqual({
+      statusCode: 400,
+      message: ["publicKey: is required for a TON Connect signature (with timestamp and domain)"],
+      error: "Bad Request",
+    });
 
     const agreed = await m.api(`/v1/loans/${loanId}/agreement`, {
-      json: { agreementChallengeId: challenge.body.id, walletSignature: signed.signature, publicKey: signed.publicKey, timestamp: signed.timestamp, domain: signed.domain },
+      json: {
+        agreementChallengeId: challenge.body.id,
+        walletSignature: signed.signature,
+        publicKey: signed.publicKey,
+        timestamp: signed.timestamp,
+        domain: signed.domain,
+      },
     });
     expect(agreed.status).toBe(201);
-    expect(agreed.body.loan).toMatchObject({ id: loanId, status: "ACTIVE", fundingState: "FUNDED", kycGate: { required: true, kycConfirmed: true, agreementRecorded: true } });
+    expect(agreed.body.loan).toMatchObject({
+      id: loanId,
+      status: "ACTIVE",
+      fundingState: "FUNDED",
+      kycGate: { required: true, kycConfirmed: true, agreementRecorded: true },
+    });
     const loan = (await m.api(`/v1/loans/${loanId}`)).body;
     expect(loan).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
-    expect(loan.agreement).toMatchObject({ chain: "TON_TESTNET", message: challenge.body.message, walletSignature: signed.signature, publicKey: signed.publicKey, timestamp: signed.timestamp, domain: EMBED_HOST });
+    expect(loan.agreement).toMatchObject({
+      chain: "TON_TESTNET",
+      message: challenge.body.message,
+      walletSignature: signed.signature,
+      publicKey: signed.publicKey,
+      timestamp: signed.timestamp,
+      domain: EMBED_HOST,
+    });
     const events = await m.api(`/v1/events?loanId=${loanId}&limit=100`);
     expect((events.body.data as { type: string }[]).map((e) => e.type).reverse()).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
   });

@@ -53,15 +53,11 @@ export type ServedPage = {
  * await page.goto(merchant.origin);
  * merchant.close(); widget.close();
  */
-export function servePage(
-  html: string | ((url: URL) => Response | Promise<Response>),
-  opts: { hostname?: "127.0.0.1" | "localhost" } = {},
-): ServedPage {
+export function servePage(html: string | ((url: URL) => Response | Promise<Response>), opts: { hostname?: "127.0.0.1" | "localhost" } = {}): ServedPage {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (req) =>
-      typeof html === "string" ? new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }) : html(new URL(req.url)),
+    fetch: (req) => (typeof html === "string" ? new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }) : html(new URL(req.url))),
   });
   return {
     origin: `http://${opts.hostname ?? "127.0.0.1"}:${server.port}`,

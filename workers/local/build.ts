@@ -61,11 +61,7 @@ async function wrangler(args: string[]): Promise<void> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (exit ${code}):\n${stdout}\n${stderr}`);
 }
 

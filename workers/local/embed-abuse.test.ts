@@ -12,7 +12,10 @@ import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts
 let stack: TestStack;
 const servers: { stop(): void }[] = [];
 beforeAll(async () => {
-  stack = await startTestStack({ ratelimits: { IP_LIMITER: { limit: 100_000 }, API_KEY_LIMITER: { limit: 100_000 } }, vars: { WEBHOOK_RETRY_DELAYS_SECONDS: "1,1" } });
+  stack = await startTestStack({
+    ratelimits: { IP_LIMITER: { limit: 100_000 }, API_KEY_LIMITER: { limit: 100_000 } },
+    vars: { WEBHOOK_RETRY_DELAYS_SECONDS: "1,1" },
+  });
 }, 90_000);
 afterAll(async () => {
   for (const s of servers) s.stop();
@@ -27,7 +30,12 @@ async function merchant() {
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
   const calls = (embedKey: string) => {
     const post = (path: string, json: unknown, headers: Record<string, string> = {}) => stack.fetch(`/v1/embed/${embedKey}${path}`, { json, headers });
-    return { embedKey, post, get: (path: string) => stack.fetch(path.startsWith("/embed/") ? `${stack.embedUrl}${path}` : `/v1/embed/${embedKey}${path}`), widget: widgetCalls(post) };
+    return {
+      embedKey,
+      post,
+      get: (path: string) => stack.fetch(path.startsWith("/embed/") ? `${stack.embedUrl}${path}` : `/v1/embed/${embedKey}${path}`),
+      widget: widgetCalls(post),
+    };
   };
   return {
     ...m,
@@ -150,7 +158,11 @@ describe("events of a widget loan", () => {
     const loanId = drawn.body.loan.id as string;
     const ofLoan = () => received.filter((env) => env.data?.loan?.id === loanId);
     for (let i = 0; i < 200 && ofLoan().length < 3; i++) await Bun.sleep(100);
-    expect(ofLoan().map((env) => env.type).sort()).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
+    expect(
+      ofLoan()
+        .map((env) => env.type)
+        .sort(),
+    ).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
     for (const env of ofLoan()) expect(env).toMatchObject({ program: m.programId, channel: "IOS" });
     const listed = await m.api(`/v1/events?loanId=${loanId}`);
     expect(listed.body.data).toHaveLength(3);
@@ -162,7 +174,14 @@ describe("embed privacy: another wallet's balance (item 8)", () => {
   test("without a session nothing of the wallet's open loans; with its session, exact; a session is its wallet's and program's, and expires", async () => {
     const m = await merchant();
     const b = await m.secondProgram();
-    expect((await m.dashboard("/v1/policies", { method: "PUT", json: { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: 1, blockedWallets: [] } })).status).toBe(200);
+    expect(
+      (
+        await m.dashboard("/v1/policies", {
+          method: "PUT",
+          json: { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: 1, blockedWallets: [] },
+        })
+      ).status,
+    ).toBe(200);
     const x = evmBorrower();
     expect((await m.widget.draw(x, { amount: "600.00", tenureDays: 7 })).status).toBe(201);
     const wallet = { walletAddress: x.address };
@@ -198,8 +217,14 @@ describe("embed privacy: another wallet's balance (item 8)", () => {
     const m = await merchant();
     const origin = "http://localhost:5199";
     const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
-    await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [origin] } });
-    const preflight = await stack.fetch(`/v1/embed/${m.embedKey}/quote`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,x-svc-wallet-session" } });
+    await m.dashboard(`/v1/widget-programs/${program.id}`, {
+      method: "PUT",
+      json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [origin] },
+    });
+    const preflight = await stack.fetch(`/v1/embed/${m.embedKey}/quote`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,x-svc-wallet-session" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toContain(SESSION);
   });

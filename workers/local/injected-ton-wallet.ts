@@ -77,7 +77,8 @@ const DEVICE_INFO = {
 const WALLET_INFO = {
   name: "Tonkeeper",
   app_name: "tonkeeper",
-  image: "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%20viewBox='0%200%2096%2096'%3E%3Crect%20width='96'%20height='96'%20rx='20'%20fill='%230098ea'/%3E%3C/svg%3E",
+  image:
+    "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'%20viewBox='0%200%2096%2096'%3E%3Crect%20width='96'%20height='96'%20rx='20'%20fill='%230098ea'/%3E%3C/svg%3E",
   about_url: "https://tonkeeper.com",
   platforms: ["chrome", "firefox", "safari"],
 };
@@ -145,8 +146,10 @@ export async function installInjectedTonWallet(context: BrowserContext, opts: In
       return fail(ERR.badRequest, "signData params must be [JSON string]");
     }
     if (payload.type !== "text" || typeof payload.text !== "string") return fail(ERR.badRequest, "The test wallet signs text payloads only");
-    if (payload.network !== undefined && payload.network !== network) return fail(ERR.badRequest, `The wallet is on network ${network}, not ${String(payload.network)}`);
-    if (payload.from !== undefined && !sameAddress(payload.from, address)) return fail(ERR.badRequest, `The wallet is ${rawAddress}, not ${String(payload.from)}`);
+    if (payload.network !== undefined && payload.network !== network)
+      return fail(ERR.badRequest, `The wallet is on network ${network}, not ${String(payload.network)}`);
+    if (payload.from !== undefined && !sameAddress(payload.from, address))
+      return fail(ERR.badRequest, `The wallet is ${rawAddress}, not ${String(payload.from)}`);
     // A wallet names the dApp by the host that asked (host[:port], what `new URL(…).host` gives).
     const domain = new URL(frameUrl).host;
     const timestamp = Math.floor(Date.now() / 1000);
@@ -194,7 +197,13 @@ export async function installInjectedTonWallet(context: BrowserContext, opts: In
     calls.push({ method: out.method, params, origin: originOf(frameUrl), reply: out.reply });
     return out.reply;
   });
-  await context.addInitScript(injectBridge, { binding: BINDING, key: TON_JS_BRIDGE_KEY, deviceInfo: DEVICE_INFO, walletInfo: WALLET_INFO, protocolVersion: PROTOCOL_VERSION });
+  await context.addInitScript(injectBridge, {
+    binding: BINDING,
+    key: TON_JS_BRIDGE_KEY,
+    deviceInfo: DEVICE_INFO,
+    walletInfo: WALLET_INFO,
+    protocolVersion: PROTOCOL_VERSION,
+  });
   return { address, rawAddress, publicKey: tonAddr.publicKey, calls };
 }
 

@@ -209,7 +209,12 @@ describe("loan scenarios on workerd", () => {
     const approved = await m.dashboard(`/v1/loans/${toApprove.id}/review`, { json: { action: "APPROVE", note: "income checked" } });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ id: toApprove.id, status: "ACTIVE", fundingState: "FUNDED", principalAmount: "75.00", totalDue: "76.50" });
-    expect(approved.body.decision).toMatchObject({ outcome: "APPROVED", reviewedBy: m.ownerUserId, reviewNote: "income checked", reviewedAt: expect.any(String) });
+    expect(approved.body.decision).toMatchObject({
+      outcome: "APPROVED",
+      reviewedBy: m.ownerUserId,
+      reviewNote: "income checked",
+      reviewedAt: expect.any(String),
+    });
     expect(await typesOf(m, toApprove.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.approved", "loan.funded"]);
     expect(await settlementsOf(m, toApprove.id)).toEqual([expect.objectContaining({ kind: "FUNDING", amount: "75.00" })]);
 
@@ -252,7 +257,10 @@ describe("loan scenarios on workerd", () => {
     expect(types).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
     expect(await settlementsOf(m, id!)).toHaveLength(1);
     const db = await stack.db();
-    const rows = await db.prepare("SELECT COUNT(*) AS c FROM loans WHERE tenant_id = ? AND idempotency_key = ?").bind(m.tenantId, burst.idempotencyKey).first<{ c: number }>();
+    const rows = await db
+      .prepare("SELECT COUNT(*) AS c FROM loans WHERE tenant_id = ? AND idempotency_key = ?")
+      .bind(m.tenantId, burst.idempotencyKey)
+      .first<{ c: number }>();
     expect(rows!.c).toBe(1);
 
     const other = await newMerchant();
@@ -287,7 +295,14 @@ describe("loan scenarios on workerd", () => {
     // Past dueAt + 3 days of grace: DEFAULTED; late fees stop at the default (3 days).
     await advanceClockTo(m, loan.dueAt, 3 * DAY_MS + 60_000);
     now = (await m.api(`/v1/loans/${loan.id}`)).body;
-    expect(now).toMatchObject({ status: "DEFAULTED", derivedStatus: "DEFAULTED", lateFeeDays: 3, lateFee: "3.00", totalDue: "105.00", defaultedAt: expect.any(String) });
+    expect(now).toMatchObject({
+      status: "DEFAULTED",
+      derivedStatus: "DEFAULTED",
+      lateFeeDays: 3,
+      lateFee: "3.00",
+      totalDue: "105.00",
+      defaultedAt: expect.any(String),
+    });
     expect(await listedIds(m, "DEFAULTED")).toContain(loan.id);
 
     // More time and two cron ticks (overlapping, then again) add nothing.
@@ -309,7 +324,13 @@ describe("loan scenarios on workerd", () => {
         method: "PUT",
         json: {
           requiresKycBeforeFunding: true,
-          branding: { companyName: "Gated Lender", logoUrl: null, primaryColor: "#1A2B3C", supportEmail: "help@merchant.example", termsUrl: "https://merchant.example/terms" },
+          branding: {
+            companyName: "Gated Lender",
+            logoUrl: null,
+            primaryColor: "#1A2B3C",
+            supportEmail: "help@merchant.example",
+            termsUrl: "https://merchant.example/terms",
+          },
         },
       });
       expect(saved.status).toBe(200);
@@ -349,13 +370,21 @@ describe("loan scenarios on workerd", () => {
       expect(signed.status).toBe(201);
       expect(signed.body.agreement).toMatchObject({ loanId: loan.id, challengeId: challenge.body.id, walletAddress: wallet.address, agreementText: text });
       // The agreement alone does not fund: KYC is still missing.
-      expect(signed.body.loan).toMatchObject({ status: "CREATED", fundingState: "WAITING_KYC", kycGate: { required: true, kycConfirmed: false, agreementRecorded: true } });
+      expect(signed.body.loan).toMatchObject({
+        status: "CREATED",
+        fundingState: "WAITING_KYC",
+        kycGate: { required: true, kycConfirmed: false, agreementRecorded: true },
+      });
       await stack.scheduled();
       expect((await m.api(`/v1/loans/${loan.id}`)).body).toMatchObject({ status: "CREATED", fundedAt: null });
 
       // A second agreement never overwrites the first; nor can another challenge be issued.
       const second = await m.api(`/v1/loans/${loan.id}/agreement`, {
-        json: { agreementChallengeId: challenge.body.id, walletSignature: await wallet.signMessage({ message: challenge.body.message }), agreementText: "something else" },
+        json: {
+          agreementChallengeId: challenge.body.id,
+          walletSignature: await wallet.signMessage({ message: challenge.body.message }),
+          agreementText: "something else",
+        },
       });
       expect(second.status).toBe(409);
       expect((await m.api(`/v1/loans/${loan.id}/agreement-challenge`, { method: "POST" })).status).toBe(409);
@@ -365,7 +394,12 @@ describe("loan scenarios on workerd", () => {
       expect(kyc.status).toBe(201);
       expect(kyc.body).toMatchObject({ loanId: loan.id, verified: true, merchantUserId: "kyc-ops-7", reference: "idv-123" });
       const funded = (await m.api(`/v1/loans/${loan.id}`)).body;
-      expect(funded).toMatchObject({ id: loan.id, status: "ACTIVE", fundingState: "FUNDED", kycGate: { required: true, kycConfirmed: true, agreementRecorded: true } });
+      expect(funded).toMatchObject({
+        id: loan.id,
+        status: "ACTIVE",
+        fundingState: "FUNDED",
+        kycGate: { required: true, kycConfirmed: true, agreementRecorded: true },
+      });
       expect(funded.fundingTxHash).toMatch(/^0x[0-9a-f]{64}$/);
       expect(await typesOf(m, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
       expect(await agreementCount(loan.id)).toEqual([{ text }]);
@@ -378,7 +412,11 @@ describe("loan scenarios on workerd", () => {
       const kyc = await m.api(`/v1/loans/${loan.id}/kyc-confirmation`, { json: { verified: true } });
       expect(kyc.status).toBe(201);
       // KYC alone does not fund either.
-      expect(kyc.body.loan).toMatchObject({ status: "CREATED", fundingState: "WAITING_KYC", kycGate: { required: true, kycConfirmed: true, agreementRecorded: false } });
+      expect(kyc.body.loan).toMatchObject({
+        status: "CREATED",
+        fundingState: "WAITING_KYC",
+        kycGate: { required: true, kycConfirmed: true, agreementRecorded: false },
+      });
 
       // A challenge lives 5 minutes on the tenant's clock: a valid signature over an expired one is refused.
       const stale = (await m.api(`/v1/loans/${loan.id}/agreement-challenge`, { method: "POST" })).body;

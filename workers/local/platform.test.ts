@@ -118,7 +118,19 @@ describe("platform on workerd", () => {
   test("the OpenAPI document is served by the bundled worker", async () => {
     const res = await stack.fetch("/v1/openapi.json");
     expect(res.status).toBe(200);
-    for (const path of ["/v1/auth/signup", "/v1/auth/login", "/v1/users", "/v1/api-keys", "/v1/api-keys/{id}", "/v1/me", "/v1/merchant-configs", "/v1/merchant-configs/{id}", "/v1/settings", "/v1/widget-programs", "/v1/widget-programs/{id}"]) {
+    for (const path of [
+      "/v1/auth/signup",
+      "/v1/auth/login",
+      "/v1/users",
+      "/v1/api-keys",
+      "/v1/api-keys/{id}",
+      "/v1/me",
+      "/v1/merchant-configs",
+      "/v1/merchant-configs/{id}",
+      "/v1/settings",
+      "/v1/widget-programs",
+      "/v1/widget-programs/{id}",
+    ]) {
       expect(Object.keys(res.body.paths)).toContain(path);
     }
   });

@@ -80,7 +80,17 @@ describe("repayment on workerd", () => {
 
   /** Signs as the borrower's wallet: the instructions' transaction as is, EIP-1559 with the chain id. */
   const sign = (account: PrivateKeyAccount, chainId: number, nonce: number, tx: { to: string; data: string }) =>
-    account.signTransaction({ chainId, nonce, to: tx.to as Hex, data: tx.data as Hex, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+    account.signTransaction({
+      chainId,
+      nonce,
+      to: tx.to as Hex,
+      data: tx.data as Hex,
+      value: 0n,
+      gas: 200_000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+      type: "eip1559",
+    });
 
   /** An ACTIVE POLYGON_AMOY loan repaid by its borrower's viem account through the API; returns the repay transaction. */
   async function repayOnPolygon(m: Merchant) {
@@ -90,7 +100,9 @@ describe("repayment on workerd", () => {
     const instructions = await post(m, `/v1/loans/${loan.id}/repay`, undefined);
     const submitted = [];
     for (const [nonce, tx] of (instructions.transactions as { to: string; data: string }[]).entries()) {
-      submitted.push(await post(m, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(borrower, POLYGON.chainId!, nonce, tx) }));
+      submitted.push(
+        await post(m, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(borrower, POLYGON.chainId!, nonce, tx) }),
+      );
     }
     return { loan, borrower, instructions, approve: submitted[0], repay: submitted[1] };
   }
@@ -120,9 +132,15 @@ describe("repayment on workerd", () => {
     // An API loan is none of the widget program's: the embed worker answers 404 (its own loans: workers/local/embed-abuse.test.ts).
     expect((await embedInstructions(m, loan.id)).body).toEqual({ statusCode: 404, message: "Loan not found", error: "Not Found" });
 
-    const approve = await post(m, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(borrower, 80002, 0, instructions.transactions[0]) });
+    const approve = await post(m, "/v1/sandbox/chain/transactions", {
+      chain: "POLYGON_AMOY",
+      signedTransaction: await sign(borrower, 80002, 0, instructions.transactions[0]),
+    });
     expect(approve).toMatchObject({ status: "success", from: borrower.address });
-    const repaid = await post(m, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(borrower, 80002, 1, instructions.transactions[1]) });
+    const repaid = await post(m, "/v1/sandbox/chain/transactions", {
+      chain: "POLYGON_AMOY",
+      signedTransaction: await sign(borrower, 80002, 1, instructions.transactions[1]),
+    });
     expect(repaid).toMatchObject({ status: "success", from: borrower.address });
 
     // Applied before the helper answered.
@@ -178,16 +196,35 @@ describe("repayment on workerd", () => {
     // The default widget program's key serves only that program's loans.
     expect((await embedInstructions(m, loan.id)).status).toBe(404);
 
-    const wrong = await post(m, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: borrower, to: instructions.to, amount: instructions.amount, comment: `repay ${loan.id}` });
+    const wrong = await post(m, "/v1/sandbox/chain/transfers", {
+      chain: "TON_TESTNET",
+      from: borrower,
+      to: instructions.to,
+      amount: instructions.amount,
+      comment: `repay ${loan.id}`,
+    });
     expect(wrong.status).toBe("success");
     expect(await loanOf(m, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
     const unmatched = await m.api("/v1/settlements/unmatched");
     expect(unmatched.status).toBe(200);
     expect(unmatched.body.data).toEqual([
-      expect.objectContaining({ txHash: wrong.txHash, chain: "TON_TESTNET", amount: "102.000000", comment: `repay ${loan.id}`, claimedLoanId: null, attributedLoanId: null }),
+      expect.objectContaining({
+        txHash: wrong.txHash,
+        chain: "TON_TESTNET",
+        amount: "102.000000",
+        comment: `repay ${loan.id}`,
+        claimedLoanId: null,
+        attributedLoanId: null,
+      }),
     ]);
 
-    const paid = await post(m, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: borrower, to: instructions.to, amount: instructions.amount, comment: instructions.comment });
+    const paid = await post(m, "/v1/sandbox/chain/transfers", {
+      chain: "TON_TESTNET",
+      from: borrower,
+      to: instructions.to,
+      amount: instructions.amount,
+      comment: instructions.comment,
+    });
     expect(paid.status).toBe("success");
 
     expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
@@ -238,7 +275,11 @@ describe("repayment on workerd", () => {
         chain: "POLYGON_AMOY",
         signedTransaction: await sign(evmBorrower, POLYGON.chainId!, 0, {
           to: getAddress(POLYGON.token.address),
-          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(privateKeyToAccount(generatePrivateKey()).address), 100n * BigInt(UNITS)] }),
+          data: encodeFunctionData({
+            abi: erc20Abi,
+            functionName: "transfer",
+            args: [getAddress(privateKeyToAccount(generatePrivateKey()).address), 100n * BigInt(UNITS)],
+          }),
         }),
       },
     });
@@ -260,14 +301,28 @@ describe("repayment on workerd", () => {
 
     // A's borrowers still hold every unit: the TON one repays 102.00 and sends its last 8.00 on; the EVM one repays 102.00.
     const tonInstructions = await post(a, `/v1/loans/${tonLoan.id}/repay`, undefined);
-    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: tonInstructions.to, amount: "102.00", comment: tonInstructions.comment })).toMatchObject({ status: "success" });
-    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "8.00" })).toMatchObject({ status: "success" });
-    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "0.01" })).toMatchObject({ status: "failed" });
+    expect(
+      await post(a, "/v1/sandbox/chain/transfers", {
+        chain: "TON_TESTNET",
+        from: tonBorrower,
+        to: tonInstructions.to,
+        amount: "102.00",
+        comment: tonInstructions.comment,
+      }),
+    ).toMatchObject({ status: "success" });
+    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "8.00" })).toMatchObject({
+      status: "success",
+    });
+    expect(await post(a, "/v1/sandbox/chain/transfers", { chain: "TON_TESTNET", from: tonBorrower, to: thief, amount: "0.01" })).toMatchObject({
+      status: "failed",
+    });
     expect((await loanOf(a, tonLoan.id)).status).toBe("REPAID");
     await post(a, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: evmBorrower.address, amount: "2.00" });
     const evmInstructions = await post(a, `/v1/loans/${evmLoan.id}/repay`, undefined);
     for (const [nonce, tx] of (evmInstructions.transactions as { to: string; data: string }[]).entries()) {
-      expect(await post(a, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(evmBorrower, POLYGON.chainId!, nonce, tx) })).toMatchObject({ status: "success" });
+      expect(
+        await post(a, "/v1/sandbox/chain/transactions", { chain: "POLYGON_AMOY", signedTransaction: await sign(evmBorrower, POLYGON.chainId!, nonce, tx) }),
+      ).toMatchObject({ status: "success" });
     }
     expect((await loanOf(a, evmLoan.id)).status).toBe("REPAID");
     // The cron job's listener polls both tenants' ledgers without a hitch.
@@ -279,7 +334,10 @@ describe("repayment on workerd", () => {
     // A few rounds: over HTTP the interleaving is up to workerd, each round is another chance at the race.
     for (let round = 0; round < 4; round++) {
       const borrower = privateKeyToAccount(generatePrivateKey());
-      const loans = [await createLoan(m, { borrowerWalletAddress: borrower.address }), await createLoan(m, { borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address })];
+      const loans = [
+        await createLoan(m, { borrowerWalletAddress: borrower.address }),
+        await createLoan(m, { borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address }),
+      ];
       await post(m, "/v1/sandbox/chain/faucet", { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" });
       // 102.00 straight to the pool with the token's transfer (no repay, no loan named): kept as unmatched.
       const stray = await post(m, "/v1/sandbox/chain/transactions", {
@@ -294,7 +352,9 @@ describe("repayment on workerd", () => {
       expect(kept).toMatchObject({ amount: "102.000000", attributedLoanId: null });
       const poolBefore = await poolAvailable(m.tenantId, "USDC");
 
-      const answers = await Promise.all(loans.map((loan) => m.dashboard(`/v1/settlements/unmatched/${kept.id}/attribute`, { method: "POST", json: { loanId: loan.id } })));
+      const answers = await Promise.all(
+        loans.map((loan) => m.dashboard(`/v1/settlements/unmatched/${kept.id}/attribute`, { method: "POST", json: { loanId: loan.id } })),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
       const winner = answers.findIndex((a) => a.status === 200);
       expect(answers[1 - winner]!.body).toMatchObject({ statusCode: 409, error: "Conflict" });

@@ -141,9 +141,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 /** A worker's bindings and vars, from its wrangler.toml plus the local overrides. */
 function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOptions {
-  const ratelimits = Object.fromEntries(
-    (config.ratelimits ?? []).map((r) => [r.name, { simple: { ...r.simple, ...options.ratelimits?.[r.name] } }]),
-  );
+  const ratelimits = Object.fromEntries((config.ratelimits ?? []).map((r) => [r.name, { simple: { ...r.simple, ...options.ratelimits?.[r.name] } }]));
   return {
     name: config.name,
     compatibilityDate: config.compatibility_date,
@@ -152,9 +150,7 @@ function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOpt
     // Every worker names the same database id, so they all share one local database.
     d1Databases: Object.fromEntries((config.d1_databases ?? []).map((d) => [d.binding, d.database_id])),
     ratelimits,
-    queueProducers: Object.fromEntries(
-      (config.queues?.producers ?? []).map((p) => [p.binding, { queueName: p.queue, deliveryDelay: p.delivery_delay }]),
-    ),
+    queueProducers: Object.fromEntries((config.queues?.producers ?? []).map((p) => [p.binding, { queueName: p.queue, deliveryDelay: p.delivery_delay }])),
     queueConsumers: Object.fromEntries(
       (config.queues?.consumers ?? []).map((c) => [
         c.queue,
@@ -167,9 +163,7 @@ function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOpt
         },
       ]),
     ),
-    durableObjects: Object.fromEntries(
-      (config.durable_objects?.bindings ?? []).map((d) => [d.name, { className: d.class_name, scriptName: d.script_name }]),
-    ),
+    durableObjects: Object.fromEntries((config.durable_objects?.bindings ?? []).map((d) => [d.name, { className: d.class_name, scriptName: d.script_name }])),
     serviceBindings: Object.fromEntries(
       (config.services ?? []).map((s) => [s.binding, s.entrypoint ? { name: s.service, entrypoint: s.entrypoint } : s.service]),
     ),

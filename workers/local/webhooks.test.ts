@@ -198,10 +198,14 @@ describe("webhooks on workerd", () => {
   }
 
   const settledDeliveries = (m: Merchant, query: string, count: number) =>
-    until(`${count} settled deliveries (${query})`, async () => {
-      const list = await deliveriesOf(m, query);
-      return list.length === count && list.every((d) => d.status !== "PENDING") && list;
-    }, { timeoutMs: 30_000 });
+    until(
+      `${count} settled deliveries (${query})`,
+      async () => {
+        const list = await deliveriesOf(m, query);
+        return list.length === count && list.every((d) => d.status !== "PENDING") && list;
+      },
+      { timeoutMs: 30_000 },
+    );
 
   function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
     const groups = new Map<string, T[]>();
@@ -251,13 +255,28 @@ describe("webhooks on workerd", () => {
     for (const d of history) {
       expect(d).toMatchObject({ status: "SUCCEEDED", attemptCount: 1, endpointId: endpoint.id, url: receiver.url, nextAttemptAt: null, redeliveryOf: null });
       expect(d.attempts).toEqual([
-        { attempt: 1, startedAt: expect.any(String), finishedAt: expect.any(String), durationMs: expect.any(Number), responseStatus: 200, error: null, succeeded: true },
+        {
+          attempt: 1,
+          startedAt: expect.any(String),
+          finishedAt: expect.any(String),
+          durationMs: expect.any(Number),
+          responseStatus: 200,
+          error: null,
+          succeeded: true,
+        },
       ]);
     }
 
     // The receiver's check is real: the same headers over a body changed by one character are refused.
     const [first] = hits;
-    const forged = await fetch(receiver.url, { method: "POST", headers: first!.headers, body: first!.raw.replace(loan.id, loan.id.replace(/^./, (c) => (c === "a" ? "b" : "a"))) });
+    const forged = await fetch(receiver.url, {
+      method: "POST",
+      headers: first!.headers,
+      body: first!.raw.replace(
+        loan.id,
+        loan.id.replace(/^./, (c) => (c === "a" ? "b" : "a")),
+      ),
+    });
     expect(forged.status).toBe(401);
   }, 30_000);
 
@@ -273,7 +292,10 @@ describe("webhooks on workerd", () => {
     // The very message the relay sent, twice more, plus a stale one for attempt 2, through the real queue.
     const queue = await stack.queue<DeliveryMessage>("WEBHOOK_DELIVERIES");
     await queue.send({ kind: "delivery", deliveryId: funded.id, attempt: 1 });
-    await queue.sendBatch([{ body: { kind: "delivery", deliveryId: funded.id, attempt: 1 } }, { body: { kind: "delivery", deliveryId: funded.id, attempt: 2 } }]);
+    await queue.sendBatch([
+      { body: { kind: "delivery", deliveryId: funded.id, attempt: 1 } },
+      { body: { kind: "delivery", deliveryId: funded.id, attempt: 2 } },
+    ]);
 
     // Two markers behind them. Miniflare hands the consumer one batch at a time, in order: once the
     // first marker loan's deliveries have settled, the batch holding the duplicates has been handed
@@ -343,7 +365,9 @@ describe("webhooks on workerd", () => {
     expect(notices[0].email).toMatchObject({ status: "SENT", to: m.email });
     const mails = await m.dashboard("/v1/dev/mailbox?limit=100");
     expect(mails.status).toBe(200);
-    expect((mails.body.data as any[]).filter((x) => x.notificationId === notice.id)).toEqual([expect.objectContaining({ to: m.email, subject: expect.any(String) })]);
+    expect((mails.body.data as any[]).filter((x) => x.notificationId === notice.id)).toEqual([
+      expect.objectContaining({ to: m.email, subject: expect.any(String) }),
+    ]);
     // The dead endpoint was never told about its own failure.
     expect(await deliveriesOf(m, `endpointId=${deadEndpoint.id}`)).toHaveLength(1);
     expect(dead.count()).toBe(3);
@@ -352,8 +376,15 @@ describe("webhooks on workerd", () => {
 
   test.concurrent("Webhook outage, 500: exactly 3 attempts, then one webhook.delivery_failed (notification, e-mail, the other endpoint)", async () => {
     const dead = startReceiver(() => 500);
-    const { failed } = await outage({ url: dead.url, set secret(s: string) { dead.secret = s; }, count: () => dead.hits.length }, (a) =>
-      expect(a).toMatchObject({ responseStatus: 500, error: "HTTP 500" }),
+    const { failed } = await outage(
+      {
+        url: dead.url,
+        set secret(s: string) {
+          dead.secret = s;
+        },
+        count: () => dead.hits.length,
+      },
+      (a) => expect(a).toMatchObject({ responseStatus: 500, error: "HTTP 500" }),
     );
     expect(dead.hits.map((h) => h.answered)).toEqual([500, 500, 500]);
     expect(dead.hits.map((h) => h.headers["x-svc-attempt"])).toEqual(["1", "2", "3"]);
@@ -364,16 +395,27 @@ describe("webhooks on workerd", () => {
 
   test.concurrent("Webhook outage, no answer: each attempt times out, 3 in all, then one webhook.delivery_failed", async () => {
     const dead = startReceiver(() => "hang");
-    await outage({ url: dead.url, set secret(s: string) { dead.secret = s; }, count: () => dead.hits.length }, (a) => {
-      expect(a).toMatchObject({ responseStatus: null, error: `no answer within ${TIMEOUT_MS} ms` });
-      expect(a.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    });
+    await outage(
+      {
+        url: dead.url,
+        set secret(s: string) {
+          dead.secret = s;
+        },
+        count: () => dead.hits.length,
+      },
+      (a) => {
+        expect(a).toMatchObject({ responseStatus: null, error: `no answer within ${TIMEOUT_MS} ms` });
+        expect(a.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+      },
+    );
     expect(dead.hits.map((h) => h.answered)).toEqual([null, null, null]); // signatures fine; simply never answered
   }, 30_000);
 
   test.concurrent("Webhook outage, connection reset: 3 attempts, each a network error, then one webhook.delivery_failed", async () => {
     const dead = await startResettingReceiver();
-    await outage({ url: dead.url, count: () => dead.requests }, (a) => expectShape(a, { responseStatus: null, error: expect.stringMatching(/^network error: /) }));
+    await outage({ url: dead.url, count: () => dead.requests }, (a) =>
+      expectShape(a, { responseStatus: null, error: expect.stringMatching(/^network error: /) }),
+    );
     expect(dead.connections).toBe(3);
   }, 30_000);
 
@@ -389,7 +431,15 @@ describe("webhooks on workerd", () => {
     receiver.answer = () => 200;
     const res = await m.api(`/v1/webhooks/deliveries/${failed.id}/redeliver`, { method: "POST" });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ eventId: failed.eventId, eventType: "loan.funded", endpointId: endpoint.id, redeliveryOf: failed.id, status: "PENDING", attemptCount: 0, attempts: [] });
+    expect(res.body).toMatchObject({
+      eventId: failed.eventId,
+      eventType: "loan.funded",
+      endpointId: endpoint.id,
+      redeliveryOf: failed.id,
+      status: "PENDING",
+      attemptCount: 0,
+      attempts: [],
+    });
     expect(res.body.id).not.toBe(failed.id);
 
     const settled = await settledDeliveries(m, `endpointId=${endpoint.id}`, 2);
@@ -406,143 +456,159 @@ describe("webhooks on workerd", () => {
     expect(settled.find((d) => d.id === failed.id)).toMatchObject({ status: "FAILED", attemptCount: 3 });
   }, 30_000);
 
-  test(
-    "Load: 500 loans, an endpoint failing 30% at random, a loan.funded-only endpoint and another tenant: every delivery settles, none lost, none misrouted",
-    async () => {
-      const LOANS = 500;
-      const OTHER_LOANS = 50;
-      const PARALLEL = 4;
-      const started = Date.now();
-      const main = await newMerchant();
-      const other = await newMerchant();
-      const flaky = startReceiver(() => (Math.random() < 0.3 ? 500 : 200));
-      const fundedOnly = startReceiver();
-      const otherReceiver = startReceiver();
-      const flakyEndpoint = await register(main, flaky, ["*"]);
-      const fundedEndpoint = await register(main, fundedOnly, ["loan.funded"]);
-      const otherEndpoint = await register(other, otherReceiver, ["*"]);
-      const subscriptions = new Map<string, { tenantId: string; events: string[] }>([
-        [flakyEndpoint.id, { tenantId: main.tenantId, events: ["*"] }],
-        [fundedEndpoint.id, { tenantId: main.tenantId, events: ["loan.funded"] }],
-        [otherEndpoint.id, { tenantId: other.tenantId, events: ["*"] }],
-      ]);
+  test("Load: 500 loans, an endpoint failing 30% at random, a loan.funded-only endpoint and another tenant: every delivery settles, none lost, none misrouted", async () => {
+    const LOANS = 500;
+    const OTHER_LOANS = 50;
+    const PARALLEL = 4;
+    const started = Date.now();
+    const main = await newMerchant();
+    const other = await newMerchant();
+    const flaky = startReceiver(() => (Math.random() < 0.3 ? 500 : 200));
+    const fundedOnly = startReceiver();
+    const otherReceiver = startReceiver();
+    const flakyEndpoint = await register(main, flaky, ["*"]);
+    const fundedEndpoint = await register(main, fundedOnly, ["loan.funded"]);
+    const otherEndpoint = await register(other, otherReceiver, ["*"]);
+    const subscriptions = new Map<string, { tenantId: string; events: string[] }>([
+      [flakyEndpoint.id, { tenantId: main.tenantId, events: ["*"] }],
+      [fundedEndpoint.id, { tenantId: main.tenantId, events: ["loan.funded"] }],
+      [otherEndpoint.id, { tenantId: other.tenantId, events: ["*"] }],
+    ]);
 
-      const jobs = [...Array.from({ length: LOANS }, () => main), ...Array.from({ length: OTHER_LOANS }, () => other)];
-      await Promise.all(
-        Array.from({ length: PARALLEL }, async () => {
-          for (let m = jobs.shift(); m; m = jobs.shift()) await createLoan(m, "10.00");
-        }),
-      );
-      const loansDone = Date.now();
+    const jobs = [...Array.from({ length: LOANS }, () => main), ...Array.from({ length: OTHER_LOANS }, () => other)];
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        for (let m = jobs.shift(); m; m = jobs.shift()) await createLoan(m, "10.00");
+      }),
+    );
+    const loansDone = Date.now();
 
-      const db = await stack.db();
-      const tenants = [main.tenantId, other.tenantId];
-      const count = async (sql: string) => (await db.prepare(sql).bind(...tenants).first<{ n: number }>())!.n;
-      const unrelayed = () => count("SELECT COUNT(*) AS n FROM events WHERE tenant_id IN (?, ?) AND relayed_at IS NULL");
-      const pending = () => count("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE tenant_id IN (?, ?) AND status = 'PENDING'");
-      await until("every event relayed and every delivery settled", async () => (await unrelayed()) === 0 && (await pending()) === 0, {
-        timeoutMs: 90_000,
-        intervalMs: 500,
-        tick: true,
-        state: async () => `${await unrelayed()} events not relayed, ${await pending()} deliveries PENDING`,
-      });
-      const settled = Date.now();
+    const db = await stack.db();
+    const tenants = [main.tenantId, other.tenantId];
+    const count = async (sql: string) =>
+      (await db
+        .prepare(sql)
+        .bind(...tenants)
+        .first<{ n: number }>())!.n;
+    const unrelayed = () => count("SELECT COUNT(*) AS n FROM events WHERE tenant_id IN (?, ?) AND relayed_at IS NULL");
+    const pending = () => count("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE tenant_id IN (?, ?) AND status = 'PENDING'");
+    await until("every event relayed and every delivery settled", async () => (await unrelayed()) === 0 && (await pending()) === 0, {
+      timeoutMs: 90_000,
+      intervalMs: 500,
+      tick: true,
+      state: async () => `${await unrelayed()} events not relayed, ${await pending()} deliveries PENDING`,
+    });
+    const settled = Date.now();
 
-      const events = (
-        await db.prepare("SELECT id, tenant_id AS tenantId, type, envelope FROM events WHERE tenant_id IN (?, ?)").bind(...tenants).all<{ id: string; tenantId: string; type: string; envelope: string }>()
-      ).results;
-      const deliveries = (
-        await db
-          .prepare("SELECT id, tenant_id AS tenantId, event_id AS eventId, event_type AS eventType, endpoint_id AS endpointId, status, attempt_count AS attemptCount, redelivery_of AS redeliveryOf FROM webhook_deliveries WHERE tenant_id IN (?, ?)")
-          .bind(...tenants)
-          .all<{ id: string; tenantId: string; eventId: string; eventType: string; endpointId: string; status: string; attemptCount: number; redeliveryOf: string | null }>()
-      ).results;
-      const attempts = (
-        await db
-          .prepare("SELECT delivery_id AS deliveryId, attempt, response_status AS responseStatus, succeeded, finished_at AS finishedAt FROM webhook_attempts WHERE tenant_id IN (?, ?) ORDER BY delivery_id, attempt")
-          .bind(...tenants)
-          .all<{ deliveryId: string; attempt: number; responseStatus: number | null; succeeded: number | null; finishedAt: number | null }>()
-      ).results;
-
-      // The events: 3 per loan, plus one webhook.delivery_failed per FAILED delivery.
-      const ofType = (tenantId: string, type: string) => events.filter((e) => e.tenantId === tenantId && e.type === type).length;
-      for (const type of ["loan.application_submitted", "loan.decision", "loan.funded"]) {
-        expect(ofType(main.tenantId, type)).toBe(LOANS);
-        expect(ofType(other.tenantId, type)).toBe(OTHER_LOANS);
-      }
-      // Each loan's application_submitted comes strictly before its decision in createdAt order.
-      const unordered = await db
+    const events = (
+      await db
+        .prepare("SELECT id, tenant_id AS tenantId, type, envelope FROM events WHERE tenant_id IN (?, ?)")
+        .bind(...tenants)
+        .all<{ id: string; tenantId: string; type: string; envelope: string }>()
+    ).results;
+    const deliveries = (
+      await db
         .prepare(
-          `SELECT COUNT(*) AS n FROM events s JOIN events d ON d.loan_id = s.loan_id AND d.type = 'loan.decision'
-           WHERE s.type = 'loan.application_submitted' AND s.tenant_id IN (?, ?) AND s.created_at >= d.created_at`,
+          "SELECT id, tenant_id AS tenantId, event_id AS eventId, event_type AS eventType, endpoint_id AS endpointId, status, attempt_count AS attemptCount, redelivery_of AS redeliveryOf FROM webhook_deliveries WHERE tenant_id IN (?, ?)",
         )
         .bind(...tenants)
-        .first<{ n: number }>();
-      expect(unordered!.n).toBe(0);
-      const failedDeliveries = deliveries.filter((d) => d.status === "FAILED");
-      expect(ofType(main.tenantId, "webhook.delivery_failed")).toBe(failedDeliveries.length);
+        .all<{
+          id: string;
+          tenantId: string;
+          eventId: string;
+          eventType: string;
+          endpointId: string;
+          status: string;
+          attemptCount: number;
+          redeliveryOf: string | null;
+        }>()
+    ).results;
+    const attempts = (
+      await db
+        .prepare(
+          "SELECT delivery_id AS deliveryId, attempt, response_status AS responseStatus, succeeded, finished_at AS finishedAt FROM webhook_attempts WHERE tenant_id IN (?, ?) ORDER BY delivery_id, attempt",
+        )
+        .bind(...tenants)
+        .all<{ deliveryId: string; attempt: number; responseStatus: number | null; succeeded: number | null; finishedAt: number | null }>()
+    ).results;
 
-      // Deliveries = events × subscribed endpoints, exactly: none lost, none to an unsubscribed type or another tenant.
-      const expected = events.flatMap((e) => {
-        const about = e.type === "webhook.delivery_failed" ? JSON.parse(e.envelope).data.delivery.endpointId : undefined;
-        return [...subscriptions]
-          .filter(([id, s]) => s.tenantId === e.tenantId && id !== about && (s.events.includes("*") || s.events.includes(e.type)))
-          .map(([id]) => `${e.id} → ${id}`);
-      });
-      expect(deliveries.every((d) => d.redeliveryOf === null)).toBe(true);
-      expect(deliveries.map((d) => `${d.eventId} → ${d.endpointId}`).sort()).toEqual(expected.sort());
-      expect(deliveries.filter((d) => d.endpointId === fundedEndpoint.id)).toHaveLength(LOANS);
-      expect(deliveries.filter((d) => d.endpointId === otherEndpoint.id)).toHaveLength(3 * OTHER_LOANS);
+    // The events: 3 per loan, plus one webhook.delivery_failed per FAILED delivery.
+    const ofType = (tenantId: string, type: string) => events.filter((e) => e.tenantId === tenantId && e.type === type).length;
+    for (const type of ["loan.application_submitted", "loan.decision", "loan.funded"]) {
+      expect(ofType(main.tenantId, type)).toBe(LOANS);
+      expect(ofType(other.tenantId, type)).toBe(OTHER_LOANS);
+    }
+    // Each loan's application_submitted comes strictly before its decision in createdAt order.
+    const unordered = await db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM events s JOIN events d ON d.loan_id = s.loan_id AND d.type = 'loan.decision'
+           WHERE s.type = 'loan.application_submitted' AND s.tenant_id IN (?, ?) AND s.created_at >= d.created_at`,
+      )
+      .bind(...tenants)
+      .first<{ n: number }>();
+    expect(unordered!.n).toBe(0);
+    const failedDeliveries = deliveries.filter((d) => d.status === "FAILED");
+    expect(ofType(main.tenantId, "webhook.delivery_failed")).toBe(failedDeliveries.length);
 
-      // Every delivery settled with consistent attempts: SUCCEEDED after 1 to 3 (the last one succeeding), FAILED after exactly 3.
-      const attemptsOf = groupBy(attempts, (a) => a.deliveryId);
-      for (const d of deliveries) {
-        const rows = attemptsOf.get(d.id) ?? [];
-        expect(rows.map((a) => a.attempt)).toEqual(Array.from({ length: d.attemptCount }, (_, i) => i + 1));
-        expect(rows.every((a) => a.finishedAt !== null)).toBe(true);
-        const outcomes = rows.map((a) => Boolean(a.succeeded));
-        if (d.status === "SUCCEEDED") {
-          expect(d.attemptCount).toBeGreaterThanOrEqual(1);
-          expect(d.attemptCount).toBeLessThanOrEqual(3);
-          expect(outcomes).toEqual([...Array(d.attemptCount - 1).fill(false), true]);
-        } else {
-          expect(d.status).toBe("FAILED");
-          expect(outcomes).toEqual([false, false, false]);
-        }
+    // Deliveries = events × subscribed endpoints, exactly: none lost, none to an unsubscribed type or another tenant.
+    const expected = events.flatMap((e) => {
+      const about = e.type === "webhook.delivery_failed" ? JSON.parse(e.envelope).data.delivery.endpointId : undefined;
+      return [...subscriptions]
+        .filter(([id, s]) => s.tenantId === e.tenantId && id !== about && (s.events.includes("*") || s.events.includes(e.type)))
+        .map(([id]) => `${e.id} → ${id}`);
+    });
+    expect(deliveries.every((d) => d.redeliveryOf === null)).toBe(true);
+    expect(deliveries.map((d) => `${d.eventId} → ${d.endpointId}`).sort()).toEqual(expected.sort());
+    expect(deliveries.filter((d) => d.endpointId === fundedEndpoint.id)).toHaveLength(LOANS);
+    expect(deliveries.filter((d) => d.endpointId === otherEndpoint.id)).toHaveLength(3 * OTHER_LOANS);
+
+    // Every delivery settled with consistent attempts: SUCCEEDED after 1 to 3 (the last one succeeding), FAILED after exactly 3.
+    const attemptsOf = groupBy(attempts, (a) => a.deliveryId);
+    for (const d of deliveries) {
+      const rows = attemptsOf.get(d.id) ?? [];
+      expect(rows.map((a) => a.attempt)).toEqual(Array.from({ length: d.attemptCount }, (_, i) => i + 1));
+      expect(rows.every((a) => a.finishedAt !== null)).toBe(true);
+      const outcomes = rows.map((a) => Boolean(a.succeeded));
+      if (d.status === "SUCCEEDED") {
+        expect(d.attemptCount).toBeGreaterThanOrEqual(1);
+        expect(d.attemptCount).toBeLessThanOrEqual(3);
+        expect(outcomes).toEqual([...Array(d.attemptCount - 1).fill(false), true]);
+      } else {
+        expect(d.status).toBe("FAILED");
+        expect(outcomes).toEqual([false, false, false]);
       }
-      expect(failedDeliveries.every((d) => d.endpointId === flakyEndpoint.id)).toBe(true);
+    }
+    expect(failedDeliveries.every((d) => d.endpointId === flakyEndpoint.id)).toBe(true);
 
-      // The receivers agree with the history, request for request.
-      const flakyDeliveries = deliveries.filter((d) => d.endpointId === flakyEndpoint.id);
-      expect(flaky.hits).toHaveLength(flakyDeliveries.reduce((sum, d) => sum + d.attemptCount, 0));
-      const hitsOf = groupBy(flaky.hits, (h) => h.headers["x-svc-delivery"]!);
-      for (const d of flakyDeliveries) {
-        const hits = (hitsOf.get(d.id) ?? []).sort((a, b) => Number(a.headers["x-svc-attempt"]) - Number(b.headers["x-svc-attempt"]));
-        expect(hits.map((h) => h.answered)).toEqual((attemptsOf.get(d.id) ?? []).map((a) => a.responseStatus));
-        expect(new Set(hits.map((h) => h.headers["webhook-id"]))).toEqual(new Set([d.eventId]));
-      }
-      for (const [receiver, tenantId, total] of [
-        [flaky, main.tenantId, flaky.hits.length],
-        [fundedOnly, main.tenantId, LOANS],
-        [otherReceiver, other.tenantId, 3 * OTHER_LOANS],
-      ] as const) {
-        expect(receiver.hits).toHaveLength(total);
-        expect(receiver.hits.filter((h) => h.envelope.tenantId !== tenantId)).toEqual([]);
-        expect(receiver.hits.filter((h) => h.answered === 401)).toEqual([]);
-        expect(receiver.hits.every((h) => h.headers["x-svc-event"] === h.envelope.type)).toBe(true);
-      }
-      expect(fundedOnly.hits.filter((h) => h.envelope.type !== "loan.funded")).toEqual([]);
-      expect(new Set(fundedOnly.hits.map((h) => h.envelope.id)).size).toBe(LOANS);
-      expect(flaky.hits.filter((h) => h.envelope.type === "webhook.delivery_failed")).toEqual([]);
+    // The receivers agree with the history, request for request.
+    const flakyDeliveries = deliveries.filter((d) => d.endpointId === flakyEndpoint.id);
+    expect(flaky.hits).toHaveLength(flakyDeliveries.reduce((sum, d) => sum + d.attemptCount, 0));
+    const hitsOf = groupBy(flaky.hits, (h) => h.headers["x-svc-delivery"]!);
+    for (const d of flakyDeliveries) {
+      const hits = (hitsOf.get(d.id) ?? []).sort((a, b) => Number(a.headers["x-svc-attempt"]) - Number(b.headers["x-svc-attempt"]));
+      expect(hits.map((h) => h.answered)).toEqual((attemptsOf.get(d.id) ?? []).map((a) => a.responseStatus));
+      expect(new Set(hits.map((h) => h.headers["webhook-id"]))).toEqual(new Set([d.eventId]));
+    }
+    for (const [receiver, tenantId, total] of [
+      [flaky, main.tenantId, flaky.hits.length],
+      [fundedOnly, main.tenantId, LOANS],
+      [otherReceiver, other.tenantId, 3 * OTHER_LOANS],
+    ] as const) {
+      expect(receiver.hits).toHaveLength(total);
+      expect(receiver.hits.filter((h) => h.envelope.tenantId !== tenantId)).toEqual([]);
+      expect(receiver.hits.filter((h) => h.answered === 401)).toEqual([]);
+      expect(receiver.hits.every((h) => h.headers["x-svc-event"] === h.envelope.type)).toBe(true);
+    }
+    expect(fundedOnly.hits.filter((h) => h.envelope.type !== "loan.funded")).toEqual([]);
+    expect(new Set(fundedOnly.hits.map((h) => h.envelope.id)).size).toBe(LOANS);
+    expect(flaky.hits.filter((h) => h.envelope.type === "webhook.delivery_failed")).toEqual([]);
 
-      const failures = flaky.hits.filter((h) => h.answered === 500).length;
-      console.log(
-        `load: ${LOANS + OTHER_LOANS} loans in ${((loansDone - started) / 1000).toFixed(1)} s, settled ${((settled - loansDone) / 1000).toFixed(1)} s later; ` +
-          `${deliveries.length} deliveries (${failedDeliveries.length} FAILED), ${flaky.hits.length} requests to the flaky endpoint (${((100 * failures) / flaky.hits.length).toFixed(1)}% answered 500)`,
-      );
-      expect(failures / flaky.hits.length).toBeGreaterThan(0.2);
-      expect(failures / flaky.hits.length).toBeLessThan(0.4);
-    },
-    150_000,
-  );
+    const failures = flaky.hits.filter((h) => h.answered === 500).length;
+    console.log(
+      `load: ${LOANS + OTHER_LOANS} loans in ${((loansDone - started) / 1000).toFixed(1)} s, settled ${((settled - loansDone) / 1000).toFixed(1)} s later; ` +
+        `${deliveries.length} deliveries (${failedDeliveries.length} FAILED), ${flaky.hits.length} requests to the flaky endpoint (${((100 * failures) / flaky.hits.length).toFixed(1)}% answered 500)`,
+    );
+    expect(failures / flaky.hits.length).toBeGreaterThan(0.2);
+    expect(failures / flaky.hits.length).toBeLessThan(0.4);
+  }, 150_000);
 });

@@ -36,10 +36,20 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   // The program allows the merchant page's origin; the tenant gates funding on KYC, so the widget must ask for it.
   const me = await m.dashboard("/v1/me");
   const program = me.body.widgetPrograms[0];
-  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  expect(
+    (
+      await m.dashboard(`/v1/widget-programs/${program.id}`, {
+        method: "PUT",
+        json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] },
+      })
+    ).status,
+  ).toBe(200);
   const settings = await m.dashboard("/v1/settings", {
     method: "PUT",
-    json: { requiresKycBeforeFunding: true, branding: { companyName: "Widget Shop", logoUrl: null, primaryColor: "#0A7E3D", supportEmail: "help@shop.example", termsUrl: null } },
+    json: {
+      requiresKycBeforeFunding: true,
+      branding: { companyName: "Widget Shop", logoUrl: null, primaryColor: "#0A7E3D", supportEmail: "help@shop.example", termsUrl: null },
+    },
   });
   expect(settings.status).toBe(200);
 
@@ -67,105 +77,113 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
   await context.close();
 
   async function flow() {
-  expect(new URL(frame.url()).searchParams.get("channel")).toBe("IOS");
-  expect(new URL(frame.url()).searchParams.get("parent")).toBe(shop.origin);
+    expect(new URL(frame.url()).searchParams.get("channel")).toBe("IOS");
+    expect(new URL(frame.url()).searchParams.get("parent")).toBe(shop.origin);
 
-  // 1. Connect: the injected wallet is discovered through EIP-6963.
-  const connect = frame.getByRole("button", { name: "Connect Test Wallet" });
-  await connect.waitFor();
-  expect(await frame.getByText("Powered by svc credit").isVisible()).toBe(true);
-  expect(await noHorizontalOverflow(frame)).toBe(true);
-  await shot(page, dir, "1-connect");
-  expect(await axeViolations(frame)).toEqual([]);
-  // Keyboard only from here to the drawdown: focus order is heading → wallet button, then checkbox → Continue.
-  await frame.getByRole("heading", { name: "Borrow USDC with Widget Shop" }).click();
-  await page.keyboard.press("Tab");
-  expect(await focused(frame)).toBe("BUTTON:Connect Test Wallet");
-  await page.keyboard.press("Enter");
+    // 1. Connect: the injected wallet is discovered through EIP-6963.
+    const connect = frame.getByRole("button", { name: "Connect Test Wallet" });
+    await connect.waitFor();
+    expect(await frame.getByText("Powered by svc credit").isVisible()).toBe(true);
+    expect(await noHorizontalOverflow(frame)).toBe(true);
+    await shot(page, dir, "1-connect");
+    expect(await axeViolations(frame)).toEqual([]);
+    // Keyboard only from here to the drawdown: focus order is heading → wallet button, then checkbox → Continue.
+    await frame.getByRole("heading", { name: "Borrow USDC with Widget Shop" }).click();
+    await page.keyboard.press("Tab");
+    expect(await focused(frame)).toBe("BUTTON:Connect Test Wallet");
+    await page.keyboard.press("Enter");
 
-  // 2. KYC: the parent gets svc:kyc-required from the widget's origin, addressed to the page's exact origin.
-  await frame.getByRole("heading", { name: "Verify your identity" }).waitFor();
-  const kyc = await waitForEvent(page, "svc:kyc-required");
-  expect(kyc).toMatchObject({ type: "svc:kyc-required", walletAddress: borrower.address });
-  const raw = await page.evaluate(() => (globalThis as any).rawMessages.filter((m: any) => m.data?.type === "svc:kyc-required"));
-  expect(raw).toEqual([{ origin: stack.embedUrl, data: { type: "svc:kyc-required", creditLineId: kyc.creditLineId, walletAddress: borrower.address } }]);
-  await shot(page, dir, "2-kyc-required");
-  expect(await axeViolations(frame)).toEqual([]);
-  const confirmed = await m.api(`/v1/credit-lines/${kyc.creditLineId}/kyc-confirmation`, { json: { verified: true, merchantUserId: "user-42", reference: "kyc-ref-42", borrowerRef: "shop-user-42" } });
-  expect(confirmed.status).toBe(200);
-  await page.evaluate(() => (globalThis as any).kycComplete());
+    // 2. KYC: the parent gets svc:kyc-required from the widget's origin, addressed to the page's exact origin.
+    await frame.getByRole("heading", { name: "Verify your identity" }).waitFor();
+    const kyc = await waitForEvent(page, "svc:kyc-required");
+    expect(kyc).toMatchObject({ type: "svc:kyc-required", walletAddress: borrower.address });
+    const raw = await page.evaluate(() => (globalThis as any).rawMessages.filter((m: any) => m.data?.type === "svc:kyc-required"));
+    expect(raw).toEqual([{ origin: stack.embedUrl, data: { type: "svc:kyc-required", creditLineId: kyc.creditLineId, walletAddress: borrower.address } }]);
+    await shot(page, dir, "2-kyc-required");
+    expect(await axeViolations(frame)).toEqual([]);
+    const confirmed = await m.api(`/v1/credit-lines/${kyc.creditLineId}/kyc-confirmation`, {
+      json: { verified: true, merchantUserId: "user-42", reference: "kyc-ref-42", borrowerRef: "shop-user-42" },
+    });
+    expect(confirmed.status).toBe(200);
+    await page.evaluate(() => (globalThis as any).kycComplete());
 
-  // 3. The revolving credit-line agreement.
-  await frame.getByRole("heading", { name: "Your credit line" }).waitFor();
-  await shot(page, dir, "3-agreement");
-  expect(await axeViolations(frame)).toEqual([]);
-  const cont = frame.getByRole("button", { name: "Continue" });
-  expect(await cont.isDisabled()).toBe(true);
-  expect(await focused(frame)).toBe("H2:Your credit line");
-  await page.keyboard.press("Tab");
-  expect(await focused(frame)).toBe("INPUT:agree");
-  await page.keyboard.press("Space");
-  expect(await frame.getByLabel("I have read and accept the credit line agreement").isChecked()).toBe(true);
-  await page.keyboard.press("Tab");
-  expect(await focused(frame)).toBe("BUTTON:Continue");
-  await page.keyboard.press("Enter");
+    // 3. The revolving credit-line agreement.
+    await frame.getByRole("heading", { name: "Your credit line" }).waitFor();
+    await shot(page, dir, "3-agreement");
+    expect(await axeViolations(frame)).toEqual([]);
+    const cont = frame.getByRole("button", { name: "Continue" });
+    expect(await cont.isDisabled()).toBe(true);
+    expect(await focused(frame)).toBe("H2:Your credit line");
+    await page.keyboard.press("Tab");
+    expect(await focused(frame)).toBe("INPUT:agree");
+    await page.keyboard.press("Space");
+    expect(await frame.getByLabel("I have read and accept the credit line agreement").isChecked()).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused(frame)).toBe("BUTTON:Continue");
+    await page.keyboard.press("Enter");
 
-  // 4. Drawdown with a live quote.
-  await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
-  await frame.getByLabel("Amount (USDC)").fill("100");
-  await frame.getByLabel("7 days").check();
-  await frame.getByTestId("total-due").waitFor();
-  const config = (await stack.fetch(`/v1/embed/${m.embedKey}/config`)).body;
-  const quote = (await stack.fetch(`/v1/embed/${m.embedKey}/quote`, { json: { walletAddress: borrower.address, amount: "100.00", tenureDays: 7 } })).body;
-  expect(await frame.getByTestId("total-due").textContent()).toBe(`${quote.totalDue} USDC`);
-  expect(config.tenures).toContain(7);
-  expect(await noHorizontalOverflow(frame)).toBe(true);
-  await shot(page, dir, "4-draw-quote");
-  expect(await axeViolations(frame)).toEqual([]);
+    // 4. Drawdown with a live quote.
+    await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
+    await frame.getByLabel("Amount (USDC)").fill("100");
+    await frame.getByLabel("7 days").check();
+    await frame.getByTestId("total-due").waitFor();
+    const config = (await stack.fetch(`/v1/embed/${m.embedKey}/config`)).body;
+    const quote = (await stack.fetch(`/v1/embed/${m.embedKey}/quote`, { json: { walletAddress: borrower.address, amount: "100.00", tenureDays: 7 } })).body;
+    expect(await frame.getByTestId("total-due").textContent()).toBe(`${quote.totalDue} USDC`);
+    expect(config.tenures).toContain(7);
+    expect(await noHorizontalOverflow(frame)).toBe(true);
+    await shot(page, dir, "4-draw-quote");
+    expect(await axeViolations(frame)).toEqual([]);
 
-  // 5. Sign and borrow: the wallet signs the challenge message (EIP-191), accept makes the loan, the widget polls until funded.
-  await frame.getByRole("button", { name: "Sign and borrow" }).click();
-  await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
-  await shot(page, dir, "5-funded");
-  expect(await axeViolations(frame)).toEqual([]);
-  // Two signatures: the wallet session right after connecting (it proves the wallet is the borrower's), then the agreement.
-  const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
-  expect(signCalls).toHaveLength(2);
-  expect(signCalls.every((c) => c.origin === stack.embedUrl)).toBe(true);
-  const created = await waitForEvent(page, "svc:loan-created");
-  const funded = await waitForEvent(page, "svc:loan-funded");
-  expect(funded.loanId).toBe(created.loanId);
-  const loan = (await m.api(`/v1/loans/${created.loanId}`)).body;
-  expect(loan).toMatchObject({
-    status: "ACTIVE",
-    program: program.id,
-    channel: "IOS",
-    borrowerRef: "shop-user-42",
-    borrowerWalletAddress: borrower.address,
-    principalAmount: "100.00",
-    tenureDays: 7,
-    totalDue: quote.totalDue,
-    fundingTxHash: funded.fundingTxHash,
-  });
+    // 5. Sign and borrow: the wallet signs the challenge message (EIP-191), accept makes the loan, the widget polls until funded.
+    await frame.getByRole("button", { name: "Sign and borrow" }).click();
+    await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
+    await shot(page, dir, "5-funded");
+    expect(await axeViolations(frame)).toEqual([]);
+    // Two signatures: the wallet session right after connecting (it proves the wallet is the borrower's), then the agreement.
+    const signCalls = wallet.calls.filter((c) => c.method === "personal_sign");
+    expect(signCalls).toHaveLength(2);
+    expect(signCalls.every((c) => c.origin === stack.embedUrl)).toBe(true);
+    const created = await waitForEvent(page, "svc:loan-created");
+    const funded = await waitForEvent(page, "svc:loan-funded");
+    expect(funded.loanId).toBe(created.loanId);
+    const loan = (await m.api(`/v1/loans/${created.loanId}`)).body;
+    expect(loan).toMatchObject({
+      status: "ACTIVE",
+      program: program.id,
+      channel: "IOS",
+      borrowerRef: "shop-user-42",
+      borrowerWalletAddress: borrower.address,
+      principalAmount: "100.00",
+      tenureDays: 7,
+      totalDue: quote.totalDue,
+      fundingTxHash: funded.fundingTxHash,
+    });
 
-  // 6. Repay from the hosted page: the fee on top of the principal comes from the faucet; the wallet sends approve + repay.
-  const fee = BigInt(quote.totalDue.replace(".", "")) - 10000n;
-  expect((await m.api("/v1/sandbox/chain/faucet", { json: { chain: "POLYGON_AMOY", address: borrower.address, amount: `${fee / 100n}.${String(fee % 100n).padStart(2, "0")}` } })).status).toBe(200);
-  await frame.getByTestId("repay-link").click();
-  await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}?parent=${encodeURIComponent(shop.origin)}`);
-  expect(await frame.getByTestId("amount-due").textContent()).toBe(`${quote.totalDue} USDC`);
-  await shot(page, dir, "6-repay");
-  expect(await axeViolations(frame)).toEqual([]);
-  await frame.getByRole("button", { name: "Repay with my wallet" }).click();
-  await frame.getByText("Repaid. Thank you.").waitFor({ timeout: 60_000 });
-  // The hosted page, opened from the widget, tells the merchant's page too.
-  expect(await waitForEvent(page, "svc:loan-repaid")).toEqual({ type: "svc:loan-repaid", loanId: loan.id });
-  await shot(page, dir, "7-repaid");
-  expect(submitted.map((tx) => parseTransaction(tx).nonce ?? 0)).toEqual([0, 1]);
-  const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;
-  expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
-  expect(consoleErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
-  expect(offsite).toEqual([]);
+    // 6. Repay from the hosted page: the fee on top of the principal comes from the faucet; the wallet sends approve + repay.
+    const fee = BigInt(quote.totalDue.replace(".", "")) - 10000n;
+    expect(
+      (
+        await m.api("/v1/sandbox/chain/faucet", {
+          json: { chain: "POLYGON_AMOY", address: borrower.address, amount: `${fee / 100n}.${String(fee % 100n).padStart(2, "0")}` },
+        })
+      ).status,
+    ).toBe(200);
+    await frame.getByTestId("repay-link").click();
+    await frame.waitForURL(`${stack.embedUrl}/embed/${m.embedKey}/repay/${loan.id}?parent=${encodeURIComponent(shop.origin)}`);
+    expect(await frame.getByTestId("amount-due").textContent()).toBe(`${quote.totalDue} USDC`);
+    await shot(page, dir, "6-repay");
+    expect(await axeViolations(frame)).toEqual([]);
+    await frame.getByRole("button", { name: "Repay with my wallet" }).click();
+    await frame.getByText("Repaid. Thank you.").waitFor({ timeout: 60_000 });
+    // The hosted page, opened from the widget, tells the merchant's page too.
+    expect(await waitForEvent(page, "svc:loan-repaid")).toEqual({ type: "svc:loan-repaid", loanId: loan.id });
+    await shot(page, dir, "7-repaid");
+    expect(submitted.map((tx) => parseTransaction(tx).nonce ?? 0)).toEqual([0, 1]);
+    const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;
+    expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
+    expect(consoleErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    expect(offsite).toEqual([]);
   }
 }, 120_000);
 
@@ -175,7 +193,14 @@ test("a draw the pool cannot fund yet: the widget says it waits for funds, then 
   const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
   pages.push(shop);
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
-  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  expect(
+    (
+      await m.dashboard(`/v1/widget-programs/${program.id}`, {
+        method: "PUT",
+        json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] },
+      })
+    ).status,
+  ).toBe(200);
   expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "0.00" } })).status).toBe(200);
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
   await installInjectedWallet(context, {
@@ -188,20 +213,25 @@ test("a draw the pool cannot fund yet: the widget says it waits for funds, then 
   const page = await context.newPage();
   await page.goto(shop.origin);
   const frame = await widgetFrame(page, stack.embedUrl);
-  await recordingFailure(page, () => frame, dir, async () => {
-    await frame.getByRole("button", { name: "Connect Test Wallet" }).click();
-    await frame.getByLabel("I have read and accept the credit line agreement").check();
-    await frame.getByRole("button", { name: "Continue" }).click();
-    await frame.getByLabel("Amount (USDC)").fill("100");
-    await frame.getByTestId("total-due").waitFor();
-    await frame.getByRole("button", { name: "Sign and borrow" }).click();
-    // fundingState AWAITING_LIQUIDITY (the loan's status stays CREATED): the screen says so.
-    await frame.getByText("Your loan is approved and waiting for funds to be available.").waitFor({ timeout: 15_000 });
-    await shot(page, dir, "waiting-for-funds");
-    expect(await axeViolations(frame)).toEqual([]);
-    expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00" } })).status).toBe(200);
-    await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
-  });
+  await recordingFailure(
+    page,
+    () => frame,
+    dir,
+    async () => {
+      await frame.getByRole("button", { name: "Connect Test Wallet" }).click();
+      await frame.getByLabel("I have read and accept the credit line agreement").check();
+      await frame.getByRole("button", { name: "Continue" }).click();
+      await frame.getByLabel("Amount (USDC)").fill("100");
+      await frame.getByTestId("total-due").waitFor();
+      await frame.getByRole("button", { name: "Sign and borrow" }).click();
+      // fundingState AWAITING_LIQUIDITY (the loan's status stays CREATED): the screen says so.
+      await frame.getByText("Your loan is approved and waiting for funds to be available.").waitFor({ timeout: 15_000 });
+      await shot(page, dir, "waiting-for-funds");
+      expect(await axeViolations(frame)).toEqual([]);
+      expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00" } })).status).toBe(200);
+      await frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 30_000 });
+    },
+  );
   await context.close();
 }, 90_000);
 
@@ -213,7 +243,14 @@ test("a page on a disallowed origin can neither frame the widget (CSP frame-ance
   const allowed = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
   const evil = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "localhost" });
   pages.push(allowed, evil);
-  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [allowed.origin] } })).status).toBe(200);
+  expect(
+    (
+      await m.dashboard(`/v1/widget-programs/${program.id}`, {
+        method: "PUT",
+        json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [allowed.origin] },
+      })
+    ).status,
+  ).toBe(200);
 
   const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
   const page = await context.newPage();

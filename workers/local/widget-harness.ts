@@ -60,17 +60,36 @@ export function debugPage(page: Page): void {
   if (!process.env.DEBUG_WIDGET) return;
   page.on("console", (msg) => console.log("[browser]", msg.type(), msg.text()));
   page.on("response", async (res) =>
-    console.log("[http]", res.request().method(), res.url(), res.request().postData(), res.status(), res.url().includes("/v1/") ? await res.text().catch(() => "") : ""),
+    console.log(
+      "[http]",
+      res.request().method(),
+      res.url(),
+      res.request().postData(),
+      res.status(),
+      res.url().includes("/v1/") ? await res.text().catch(() => "") : "",
+    ),
   );
 }
 
 /** Runs a browser flow; when it fails, saves `failure.png` and prints what the borrower saw (and `context`) before rethrowing. */
-export async function recordingFailure(page: Page, frame: () => Frame, dir: string, flow: () => Promise<void>, context: () => unknown = () => null): Promise<void> {
+export async function recordingFailure(
+  page: Page,
+  frame: () => Frame,
+  dir: string,
+  flow: () => Promise<void>,
+  context: () => unknown = () => null,
+): Promise<void> {
   try {
     await flow();
   } catch (err) {
     await shot(page, dir, "failure").catch(() => {});
-    console.error("widget at failure:", await frame().locator("body").innerText().catch(() => "(unreadable)"));
+    console.error(
+      "widget at failure:",
+      await frame()
+        .locator("body")
+        .innerText()
+        .catch(() => "(unreadable)"),
+    );
     const extra = context();
     if (extra !== null) console.error(JSON.stringify(extra, null, 2));
     throw err;

@@ -36,7 +36,6 @@ afterAll(async () => {
   await stack?.dispose();
 });
 
-
 /** What Chromium and the SDK log when the wallet list cannot be downloaded (offline), and nothing else. */
 const EXPECTED_OFFLINE_ERRORS = [/^Failed to load resource: net::ERR_INTERNET_DISCONNECTED$/, /^\[TON_CONNECT_SDK\] TypeError: Failed to fetch/];
 
@@ -48,21 +47,43 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
   // The program on the TON rail (sandbox: TON_TESTNET, USDT), framed by the shop; no KYC before funding.
   const settings = await m.dashboard("/v1/settings", {
     method: "PUT",
-    json: { requiresKycBeforeFunding: false, branding: { companyName: "TON Shop", logoUrl: null, primaryColor: "#0098EA", supportEmail: "help@ton-shop.example", termsUrl: null } },
+    json: {
+      requiresKycBeforeFunding: false,
+      branding: { companyName: "TON Shop", logoUrl: null, primaryColor: "#0098EA", supportEmail: "help@ton-shop.example", termsUrl: null },
+    },
   });
   expect(settings.status).toBe(200);
   const config = await m.dashboard("/v1/merchant-configs", {
-    json: { network: "TON", stablecoin: "USDT", tenures: [3, 7], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+    json: {
+      network: "TON",
+      stablecoin: "USDT",
+      tenures: [3, 7],
+      minTicket: "10.00",
+      maxTicket: "500.00",
+      gracePeriodDays: 3,
+      processingFee: { type: "FIXED", value: "1.00" },
+      lateFee: { type: "FIXED", value: "0.50" },
+    },
   });
   expect(config.status).toBe(201);
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
-  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: config.body.id, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  expect(
+    (
+      await m.dashboard(`/v1/widget-programs/${program.id}`, {
+        method: "PUT",
+        json: { name: program.name, merchantConfigId: config.body.id, allowedOrigins: [shop.origin] },
+      })
+    ).status,
+  ).toBe(200);
 
   const context: BrowserContext = await browser.newContext({ viewport: { width: 360, height: 740 } });
   // Nothing leaves the machine: the test fails on any request beyond loopback other than the wallet list's.
   const offsite = await refuseOffsite(context);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.embedUrl });
-  const wallet = await installInjectedTonWallet(context, { keyPair: keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32)))), version: "v5r1" });
+  const wallet = await installInjectedTonWallet(context, {
+    keyPair: keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32)))),
+    version: "v5r1",
+  });
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on("console", (msg) => msg.type() === "error" && consoleErrors.push(msg.text()));
@@ -70,7 +91,13 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
   const started = performance.now();
   await page.goto(shop.origin);
   let frame = await widgetFrame(page, stack.embedUrl);
-  await recordingFailure(page, () => frame, dir, flow, () => ({ walletCalls: wallet.calls }));
+  await recordingFailure(
+    page,
+    () => frame,
+    dir,
+    flow,
+    () => ({ walletCalls: wallet.calls }),
+  );
   await context.close();
 
   async function flow() {

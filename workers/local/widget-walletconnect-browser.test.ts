@@ -17,7 +17,10 @@ let stack: TestStack;
 let browser: Browser;
 const pages: ServedPage[] = [];
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startTestStack({ vars: { WALLETCONNECT_PROJECT_ID: PROJECT_ID }, ratelimits: { IP_LIMITER: { limit: 1000 } } }), launchBrowser()]);
+  [stack, browser] = await Promise.all([
+    startTestStack({ vars: { WALLETCONNECT_PROJECT_ID: PROJECT_ID }, ratelimits: { IP_LIMITER: { limit: 1000 } } }),
+    launchBrowser(),
+  ]);
 }, 90_000);
 afterAll(async () => {
   for (const p of pages) p.close();
@@ -31,7 +34,14 @@ test("with a project id, WalletConnect is offered and its pairing is shown as a 
   const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB", "WC Shop"), { hostname: "127.0.0.1" });
   pages.push(shop);
   const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
-  expect((await m.dashboard(`/v1/widget-programs/${program.id}`, { method: "PUT", json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] } })).status).toBe(200);
+  expect(
+    (
+      await m.dashboard(`/v1/widget-programs/${program.id}`, {
+        method: "PUT",
+        json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] },
+      })
+    ).status,
+  ).toBe(200);
 
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
   const offsite = await refuseOffsite(context);
@@ -59,25 +69,30 @@ test("with a project id, WalletConnect is offered and its pairing is shown as a 
   debugPage(page);
   await page.goto(shop.origin);
   const frame = await widgetFrame(page, stack.embedUrl);
-  await recordingFailure(page, () => frame, dir, async () => {
-    // No injected wallet in this browser: WalletConnect is the one way offered.
-    const wc = frame.getByRole("button", { name: "Connect WalletConnect" });
-    await wc.waitFor();
-    expect(await frame.locator("ul.wallets button").count()).toBe(1);
-    await wc.click();
-    const link = frame.getByRole("link", { name: "Open wallet app" });
-    await link.waitFor({ timeout: 20_000 });
-    const uri = (await link.getAttribute("href"))!;
-    expect(uri).toMatch(/^wc:[0-9a-f]{64}@2\?/);
-    const params = new URL(uri).searchParams;
-    expect(params.get("relay-protocol")).toBe("irn");
-    expect(params.get("symKey")).toMatch(/^[0-9a-f]{64}$/);
-    expect(await frame.getByRole("img", { name: "QR code of the wallet connection link" }).locator("svg").count()).toBe(1);
-    await shot(page, dir, "1-pairing");
-    expect(new URL(relay.url).searchParams.get("projectId")).toBe(PROJECT_ID);
-    // The session proposal went to the relay (which a wallet scanning the code would answer).
-    expect(relay.methods).toContain("wc_proposeSession");
-    expect(offsite).toEqual([]);
-  });
+  await recordingFailure(
+    page,
+    () => frame,
+    dir,
+    async () => {
+      // No injected wallet in this browser: WalletConnect is the one way offered.
+      const wc = frame.getByRole("button", { name: "Connect WalletConnect" });
+      await wc.waitFor();
+      expect(await frame.locator("ul.wallets button").count()).toBe(1);
+      await wc.click();
+      const link = frame.getByRole("link", { name: "Open wallet app" });
+      await link.waitFor({ timeout: 20_000 });
+      const uri = (await link.getAttribute("href"))!;
+      expect(uri).toMatch(/^wc:[0-9a-f]{64}@2\?/);
+      const params = new URL(uri).searchParams;
+      expect(params.get("relay-protocol")).toBe("irn");
+      expect(params.get("symKey")).toMatch(/^[0-9a-f]{64}$/);
+      expect(await frame.getByRole("img", { name: "QR code of the wallet connection link" }).locator("svg").count()).toBe(1);
+      await shot(page, dir, "1-pairing");
+      expect(new URL(relay.url).searchParams.get("projectId")).toBe(PROJECT_ID);
+      // The session proposal went to the relay (which a wallet scanning the code would answer).
+      expect(relay.methods).toContain("wc_proposeSession");
+      expect(offsite).toEqual([]);
+    },
+  );
   await context.close();
 }, 60_000);

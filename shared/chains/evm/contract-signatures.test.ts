@@ -39,7 +39,11 @@ describe("ERC-6492: a counterfactual contract wallet", () => {
     const wallet = await factory.addressOf(owner.address, 2n);
     expect(await emu.code(wallet)).toBe("0x");
     const wrap = async (signer: typeof owner, forOwner = owner.address) =>
-      serializeErc6492Signature({ address: factory.address, data: factory.createAccountCalldata(forOwner, 2n), signature: await signer.signMessage({ message: MESSAGE }) });
+      serializeErc6492Signature({
+        address: factory.address,
+        data: factory.createAccountCalldata(forOwner, 2n),
+        signature: await signer.signMessage({ message: MESSAGE }),
+      });
     expect(await verify(wallet, await wrap(owner))).toBe(true);
     expect(await emu.code(wallet)).toBe("0x");
     const stranger = privateKeyToAccount(generatePrivateKey());
@@ -62,7 +66,9 @@ describe("EOA and configuration", () => {
     const eoa = privateKeyToAccount(generatePrivateKey());
     const signature = await eoa.signMessage({ message: MESSAGE });
     expect(await port.verifyContractSignature("BASE", { address: eoa.address, message: MESSAGE, signature })).toBe(false);
-    expect(await evmContractSignatures({ TON: emu.transport }).verifyContractSignature("TON", { address: eoa.address, message: MESSAGE, signature })).toBe(false);
+    expect(await evmContractSignatures({ TON: emu.transport }).verifyContractSignature("TON", { address: eoa.address, message: MESSAGE, signature })).toBe(
+      false,
+    );
     expect(await verify("0x123", signature)).toBe(false);
   });
 
@@ -70,7 +76,9 @@ describe("EOA and configuration", () => {
     const eoa = privateKeyToAccount(generatePrivateKey());
     const signature = await eoa.signMessage({ message: MESSAGE });
     const wrongChain = evmContractSignatures({ BASE_SEPOLIA: emu.transport });
-    await expect(wrongChain.verifyContractSignature("BASE_SEPOLIA", { address: eoa.address, message: MESSAGE, signature })).rejects.toThrow("reports chain id 80002, not 84532");
+    await expect(wrongChain.verifyContractSignature("BASE_SEPOLIA", { address: eoa.address, message: MESSAGE, signature })).rejects.toThrow(
+      "reports chain id 80002, not 84532",
+    );
     let up = true;
     const flaky = custom(
       {

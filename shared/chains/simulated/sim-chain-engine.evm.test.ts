@@ -140,7 +140,14 @@ describe("approve then repay", () => {
     expect(decodeToken(approveTx.logs[0]!)).toEqual({ eventName: "Approval", args: { owner: borrower.address, spender: POOL, value: 300_000_000n } });
 
     const repayTx = await txAt(3);
-    expect(repayTx).toMatchObject({ hash: repaid.txHash, from: borrower.address, to: POOL, input: repayData(120_000_000n), status: "success", sandboxTenantId: "tenant-1" });
+    expect(repayTx).toMatchObject({
+      hash: repaid.txHash,
+      from: borrower.address,
+      to: POOL,
+      input: repayData(120_000_000n),
+      status: "success",
+      sandboxTenantId: "tenant-1",
+    });
     expect(repayTx.logs.map((l) => [l.address, l.logIndex])).toEqual([
       [TOKEN, 0],
       [POOL, 1],
@@ -157,7 +164,9 @@ describe("approve then repay", () => {
     await send(borrower, { data: approveData(POOL, 10n) });
     await send(borrower, { to: POOL, data: repayData(10n) });
     const log = (await txAt(3)).logs[1]!;
-    expect(log.topics).toEqual(encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address } }) as string[]);
+    expect(log.topics).toEqual(
+      encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address } }) as string[],
+    );
     expect(log.data).toBe(encodeAbiParameters([{ type: "uint256" }], [10n]));
   });
 
@@ -220,7 +229,10 @@ describe("other token calls", () => {
     const ok = await send(borrower, { data: transferData(friend.address, 40n) });
     expect(ok.status).toBe("success");
     expect(await chain.balanceOf(friend.address)).toBe(40n);
-    expect(decodeToken((await txAt(ok.blockNumber)).logs[0]!)).toEqual({ eventName: "Transfer", args: { from: borrower.address, to: friend.address, value: 40n } });
+    expect(decodeToken((await txAt(ok.blockNumber)).logs[0]!)).toEqual({
+      eventName: "Transfer",
+      args: { from: borrower.address, to: friend.address, value: 40n },
+    });
 
     const uncovered = await send(borrower, { data: transferData(friend.address, 61n) });
     expect(uncovered).toMatchObject({ status: "reverted", revertReason: "ERC20: transfer amount exceeds balance" });
@@ -314,7 +326,16 @@ describe("rejected before inclusion (the API answers 400)", () => {
   });
 
   test("an unsigned transaction", async () => {
-    const unsigned = serializeTransaction({ chainId: CHAIN_ID, nonce: 0, to: TOKEN, data: approveData(POOL, 1n), gas: 100_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+    const unsigned = serializeTransaction({
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: TOKEN,
+      data: approveData(POOL, 1n),
+      gas: 100_000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+      type: "eip1559",
+    });
     await expectRejected(chain.submitEvmTransaction({ serializedTransaction: unsigned }), /not signed/);
   });
 
@@ -323,7 +344,14 @@ describe("rejected before inclusion (the API answers 400)", () => {
   });
 
   test("a legacy transaction without EIP-155 chain id", async () => {
-    const serializedTransaction = await borrower.signTransaction({ nonce: 0, to: TOKEN, data: approveData(POOL, 1n), gas: 100_000n, gasPrice: 1n, type: "legacy" });
+    const serializedTransaction = await borrower.signTransaction({
+      nonce: 0,
+      to: TOKEN,
+      data: approveData(POOL, 1n),
+      gas: 100_000n,
+      gasPrice: 1n,
+      type: "legacy",
+    });
     await expectRejected(chain.submitEvmTransaction({ serializedTransaction }), /no chain id/);
   });
 
@@ -341,7 +369,8 @@ describe("rejected before inclusion (the API answers 400)", () => {
 
 describe("requireFundedSender (the sandbox helpers' rule)", () => {
   test("a sender that never held the stablecoin here and never sent is refused, writing nothing; once funded it is included", async () => {
-    const submit = async () => chain.submitEvmTransaction({ serializedTransaction: await sign(borrower, { data: approveData(POOL, 1n) }), requireFundedSender: true });
+    const submit = async () =>
+      chain.submitEvmTransaction({ serializedTransaction: await sign(borrower, { data: approveData(POOL, 1n) }), requireFundedSender: true });
     await expectRejected(submit(), new RegExp(`^${borrower.address} has never held USDC on this ledger`));
     expect(await chain.head()).toBe(0);
     expect(await chain.nonceOf(borrower.address)).toBe(0);
@@ -390,8 +419,24 @@ describe("nonces", () => {
   });
 
   test("legacy (EIP-155) and EIP-2930 transactions are accepted", async () => {
-    const legacy = await borrower.signTransaction({ chainId: CHAIN_ID, nonce: 0, to: TOKEN, data: approveData(POOL, 1n), gas: 100_000n, gasPrice: 1n, type: "legacy" });
-    const eip2930 = await borrower.signTransaction({ chainId: CHAIN_ID, nonce: 1, to: TOKEN, data: approveData(POOL, 2n), gas: 100_000n, gasPrice: 1n, type: "eip2930" });
+    const legacy = await borrower.signTransaction({
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: TOKEN,
+      data: approveData(POOL, 1n),
+      gas: 100_000n,
+      gasPrice: 1n,
+      type: "legacy",
+    });
+    const eip2930 = await borrower.signTransaction({
+      chainId: CHAIN_ID,
+      nonce: 1,
+      to: TOKEN,
+      data: approveData(POOL, 2n),
+      gas: 100_000n,
+      gasPrice: 1n,
+      type: "eip2930",
+    });
     expect((await chain.submitEvmTransaction({ serializedTransaction: legacy })).status).toBe("success");
     expect((await chain.submitEvmTransaction({ serializedTransaction: eip2930 })).status).toBe("success");
     expect(await chain.allowance(borrower.address, POOL)).toBe(2n);
@@ -437,7 +482,10 @@ describe("funding from the pool", () => {
     expect(tx).toMatchObject({ hash: funded.txHash, from: OPERATOR, to: POOL, status: "success", sandboxTenantId: null });
     expect(tx.input).toBe(encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "fund", args: [loanIdToBytes32(LOAN_ID), borrower.address, 75_000_000n] }));
     expect(decodeToken(tx.logs[0]!)).toEqual({ eventName: "Transfer", args: { from: POOL, to: borrower.address, value: 75_000_000n } });
-    expect(decodePool(tx.logs[1]!)).toEqual({ eventName: "Funded", args: { loanId: loanIdToBytes32(LOAN_ID), borrower: borrower.address, amount: 75_000_000n } });
+    expect(decodePool(tx.logs[1]!)).toEqual({
+      eventName: "Funded",
+      args: { loanId: loanIdToBytes32(LOAN_ID), borrower: borrower.address, amount: 75_000_000n },
+    });
   });
 
   test("is idempotent by reference: the same reference answers the first result and moves nothing", async () => {

@@ -65,7 +65,8 @@ describe("readTransactions", () => {
     await chain.faucet({ address: wallet(1), amount: 1n });
     const [first] = (await chain.readTransactions(0, 1)).transactions;
     const entries: Record<string, unknown> = {};
-    for (let n = 2; n <= SIM_READ_LIMIT + 1; n++) entries[`block:${String(n).padStart(16, "0")}`] = { ...first, blockNumber: n, kind: "faucet", failureReason: null };
+    for (let n = 2; n <= SIM_READ_LIMIT + 1; n++)
+      entries[`block:${String(n).padStart(16, "0")}`] = { ...first, blockNumber: n, kind: "faucet", failureReason: null };
     entries.head = { number: SIM_READ_LIMIT + 1, timestamp: 0 };
     await storage.put(entries);
     const page = await chain.readTransactions(0, SIM_READ_LIMIT * 5);
@@ -77,7 +78,20 @@ describe("readTransactions", () => {
     const chain = await chainWith(1);
     await chain.transferToken({ from: wallet(1), to: SETTLEMENT, amount: 2n, comment: "c" });
     for (const tx of (await chain.readTransactions(0, 10)).transactions) {
-      expect(Object.keys(tx).sort()).toEqual(["amount", "blockNumber", "chain", "comment", "family", "from", "hash", "sandboxTenantId", "status", "timestamp", "to", "token"]);
+      expect(Object.keys(tx).sort()).toEqual([
+        "amount",
+        "blockNumber",
+        "chain",
+        "comment",
+        "family",
+        "from",
+        "hash",
+        "sandboxTenantId",
+        "status",
+        "timestamp",
+        "to",
+        "token",
+      ]);
     }
     const failed = (await chain.readTransactions(1, 1)).transactions[0]!;
     expect(await chain.getTransaction(failed.hash)).toMatchObject({ ...failed, kind: "transfer", failureReason: expect.stringMatching(/insufficient/) });

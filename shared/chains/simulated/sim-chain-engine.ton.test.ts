@@ -43,7 +43,13 @@ async function expectRejected(promise: Promise<unknown>, reason: RegExp) {
 describe("TON_TESTNET jetton transfers", () => {
   test("a transfer with its comment moves USDT and is recorded as the listener reads it", async () => {
     await chain.faucet({ address: borrower, amount: 30_000_000n });
-    const sent = await chain.transferToken({ from: borrower, to: SETTLEMENT, amount: 12_345_678n, comment: `svc:repay:${LOAN_ID}`, sandboxTenantId: "tenant-1" });
+    const sent = await chain.transferToken({
+      from: borrower,
+      to: SETTLEMENT,
+      amount: 12_345_678n,
+      comment: `svc:repay:${LOAN_ID}`,
+      sandboxTenantId: "tenant-1",
+    });
     expect(sent).toMatchObject({ status: "success", blockNumber: 2, failureReason: null });
     expect(await chain.balanceOf(borrower)).toBe(17_654_322n);
     expect(await chain.balanceOf(SETTLEMENT)).toBe(SIM_POOL_GENESIS_BALANCE + 12_345_678n);
@@ -97,7 +103,15 @@ describe("TON_TESTNET jetton transfers", () => {
 
   test("the faucet mints from the jetton master, with no comment", async () => {
     const minted = await chain.faucet({ address: borrower, amount: 7n, sandboxTenantId: "tenant-1" });
-    expect(await txAt(chain, minted.blockNumber)).toMatchObject({ from: USDT, to: borrower, token: USDT, amount: 7n, comment: null, status: "success", sandboxTenantId: "tenant-1" });
+    expect(await txAt(chain, minted.blockNumber)).toMatchObject({
+      from: USDT,
+      to: borrower,
+      token: USDT,
+      amount: 7n,
+      comment: null,
+      status: "success",
+      sandboxTenantId: "tenant-1",
+    });
   });
 
   test("a missing comment is null; transfers to other wallets are recorded too", async () => {
@@ -130,10 +144,16 @@ describe("TON_TESTNET jetton transfers", () => {
   });
 
   test("requireFundedSender: a wallet that never held the token here is refused; one spent down to 0 is included as failed", async () => {
-    await expectRejected(chain.transferToken({ from: stranger, to: borrower, amount: 1n, requireFundedSender: true }), /^from .* has never held this token on this ledger/);
+    await expectRejected(
+      chain.transferToken({ from: stranger, to: borrower, amount: 1n, requireFundedSender: true }),
+      /^from .* has never held this token on this ledger/,
+    );
     expect(await chain.head()).toBe(0);
     await chain.faucet({ address: borrower, amount: 5n });
-    await expectRejected(chain.transferToken({ from: borrower, to: stranger, amount: 1n, token: OTHER_JETTON, requireFundedSender: true }), /never held this token/);
+    await expectRejected(
+      chain.transferToken({ from: borrower, to: stranger, amount: 1n, token: OTHER_JETTON, requireFundedSender: true }),
+      /never held this token/,
+    );
     await chain.transferToken({ from: borrower, to: stranger, amount: 5n, requireFundedSender: true });
     expect((await chain.transferToken({ from: borrower, to: stranger, amount: 1n, requireFundedSender: true })).status).toBe("failed");
   });
@@ -145,7 +165,14 @@ describe("TON_TESTNET jetton transfers", () => {
     expect(await chain.fundFromPool(input)).toEqual(funded);
     expect(await chain.balanceOf(borrower)).toBe(40_000_000n);
     expect(await chain.balanceOf(SETTLEMENT)).toBe(SIM_POOL_GENESIS_BALANCE - 40_000_000n);
-    expect(await txAt(chain, 1)).toMatchObject({ from: SETTLEMENT, to: borrower, token: USDT, amount: 40_000_000n, comment: `svc:fund:${LOAN_ID}`, status: "success" });
+    expect(await txAt(chain, 1)).toMatchObject({
+      from: SETTLEMENT,
+      to: borrower,
+      token: USDT,
+      amount: 40_000_000n,
+      comment: `svc:fund:${LOAN_ID}`,
+      status: "success",
+    });
     expect(await chain.head()).toBe(1);
   });
 

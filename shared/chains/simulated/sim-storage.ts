@@ -36,9 +36,7 @@ export function memorySimStorage(): SimStorage {
       for (const [k, v] of cloned) data.set(k, v);
     },
     async list<T>({ prefix, start, limit }: { prefix: string; start?: string; limit?: number }) {
-      const keys = [...data.keys()]
-        .filter((k) => k.startsWith(prefix) && (start === undefined || k >= start))
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const keys = [...data.keys()].filter((k) => k.startsWith(prefix) && (start === undefined || k >= start)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       const out = new Map<string, T>();
       for (const k of keys.slice(0, limit ?? keys.length)) out.set(k, structuredClone(data.get(k)) as T);
       return out;

@@ -49,7 +49,8 @@ function fakeNamespace() {
       return new Proxy(
         {},
         {
-          get: (_, method: string) =>
+          get:
+            (_, method: string) =>
             async (...args: unknown[]) => {
               try {
                 const fn = (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
@@ -86,7 +87,9 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
       borrower.signTransaction({ chainId: 80002, nonce, to, data, gas: 100_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
 
     await amoy.faucet({ address: borrower.address, amount: 10_000_000n });
-    await amoy.submitEvmTransaction({ serializedTransaction: await tx(0, TOKEN, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [POOL, 10_000_000n] })) });
+    await amoy.submitEvmTransaction({
+      serializedTransaction: await tx(0, TOKEN, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [POOL, 10_000_000n] })),
+    });
     const repaid = await amoy.submitEvmTransaction({
       serializedTransaction: await tx(1, POOL, encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN_ID), 4_000_000n] })),
       sandboxTenantId: "tenant-1",
@@ -120,7 +123,9 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
     expect(failed.status).toBe("failed");
     expect(await ton.balanceOf(wallet)).toBe(3n);
 
-    const emitted = await chains.chain("BASE_SEPOLIA", TENANT).emitLogAs({ address: "0x000000000000000000000000000000000000bad1", topics: [], data: "0x", from: "0x000000000000000000000000000000000000bad2" });
+    const emitted = await chains
+      .chain("BASE_SEPOLIA", TENANT)
+      .emitLogAs({ address: "0x000000000000000000000000000000000000bad1", topics: [], data: "0x", from: "0x000000000000000000000000000000000000bad2" });
     expect(emitted.blockNumber).toBe(1);
     expect([...fake.objects.keys()].sort()).toEqual([`${TENANT}:BASE_SEPOLIA`, `${TENANT}:TON_TESTNET`]);
   });
@@ -135,8 +140,12 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
     const { namespace, objects } = fakeNamespace();
     await durableSimulatedChains(namespace).chain("TON_TESTNET", TENANT).head();
     const object = objects.get(`${TENANT}:TON_TESTNET`)!;
-    await expect(object.head({ chain: "SOLANA_DEVNET", name: `${TENANT}:SOLANA_DEVNET` })).rejects.toThrow(`this object simulates ${TENANT}:TON_TESTNET, not ${TENANT}:SOLANA_DEVNET`);
-    await expect(object.head({ chain: "TON_TESTNET", name: "tenant-2:TON_TESTNET" })).rejects.toThrow(`this object simulates ${TENANT}:TON_TESTNET, not tenant-2:TON_TESTNET`);
+    await expect(object.head({ chain: "SOLANA_DEVNET", name: `${TENANT}:SOLANA_DEVNET` })).rejects.toThrow(
+      `this object simulates ${TENANT}:TON_TESTNET, not ${TENANT}:SOLANA_DEVNET`,
+    );
+    await expect(object.head({ chain: "TON_TESTNET", name: "tenant-2:TON_TESTNET" })).rejects.toThrow(
+      `this object simulates ${TENANT}:TON_TESTNET, not tenant-2:TON_TESTNET`,
+    );
   });
 
   test("each tenant's ledger is its own object: one tenant's faucet is invisible to another", async () => {

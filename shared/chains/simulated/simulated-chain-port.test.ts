@@ -80,7 +80,11 @@ describe("transfer (funding)", () => {
   test("failures are values: live chain, wrong asset, reference without a loan, bad address, an uncovered amount", async () => {
     expect(await port.transfer(funding({ chain: "POLYGON" }))).toEqual({ success: false, errorReason: "POLYGON is not a simulated chain", txHash: null });
     expect(await port.transfer(funding({ asset: "USDT" }))).toEqual({ success: false, errorReason: "POLYGON_AMOY carries USDC, not USDT", txHash: null });
-    expect(await port.transfer(funding({ reference: "payout-1" }))).toMatchObject({ success: false, errorReason: expect.stringMatching(/funding:<loanId>/), txHash: null });
+    expect(await port.transfer(funding({ reference: "payout-1" }))).toMatchObject({
+      success: false,
+      errorReason: expect.stringMatching(/funding:<loanId>/),
+      txHash: null,
+    });
     expect(await port.transfer(funding({ to: "0x12" }))).toMatchObject({ success: false, errorReason: expect.stringMatching(/^to must be/), txHash: null });
     const uncovered = await port.transfer(funding({ amount: SIM_POOL_GENESIS_BALANCE + 1n }));
     expect(uncovered).toMatchObject({ success: false, errorReason: "ERC20: transfer amount exceeds balance", txHash: expect.stringMatching(/^0x/) });

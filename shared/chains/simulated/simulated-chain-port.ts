@@ -24,9 +24,12 @@ export function simulatedChainPort(chains: SimulatedChains): ChainPort {
       }
       const loanId = FUNDING_REFERENCE.exec(input.reference)?.[1];
       if (!loanId) return { success: false, errorReason: `reference must be funding:<loanId>, not ${input.reference}`, txHash: null };
-      if (!input.sandboxTenantId) return { success: false, errorReason: `a transfer on ${input.chain} names the sandbox tenant whose ledger it is on`, txHash: null };
+      if (!input.sandboxTenantId)
+        return { success: false, errorReason: `a transfer on ${input.chain} names the sandbox tenant whose ledger it is on`, txHash: null };
       try {
-        const sent = await chains.chain(input.chain, input.sandboxTenantId).fundFromPool({ loanId, to: input.to, amount: input.amount, reference: input.reference });
+        const sent = await chains
+          .chain(input.chain, input.sandboxTenantId)
+          .fundFromPool({ loanId, to: input.to, amount: input.amount, reference: input.reference });
         if (sent.status !== "success") {
           return { success: false, errorReason: sent.failureReason ?? `the funding transaction ${sent.status}`, txHash: sent.txHash };
         }

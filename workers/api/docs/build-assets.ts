@@ -26,7 +26,6 @@ const SOURCES = [
   { key: "init", file: join(HERE, "swagger-init.js"), stem: "swagger-init", ext: "js" },
 ] as const;
 
-
 const CONTENT_TYPES = { css: "text/css; charset=utf-8", js: "text/javascript; charset=utf-8" } as const;
 
 export async function buildDocsAssets(): Promise<{ files: { name: string; bytes: number; gzip: number }[]; changed: boolean }> {
@@ -64,5 +63,7 @@ if (import.meta.main) {
   const started = performance.now();
   const { files, changed } = await buildDocsAssets();
   const gzip = files.reduce((sum, f) => sum + f.gzip, 0);
-  console.log(`docs assets: ${files.length} files, ${gzip} B gzip in all, ${changed ? "written" : "unchanged"} in ${Math.round(performance.now() - started)} ms`);
+  console.log(
+    `docs assets: ${files.length} files, ${gzip} B gzip in all, ${changed ? "written" : "unchanged"} in ${Math.round(performance.now() - started)} ms`,
+  );
 }

@@ -16,7 +16,12 @@ const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-di
 
 /** A CSP header as directive → sources. */
 const parseCsp = (header: string | null) =>
-  Object.fromEntries((header ?? "").split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name, sources]));
+  Object.fromEntries(
+    (header ?? "")
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name, sources]),
+  );
 
 /** The `src`/`href` of every script and link of the page. */
 const referenced = (html: string) => [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);

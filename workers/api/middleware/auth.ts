@@ -15,8 +15,7 @@ const bearer = (header: string | undefined): string | null => {
 };
 
 /** The client address Cloudflare (and miniflare) put on the request. */
-export const clientIp = (headers: { header(name: string): string | undefined }): string =>
-  headers.header("cf-connecting-ip") ?? "unknown";
+export const clientIp = (headers: { header(name: string): string | undefined }): string => headers.header("cf-connecting-ip") ?? "unknown";
 
 /**
  * Resolves the principal for a route, then applies the rate limits: per API

@@ -105,7 +105,8 @@ export function startFlow(d: FlowDeps): void {
           ),
         ),
       );
-      if (options.length === 0) list.replaceChildren(el("li", {}, `No wallet found in this browser. Install a wallet that supports ${coin} on ${cfg.chain}, then reload.`));
+      if (options.length === 0)
+        list.replaceChildren(el("li", {}, `No wallet found in this browser. Install a wallet that supports ${coin} on ${cfg.chain}, then reload.`));
     };
     render(d.wallets(render));
     showStep(
@@ -383,7 +384,13 @@ export function startFlow(d: FlowDeps): void {
         announce(status, "");
       }
     });
-    showStep(root, "draw", "How much do you need?", el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.displayAddress ?? wallet!.address)}.`), form);
+    showStep(
+      root,
+      "draw",
+      "How much do you need?",
+      el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.displayAddress ?? wallet!.address)}.`),
+      form,
+    );
     amount.focus();
   }
 
@@ -396,12 +403,7 @@ export function startFlow(d: FlowDeps): void {
     for (let i = 0; ; i++) {
       if (loan.status === "ACTIVE") return fundedStep(loan);
       if (loan.derivedStatus === "DECLINED") {
-        return void showStep(
-          root,
-          "declined",
-          "Your loan was declined",
-          el("ul", {}, ...(loan.decision?.reasons ?? []).map((r) => el("li", {}, r.message))),
-        );
+        return void showStep(root, "declined", "Your loan was declined", el("ul", {}, ...(loan.decision?.reasons ?? []).map((r) => el("li", {}, r.message))));
       }
       progress.textContent =
         loan.decision?.outcome === "MANUAL_REVIEW"
@@ -432,7 +434,19 @@ export function startFlow(d: FlowDeps): void {
         loan.fundingTxHash ? el("dt", {}, "Transaction") : null,
         loan.fundingTxHash ? el("dd", { class: "mono" }, loan.fundingTxHash) : null,
       ),
-      el("p", {}, el("a", { class: "button", href: `${boot.repayPath}${encodeURIComponent(loan.id)}${boot.parentOrigin ? `?parent=${encodeURIComponent(boot.parentOrigin)}` : ""}`, "data-testid": "repay-link" }, "Repay now")),
+      el(
+        "p",
+        {},
+        el(
+          "a",
+          {
+            class: "button",
+            href: `${boot.repayPath}${encodeURIComponent(loan.id)}${boot.parentOrigin ? `?parent=${encodeURIComponent(boot.parentOrigin)}` : ""}`,
+            "data-testid": "repay-link",
+          },
+          "Repay now",
+        ),
+      ),
     );
   }
 

@@ -30,7 +30,12 @@ export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => 
   c.set("program", program);
   const cors: Record<string, string> = origin ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
   if (c.req.method === "OPTIONS") {
-    return c.body(null, 204, { ...cors, "Access-Control-Allow-Methods": ALLOW_METHODS, "Access-Control-Allow-Headers": ALLOW_HEADERS, "Access-Control-Max-Age": "600" });
+    return c.body(null, 204, {
+      ...cors,
+      "Access-Control-Allow-Methods": ALLOW_METHODS,
+      "Access-Control-Allow-Headers": ALLOW_HEADERS,
+      "Access-Control-Max-Age": "600",
+    });
   }
   await next();
   for (const [k, v] of Object.entries(cors)) c.res.headers.set(k, v);

@@ -31,10 +31,15 @@ describe("widget.js", () => {
         expect(node).toBe(frame);
       },
       dispatchEvent: (e: { type: string; detail: unknown }) => dispatched.push({ type: e.type, detail: e.detail }),
-      addEventListener: (type: string, fn: (e: any) => void) => ((listeners[`host:${type}`] ??= []).push(fn)),
+      addEventListener: (type: string, fn: (e: any) => void) => (listeners[`host:${type}`] ??= []).push(fn),
     };
-    const script = { src: "https://embed.svc.example/widget.js", parentElement: host, nextSibling: null, getAttribute: (n: string) => ({ "data-embed-key": "ek_test_abc", "data-channel": "IOS" })[n] ?? null };
-    const window = { addEventListener: (type: string, fn: (e: any) => void) => ((listeners[`window:${type}`] ??= []).push(fn)) };
+    const script = {
+      src: "https://embed.svc.example/widget.js",
+      parentElement: host,
+      nextSibling: null,
+      getAttribute: (n: string) => ({ "data-embed-key": "ek_test_abc", "data-channel": "IOS" })[n] ?? null,
+    };
+    const window = { addEventListener: (type: string, fn: (e: any) => void) => (listeners[`window:${type}`] ??= []).push(fn) };
     class CustomEvent {
       constructor(
         public type: string,

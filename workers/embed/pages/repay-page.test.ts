@@ -17,20 +17,46 @@ async function merchantWithLoan(network: "POLYGON" | "TON" = "POLYGON") {
   const owner = await signUpTenant(t);
   const { key } = await createKey(t, owner.token);
   await t.request("PUT", "/v1/settings", {
-    body: { requiresKycBeforeFunding: false, branding: { companyName: `<script>alert("x")</script> & Co`, logoUrl: "https://cdn.example/logo.png", primaryColor: "#0A7E3D", supportEmail: null, termsUrl: null } },
+    body: {
+      requiresKycBeforeFunding: false,
+      branding: {
+        companyName: `<script>alert("x")</script> & Co`,
+        logoUrl: "https://cdn.example/logo.png",
+        primaryColor: "#0A7E3D",
+        supportEmail: null,
+        termsUrl: null,
+      },
+    },
     headers: bearer(owner.token),
   });
   const me = (await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).body;
   let program = me.widgetPrograms[0];
-  await t.request("PUT", `/v1/widget-programs/${program.id}`, { body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: ["https://shop.example"] }, headers: bearer(owner.token) });
+  await t.request("PUT", `/v1/widget-programs/${program.id}`, {
+    body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: ["https://shop.example"] },
+    headers: bearer(owner.token),
+  });
   let borrower = evmBorrower() as TestBorrower;
   let tenureDays = 7;
   if (network === "TON") {
     const config = await t.request("POST", "/v1/merchant-configs", {
-      body: { network: "TON", stablecoin: "USDT", tenures: [3], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      body: {
+        network: "TON",
+        stablecoin: "USDT",
+        tenures: [3],
+        minTicket: "10.00",
+        maxTicket: "500.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "FIXED", value: "1.00" },
+        lateFee: { type: "FIXED", value: "0.50" },
+      },
       headers: bearer(owner.token),
     });
-    program = (await t.request("POST", "/v1/widget-programs", { body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: ["https://shop.example"] }, headers: bearer(owner.token) })).body;
+    program = (
+      await t.request("POST", "/v1/widget-programs", {
+        body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: ["https://shop.example"] },
+        headers: bearer(owner.token),
+      })
+    ).body;
     borrower = tonBorrower();
     tenureDays = 3;
   }
@@ -52,7 +78,11 @@ test("EVM: amount due, due date, the wallet button with its instructions, brandi
   expect(html).toContain(`datetime="${m.loan.dueAt}"`);
   expect(html).toContain('id="pay-evm"');
   const instructions = JSON.parse(/<script type="application\/json" id="instructions">(.*?)<\/script>/s.exec(html)![1]!);
-  expect(instructions).toMatchObject({ chain: "POLYGON_AMOY", amount: "102.00", transactions: [{ description: expect.any(String) }, { description: expect.any(String) }] });
+  expect(instructions).toMatchObject({
+    chain: "POLYGON_AMOY",
+    amount: "102.00",
+    transactions: [{ description: expect.any(String) }, { description: expect.any(String) }],
+  });
   expect(html).not.toContain('<script>alert("x")</script>');
   expect(html).toContain("&lt;script&gt;");
   expect(html).toContain("--brand:#0A7E3D");

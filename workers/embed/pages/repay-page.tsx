@@ -73,11 +73,17 @@ export function RepayPage(p: RepayPageInput) {
               <p class="due" data-testid="amount-due">
                 {i.amount} {p.loan.stablecoin}
               </p>
-              {p.loan.dueAt ? <p>Due date: <time datetime={p.loan.dueAt}>{new Date(p.loan.dueAt).toUTCString()}</time></p> : null}
+              {p.loan.dueAt ? (
+                <p>
+                  Due date: <time datetime={p.loan.dueAt}>{new Date(p.loan.dueAt).toUTCString()}</time>
+                </p>
+              ) : null}
               {"transactions" in i ? (
                 <div>
                   <p>Your wallet signs two transactions: an approval of the stablecoin for the pool, then the repayment.</p>
-                  <button type="button" id="pay-evm">Repay with my wallet</button>
+                  <button type="button" id="pay-evm">
+                    Repay with my wallet
+                  </button>
                   <p id="pay-status" role="status" aria-live="polite"></p>
                   {/* Script text is not entity-decoded by browsers: raw JSON, with "<" escaped so it cannot close the tag. */}
                   <script type="application/json" id="instructions" dangerouslySetInnerHTML={{ __html: JSON.stringify(i).replace(/</g, "\\u003c") }} />

@@ -19,7 +19,10 @@ const SHOP = "https://shop.example";
 async function merchant(branding: Record<string, unknown> = {}, network: "POLYGON" | "TON" = "POLYGON") {
   const owner = await signUpTenant(t);
   await t.request("PUT", "/v1/settings", {
-    body: { requiresKycBeforeFunding: false, branding: { companyName: "Shop & Co", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null, ...branding } },
+    body: {
+      requiresKycBeforeFunding: false,
+      branding: { companyName: "Shop & Co", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null, ...branding },
+    },
     headers: bearer(owner.token),
   });
   const me = (await t.request("GET", "/v1/me", { headers: bearer(owner.token) })).body;
@@ -27,7 +30,16 @@ async function merchant(branding: Record<string, unknown> = {}, network: "POLYGO
   let merchantConfigId = program.merchantConfigId;
   if (network === "TON") {
     const config = await t.request("POST", "/v1/merchant-configs", {
-      body: { network: "TON", stablecoin: "USDT", tenures: [3], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      body: {
+        network: "TON",
+        stablecoin: "USDT",
+        tenures: [3],
+        minTicket: "10.00",
+        maxTicket: "500.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "FIXED", value: "1.00" },
+        lateFee: { type: "FIXED", value: "0.50" },
+      },
       headers: bearer(owner.token),
     });
     merchantConfigId = config.body.id;
@@ -107,7 +119,11 @@ describe("the iframe page /embed/<key>", () => {
   });
 
   test("branding is escaped: name and logo as text and attribute, a color only as #RRGGBB", async () => {
-    const m = await merchant({ companyName: `</script><script>alert(1)</script>"<b>`, logoUrl: "https://cdn.example/logo.png?a=1&b=2", primaryColor: "#FFE600" });
+    const m = await merchant({
+      companyName: `</script><script>alert(1)</script>"<b>`,
+      logoUrl: "https://cdn.example/logo.png?a=1&b=2",
+      primaryColor: "#FFE600",
+    });
     const html = String((await e.request("GET", `/embed/${m.embedKey}`)).body);
     expect(html).not.toContain("<script>alert(1)</script>");
     expect(html).toContain("<h1>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&lt;b&gt;</h1>");

@@ -30,13 +30,24 @@ async function merchant(rail?: { network: "TON"; stablecoin: "USDT" }) {
   let merchantConfigId = me.widgetPrograms[0].merchantConfigId as string;
   if (rail) {
     const config = await t.request("POST", "/v1/merchant-configs", {
-      body: { ...rail, tenures: [3, 7], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      body: {
+        ...rail,
+        tenures: [3, 7],
+        minTicket: "10.00",
+        maxTicket: "500.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "FIXED", value: "1.00" },
+        lateFee: { type: "FIXED", value: "0.50" },
+      },
       headers: bearer(owner.token),
     });
     expect(config.status).toBe(201);
     merchantConfigId = config.body.id;
   }
-  const program = await t.request("POST", "/v1/widget-programs", { body: { name: "Shop", merchantConfigId, allowedOrigins: [ORIGIN] }, headers: bearer(owner.token) });
+  const program = await t.request("POST", "/v1/widget-programs", {
+    body: { name: "Shop", merchantConfigId, allowedOrigins: [ORIGIN] },
+    headers: bearer(owner.token),
+  });
   expect(program.status).toBe(201);
   return { key, token: owner.token, tenantId: owner.tenantId, programId: program.body.id as string, embedKey: program.body.embedKey as string };
 }
@@ -52,7 +63,14 @@ describe("a widget draw's agreement", () => {
     expect(q.status).toBe(200);
     const { id: challengeId, message } = q.body.agreementChallenge;
     const walletSignature = await account.signMessage({ message });
-    const accepted = await embed(m, "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: challengeId, walletSignature, channel: "WEB" });
+    const accepted = await embed(m, "/accept", {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: challengeId,
+      walletSignature,
+      channel: "WEB",
+    });
     expect(accepted.status).toBe(201);
     const loanId = accepted.body.loan.id as string;
 
@@ -76,8 +94,15 @@ describe("a widget draw's agreement", () => {
     });
     const [row] = await t.db.select().from(agreements).where(eq(agreements.loanId, loanId));
     expect((await t.db.select({ agreementId: loans.agreementId }).from(loans).where(eq(loans.id, loanId)))[0]!.agreementId).toBe(row!.id);
-    for (const statement of [sql`UPDATE agreements SET message = 'other terms' WHERE loan_id = ${loanId}`, sql`DELETE FROM agreements WHERE loan_id = ${loanId}`, sql`UPDATE loans SET agreement_id = NULL WHERE id = ${loanId}`]) {
-      const refused = await (async () => t.db.run(statement))().then(() => null, (err: Error) => err);
+    for (const statement of [
+      sql`UPDATE agreements SET message = 'other terms' WHERE loan_id = ${loanId}`,
+      sql`DELETE FROM agreements WHERE loan_id = ${loanId}`,
+      sql`UPDATE loans SET agreement_id = NULL WHERE id = ${loanId}`,
+    ]) {
+      const refused = await (async () => t.db.run(statement))().then(
+        () => null,
+        (err: Error) => err,
+      );
       expect(String(refused?.cause ?? refused)).toContain("immutable");
     }
     expect((await getLoan(m, loanId)).body.agreement.message).toBe(message);
@@ -90,7 +115,11 @@ describe("a widget draw's agreement", () => {
     const wallet = testTonWallet("v5r1");
     const q = await embed(m, "/quote", { walletAddress: wallet.address, amount: "50.00", tenureDays: 3 });
     expect(q.status).toBe(200);
-    const signed = await wallet.signData({ text: q.body.agreementChallenge.message, domain: "embed.svc-credit.test", timestamp: Math.floor(t.clock.now().getTime() / 1000) });
+    const signed = await wallet.signData({
+      text: q.body.agreementChallenge.message,
+      domain: "embed.svc-credit.test",
+      timestamp: Math.floor(t.clock.now().getTime() / 1000),
+    });
     const accepted = await embed(m, "/accept", {
       walletAddress: wallet.address,
       amount: "50.00",
@@ -121,7 +150,14 @@ describe("a widget draw's agreement", () => {
       Array.from({ length: 4 }, async () => {
         const q = await embed(m, "/quote", { walletAddress: account.address, amount: "400.00", tenureDays: 7 });
         const walletSignature = await account.signMessage({ message: q.body.agreementChallenge.message });
-        return { walletAddress: account.address, amount: "400.00", tenureDays: 7, agreementChallengeId: q.body.agreementChallenge.id, walletSignature, channel: "WEB" };
+        return {
+          walletAddress: account.address,
+          amount: "400.00",
+          tenureDays: 7,
+          agreementChallengeId: q.body.agreementChallenge.id,
+          walletSignature,
+          channel: "WEB",
+        };
       }),
     );
     const results = await Promise.all(bodies.map((body) => embed(m, "/accept", body)));

@@ -56,7 +56,8 @@ type M = Awaited<ReturnType<typeof merchant>>;
 
 /** The embed calls of one program (another program of the same tenant gets its own). */
 function embed(embedKey: string, programId: string) {
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => e.request("POST", `/v1/embed/${embedKey}${path}`, { body, headers: { origin: ORIGIN, ...headers } });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    e.request("POST", `/v1/embed/${embedKey}${path}`, { body, headers: { origin: ORIGIN, ...headers } });
   const get = (path: string) => e.request("GET", path.startsWith("/embed/") ? path : `/v1/embed/${embedKey}${path}`, { headers: { origin: ORIGIN } });
   return { embedKey, programId, post, get, widget: widgetCalls(post) };
 }
@@ -114,7 +115,10 @@ describe("idempotency: widget draws have their own key space (item 1)", () => {
 
   test("a merchant loan with K (reviewed, with a note) first: accept with K makes its own loan (201), and its response has nothing of the merchant's", async () => {
     const m = await merchant();
-    expect((await m.dashboard("PUT", "/v1/policies", { requireKycVerified: false, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] })).status).toBe(200);
+    expect(
+      (await m.dashboard("PUT", "/v1/policies", { requireKycVerified: false, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] }))
+        .status,
+    ).toBe(200);
     const merchantLoan = await apiLoan(m, { idempotencyKey: "order-77", borrowerRef: "vip-customer-0042" });
     expect(merchantLoan.body.decision.outcome).toBe("MANUAL_REVIEW");
     const reviewed = await m.dashboard("POST", `/v1/loans/${merchantLoan.body.id}/review`, { action: "APPROVE", note: "internal: VIP, waived checks" });
@@ -128,7 +132,11 @@ describe("idempotency: widget draws have their own key space (item 1)", () => {
     const raw = JSON.stringify(res.body);
     for (const secret of ["vip-customer-0042", "internal: VIP", "order-77", reviewed.body.decision.reviewedBy]) expect(raw).not.toContain(secret);
     // The merchant's loan is untouched.
-    expect((await m.api("GET", `/v1/loans/${merchantLoan.body.id}`)).body).toMatchObject({ status: "ACTIVE", borrowerRef: "vip-customer-0042", principalAmount: "100.00" });
+    expect((await m.api("GET", `/v1/loans/${merchantLoan.body.id}`)).body).toMatchObject({
+      status: "ACTIVE",
+      borrowerRef: "vip-customer-0042",
+      principalAmount: "100.00",
+    });
   });
 
   test("no key the merchant crafts reaches a widget loan: the widget's default key and a key that spells a widget scope both make new merchant loans", async () => {
@@ -232,7 +240,14 @@ describe("embed loans are the program's own (item 8)", () => {
     const drawn = await m.widget.draw(evmBorrower(), { amount: "100.00", tenureDays: 7, idempotencyKey: "secret-order-ref" });
     const view = (await m.get(`/loans/${drawn.body.loan.id}`)).body.loan;
     expectRedacted(view);
-    expect(view).toMatchObject({ id: drawn.body.loan.id, status: "ACTIVE", fundingState: "FUNDED", program: m.programId, channel: "WEB", decision: { outcome: "APPROVED", reasons: [] } });
+    expect(view).toMatchObject({
+      id: drawn.body.loan.id,
+      status: "ACTIVE",
+      fundingState: "FUNDED",
+      program: m.programId,
+      channel: "WEB",
+      decision: { outcome: "APPROVED", reasons: [] },
+    });
     expect(JSON.stringify(view)).not.toContain("secret-order-ref");
   });
 });
@@ -263,7 +278,8 @@ describe("a widget loan's program and channel ride in its events (DECISIONS.md '
     }
     const ofLoan = delivered.filter((env) => env.data?.loan?.id === loanId);
     expect(ofLoan.map((env) => env.type).sort()).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
-    for (const env of ofLoan) expect(env).toMatchObject({ program: m.programId, channel: "ANDROID", data: { loan: { program: m.programId, channel: "ANDROID" } } });
+    for (const env of ofLoan)
+      expect(env).toMatchObject({ program: m.programId, channel: "ANDROID", data: { loan: { program: m.programId, channel: "ANDROID" } } });
 
     const listed = await m.api("GET", `/v1/events?loanId=${loanId}`);
     expect(listed.status).toBe(200);
@@ -277,7 +293,9 @@ describe("a widget loan's program and channel ride in its events (DECISIONS.md '
 describe("wallet sessions: what typing an address discloses (item 8)", () => {
   /** A wallet of m's program with one open 600.00 loan, under a policy of at most one open loan. */
   async function walletWithOpenLoan(m: M, borrower: TestBorrower = evmBorrower()) {
-    expect((await m.dashboard("PUT", "/v1/policies", { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: 1, blockedWallets: [] })).status).toBe(200);
+    expect(
+      (await m.dashboard("PUT", "/v1/policies", { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: 1, blockedWallets: [] })).status,
+    ).toBe(200);
     expect((await m.widget.draw(borrower, { amount: "600.00", tenureDays: 7 })).status).toBe(201);
     return borrower;
   }
@@ -293,7 +311,11 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
       quote: await m.post("/quote", { ...wallet, amount: "500.00", tenureDays: 7 }),
     };
     expect(stranger.boot.status).toBe(200);
-    expect(stranger.boot.body).toMatchObject({ creditLine: { walletAddress: borrower.address, status: "ACTIVE", limit: "1000.00", available: "1000.00" }, requiresKyc: false, agreementAccepted: false });
+    expect(stranger.boot.body).toMatchObject({
+      creditLine: { walletAddress: borrower.address, status: "ACTIVE", limit: "1000.00", available: "1000.00" },
+      requiresKyc: false,
+      agreementAccepted: false,
+    });
     expect(stranger.elig.body).toEqual({ walletAddress: borrower.address, eligible: true, reasons: [] });
     expect(stranger.quote.status).toBe(200);
     expect(JSON.stringify(stranger)).not.toContain("400.00");
@@ -302,27 +324,43 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     const boot = await m.post("/credit-line/bootstrap", wallet, session);
     expect(boot.body).toMatchObject({ creditLine: { limit: "1000.00", available: "400.00" }, agreementAccepted: true });
     const elig = await m.post("/eligibility", wallet, session);
-    expect(elig.body).toEqual({ walletAddress: borrower.address, eligible: false, reasons: [{ code: "MAX_OPEN_LOANS", message: "At most 1 open loans at a time" }] });
+    expect(elig.body).toEqual({
+      walletAddress: borrower.address,
+      eligible: false,
+      reasons: [{ code: "MAX_OPEN_LOANS", message: "At most 1 open loans at a time" }],
+    });
     const quote = await m.post("/quote", { ...wallet, amount: "500.00", tenureDays: 7 }, session);
     expect(quote.status).toBe(400);
     expect(quote.body.message).toEqual(["amount: at most 400.00 is available on this credit line until its open loans are repaid"]);
 
     // The accept enforces the line whatever was quoted; its error may name what is available: the signer proved control.
-    const over = await m.post("/accept", { ...wallet, amount: "500.00", tenureDays: 7, agreementChallengeId: stranger.quote.body.agreementChallenge.id, ...(await borrower.sign(stranger.quote.body.agreementChallenge.message)) });
+    const over = await m.post("/accept", {
+      ...wallet,
+      amount: "500.00",
+      tenureDays: 7,
+      agreementChallengeId: stranger.quote.body.agreementChallenge.id,
+      ...(await borrower.sign(stranger.quote.body.agreementChallenge.message)),
+    });
     expect(over.status).toBe(400);
     expect(over.body.message).toEqual(["amount: at most 400.00 is available on this credit line until its open loans are repaid"]);
   });
 
   test("KYC state without a session is the tenant's rule for every wallet; with the wallet's session, the line's own", async () => {
     const m = await merchant();
-    await m.dashboard("PUT", "/v1/settings", { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } });
+    await m.dashboard("PUT", "/v1/settings", {
+      requiresKycBeforeFunding: true,
+      branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null },
+    });
     const borrower = evmBorrower();
     const session = { [SESSION]: await m.widget.session(borrower) };
     const line = (await m.post("/credit-line/bootstrap", { walletAddress: borrower.address }, session)).body.creditLine;
     expect((await m.api("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { verified: true })).status).toBe(200);
     expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address }, session)).body.requiresKyc).toBe(false);
     expect((await m.post("/eligibility", { walletAddress: borrower.address }, session)).body.reasons).toEqual([]);
-    expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address })).body).toMatchObject({ creditLine: { id: line.id }, requiresKyc: true });
+    expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address })).body).toMatchObject({
+      creditLine: { id: line.id },
+      requiresKyc: true,
+    });
     expect((await m.post("/eligibility", { walletAddress: borrower.address })).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
   });
 
@@ -370,10 +408,19 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ statusCode: 400, message: [message], error: "Bad Request" });
     };
-    await fails(m.post("/wallet-session", { ...signed, ...(await y.sign(challenge.message)) }), "walletSignature: is not the wallet's EIP-191 signature of the challenge message");
-    await fails(m.post("/wallet-session", { ...signed, walletAddress: y.address, ...(await y.sign(challenge.message)) }), "challengeId: no such challenge for this program and wallet");
+    await fails(
+      m.post("/wallet-session", { ...signed, ...(await y.sign(challenge.message)) }),
+      "walletSignature: is not the wallet's EIP-191 signature of the challenge message",
+    );
+    await fails(
+      m.post("/wallet-session", { ...signed, walletAddress: y.address, ...(await y.sign(challenge.message)) }),
+      "challengeId: no such challenge for this program and wallet",
+    );
     await fails(b.post("/wallet-session", signed), "challengeId: no such challenge for this program and wallet");
-    await fails(m.post("/wallet-session", { ...signed, challengeId: challenge.id.replace(/^./, (c: string) => (c === "a" ? "b" : "a")) }), "challengeId: no such challenge for this program and wallet");
+    await fails(
+      m.post("/wallet-session", { ...signed, challengeId: challenge.id.replace(/^./, (c: string) => (c === "a" ? "b" : "a")) }),
+      "challengeId: no such challenge for this program and wallet",
+    );
     await fails(m.post("/wallet-session", { ...signed, challengeId: "nonsense" }), "challengeId: no such challenge for this program and wallet");
 
     const opened = await m.post("/wallet-session", signed);
@@ -406,7 +453,10 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     const borrower = tonBorrower();
     expect((await ton.widget.draw(borrower, { amount: "100.00", tenureDays: 3 })).status).toBe(201);
     const token = await ton.widget.session(borrower);
-    expect((await ton.post("/credit-line/bootstrap", { walletAddress: borrower.address }, { [SESSION]: token })).body.creditLine).toMatchObject({ limit: "500.00", available: "400.00" });
+    expect((await ton.post("/credit-line/bootstrap", { walletAddress: borrower.address }, { [SESSION]: token })).body.creditLine).toMatchObject({
+      limit: "500.00",
+      available: "400.00",
+    });
     const evil = tonBorrower("evil.example");
     const challenge = (await ton.post("/wallet-session/challenge", { walletAddress: evil.address })).body;
     const wrongDomain = await ton.post("/wallet-session", { walletAddress: evil.address, challengeId: challenge.id, ...(await evil.sign(challenge.message)) });
@@ -416,7 +466,9 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
 
   test("browsers may send the session header: the preflight allows it", async () => {
     const m = await merchant();
-    const preflight = await e.request("OPTIONS", `/v1/embed/${m.embedKey}/credit-line/bootstrap`, { headers: { origin: ORIGIN, "access-control-request-headers": "content-type, x-svc-wallet-session" } });
+    const preflight = await e.request("OPTIONS", `/v1/embed/${m.embedKey}/credit-line/bootstrap`, {
+      headers: { origin: ORIGIN, "access-control-request-headers": "content-type, x-svc-wallet-session" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toContain(SESSION);
   });

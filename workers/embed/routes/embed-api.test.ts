@@ -107,7 +107,11 @@ describe("limits", () => {
     const m = await merchant();
     const huge = JSON.stringify({ walletAddress: "0x" + "a".repeat(40), amount: "10.00", tenureDays: 7, padding: "x".repeat(2 * 1024 * 1024) });
     for (const path of ["/quote", "/accept", "/eligibility", "/credit-line/bootstrap"]) {
-      const res = await e.app.request(`/v1/embed/${m.embedKey}${path}`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge }, {} as EmbedEnv);
+      const res = await e.app.request(
+        `/v1/embed/${m.embedKey}${path}`,
+        { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge },
+        {} as EmbedEnv,
+      );
       expect(res.status).toBe(413);
       expect(await res.json()).toEqual(TOO_LARGE);
     }
@@ -118,11 +122,19 @@ describe("limits", () => {
         controller.close();
       },
     });
-    const streamed = await e.app.request(`/v1/embed/${m.embedKey}/quote`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit, {} as EmbedEnv);
+    const streamed = await e.app.request(
+      `/v1/embed/${m.embedKey}/quote`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit,
+      {} as EmbedEnv,
+    );
     expect(streamed.status).toBe(413);
     expect(await streamed.json()).toEqual(TOO_LARGE);
     // Unknown keys too: the size is checked first.
-    const unknown = await e.app.request("/v1/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/quote", { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge }, {} as EmbedEnv);
+    const unknown = await e.app.request(
+      "/v1/embed/ek_test_AAAAAAAAAAAAAAAAAAAAAAAA/quote",
+      { method: "POST", headers: { "content-type": "application/json", "content-length": String(huge.length) }, body: huge },
+      {} as EmbedEnv,
+    );
     expect(unknown.status).toBe(413);
   });
 
@@ -190,8 +202,14 @@ describe("eligibility and credit line", () => {
       headers: bearer(m.owner.token),
     });
     const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session);
-    expect(boot.body).toMatchObject({ creditLine: { walletAddress: wallet, status: "ACTIVE", limit: "1000.00", available: "1000.00" }, requiresKyc: true, agreementAccepted: false });
-    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
+    expect(boot.body).toMatchObject({
+      creditLine: { walletAddress: wallet, status: "ACTIVE", limit: "1000.00", available: "1000.00" },
+      requiresKyc: true,
+      agreementAccepted: false,
+    });
+    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body.reasons.map((r: { code: string }) => r.code)).toEqual([
+      "KYC_REQUIRED",
+    ]);
 
     const confirm = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
       body: { verified: true, merchantUserId: "ops-1", reference: "kyc-9", borrowerRef: "customer-9" },
@@ -201,9 +219,20 @@ describe("eligibility and credit line", () => {
     expect(confirm.body).toMatchObject({ borrowerRef: "customer-9", requiresKyc: false });
     const again = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session);
     expect(again.body.requiresKyc).toBe(false);
-    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body).toEqual({ walletAddress: wallet, eligible: true, reasons: [] });
+    expect((await call(m, "POST", "/eligibility", { walletAddress: wallet }, ORIGIN, session)).body).toEqual({
+      walletAddress: wallet,
+      eligible: true,
+      reasons: [],
+    });
     const other = await merchant();
-    expect((await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, { body: { verified: true }, headers: { "x-api-key": other.key } })).status).toBe(404);
+    expect(
+      (
+        await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
+          body: { verified: true },
+          headers: { "x-api-key": other.key },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -213,18 +242,40 @@ describe("quote and accept (EVM)", () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const q = await quote(m, account.address, "100.00", 7);
     expect(q).toMatchObject({ amount: "100.00", tenureDays: 7, processingFee: "2.00", totalDue: "102.00" });
-    for (const part of ["Acme Pay", account.address, "100.00 USDC", "7 days", "POLYGON_AMOY", "102.00 USDC", q.agreementChallenge.id]) expect(q.agreementChallenge.message).toContain(part);
+    for (const part of ["Acme Pay", account.address, "100.00 USDC", "7 days", "POLYGON_AMOY", "102.00 USDC", q.agreementChallenge.id])
+      expect(q.agreementChallenge.message).toContain(part);
     const signature = await account.signMessage({ message: q.agreementChallenge.message });
-    const res = await call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "IOS" });
+    const res = await call(m, "POST", "/accept", {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: signature,
+      channel: "IOS",
+    });
     expect(res.status).toBe(201);
-    expect(res.body.loan).toMatchObject({ status: "ACTIVE", program: m.programId, channel: "IOS", principalAmount: "100.00", tenureDays: 7, borrowerWalletAddress: account.address });
+    expect(res.body.loan).toMatchObject({
+      status: "ACTIVE",
+      program: m.programId,
+      channel: "IOS",
+      principalAmount: "100.00",
+      tenureDays: 7,
+      borrowerWalletAddress: account.address,
+    });
     const status = await call(m, "GET", `/loans/${res.body.loan.id}`);
     expect(status.body.loan).toMatchObject({ id: res.body.loan.id, status: "ACTIVE", channel: "IOS" });
     expect(status.body.loan.borrowerRef).toBeUndefined();
     const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address }, ORIGIN, await sessionOf(m, account));
     expect(boot.body).toMatchObject({ agreementAccepted: true, creditLine: { available: "900.00" } });
     // Replay with the same idempotency (the challenge) answers with the same loan.
-    const replay = await call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "IOS" });
+    const replay = await call(m, "POST", "/accept", {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: signature,
+      channel: "IOS",
+    });
     expect(replay.status).toBe(200);
     expect(replay.body.loan.id).toBe(res.body.loan.id);
   });
@@ -234,7 +285,14 @@ describe("quote and accept (EVM)", () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const q = await quote(m, account.address);
     const signature = await account.signMessage({ message: q.agreementChallenge.message });
-    const body = { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "WEB" };
+    const body = {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: signature,
+      channel: "WEB",
+    };
     const field = async (over: Record<string, unknown>) => {
       const res = await call(m, "POST", "/accept", { ...body, ...over });
       expect(res.status).toBe(400);
@@ -243,7 +301,9 @@ describe("quote and accept (EVM)", () => {
     expect(await field({ amount: "150.00" })).toEqual(["amount"]);
     expect(await field({ tenureDays: 15 })).toEqual(["tenureDays"]);
     expect(await field({ walletAddress: privateKeyToAccount(generatePrivateKey()).address })).toEqual(["walletAddress"]);
-    expect(await field({ walletSignature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: q.agreementChallenge.message }) })).toEqual(["walletSignature"]);
+    expect(await field({ walletSignature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: q.agreementChallenge.message }) })).toEqual([
+      "walletSignature",
+    ]);
     expect(await field({ agreementChallengeId: crypto.randomUUID() })).toEqual(["agreementChallengeId"]);
     expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toEqual([]);
 
@@ -268,7 +328,10 @@ describe("quote and accept (EVM)", () => {
     const draw = async (amount: string) => {
       const q = await quote(m, account.address, amount, 7);
       const walletSignature = await account.signMessage({ message: q.agreementChallenge.message });
-      return { q, body: { walletAddress: account.address, amount, tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" } };
+      return {
+        q,
+        body: { walletAddress: account.address, amount, tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" },
+      };
     };
     expect((await call(m, "POST", "/accept", (await draw("600.00")).body)).status).toBe(201);
     const over = await call(m, "POST", "/quote", { walletAddress: account.address, amount: "500.00", tenureDays: 7 }, ORIGIN, session);
@@ -295,7 +358,14 @@ describe("quote and accept (EVM)", () => {
       Array.from({ length: 5 }, async () => {
         const q = await quote(m, account.address, "300.00", 7);
         const walletSignature = await account.signMessage({ message: q.agreementChallenge.message });
-        return { walletAddress: account.address, amount: "300.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature, channel: "WEB" };
+        return {
+          walletAddress: account.address,
+          amount: "300.00",
+          tenureDays: 7,
+          agreementChallengeId: q.agreementChallenge.id,
+          walletSignature,
+          channel: "WEB",
+        };
       }),
     );
     // All five were quoted while the line was empty; they race.
@@ -316,7 +386,15 @@ describe("quote and accept (EVM)", () => {
     const signature = await account.signMessage({ message: q.agreementChallenge.message });
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call(m, "POST", "/accept", { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, channel: "WEB", idempotencyKey: `k${i}` }),
+        call(m, "POST", "/accept", {
+          walletAddress: account.address,
+          amount: "100.00",
+          tenureDays: 7,
+          agreementChallengeId: q.agreementChallenge.id,
+          walletSignature: signature,
+          channel: "WEB",
+          idempotencyKey: `k${i}`,
+        }),
       ),
     );
     expect(results.every((r) => r.status < 500)).toBe(true);
@@ -333,7 +411,14 @@ describe("quote and accept (EVM)", () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const signedDraw = async () => {
       const q = await quote(m, account.address);
-      return { walletAddress: account.address, amount: "100.00", tenureDays: 7, agreementChallengeId: q.agreementChallenge.id, walletSignature: await account.signMessage({ message: q.agreementChallenge.message }), channel: "WEB" };
+      return {
+        walletAddress: account.address,
+        amount: "100.00",
+        tenureDays: 7,
+        agreementChallengeId: q.agreementChallenge.id,
+        walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+        channel: "WEB",
+      };
     };
     const body = await signedDraw();
     const blocked = await call(m, "POST", "/accept", body);
@@ -356,10 +441,22 @@ describe("TON Connect signatures", () => {
   test("a TON program: signData text signature by a v4 wallet key made in the test draws a loan on TON_TESTNET", async () => {
     const m = await merchant();
     const config = await t.request("POST", "/v1/merchant-configs", {
-      body: { network: "TON", stablecoin: "USDT", tenures: [3, 7], minTicket: "10.00", maxTicket: "500.00", gracePeriodDays: 3, processingFee: { type: "FIXED", value: "1.00" }, lateFee: { type: "FIXED", value: "0.50" } },
+      body: {
+        network: "TON",
+        stablecoin: "USDT",
+        tenures: [3, 7],
+        minTicket: "10.00",
+        maxTicket: "500.00",
+        gracePeriodDays: 3,
+        processingFee: { type: "FIXED", value: "1.00" },
+        lateFee: { type: "FIXED", value: "0.50" },
+      },
       headers: bearer(m.owner.token),
     });
-    const program = await t.request("POST", "/v1/widget-programs", { body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: [ORIGIN] }, headers: bearer(m.owner.token) });
+    const program = await t.request("POST", "/v1/widget-programs", {
+      body: { name: "TON", merchantConfigId: config.body.id, allowedOrigins: [ORIGIN] },
+      headers: bearer(m.owner.token),
+    });
     const ton = { ...m, embedKey: program.body.embedKey as string, programId: program.body.id as string };
     const keys = keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32))));
     const address = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey }).address.toString({ testOnly: true });
@@ -369,12 +466,28 @@ describe("TON Connect signatures", () => {
     const domain = "embed.svc-credit.test";
     const hash = await tonConnectSignDataTextHash({ address, domain, timestamp, text: q.agreementChallenge.message });
     const signature = sign(Buffer.from(hash), keys.secretKey).toString("base64");
-    const body = { walletAddress: address, amount: "50.00", tenureDays: 3, agreementChallengeId: q.agreementChallenge.id, walletSignature: signature, publicKey: keys.publicKey.toString("hex"), timestamp, domain, channel: "ANDROID" };
+    const body = {
+      walletAddress: address,
+      amount: "50.00",
+      tenureDays: 3,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: signature,
+      publicKey: keys.publicKey.toString("hex"),
+      timestamp,
+      domain,
+      channel: "ANDROID",
+    };
     const wrongDomain = await call(ton, "POST", "/accept", { ...body, domain: "evil.example" });
     expect(wrongDomain.status).toBe(400);
-    expect(wrongDomain.body.message).toEqual(["domain: is not an allowed TON Connect domain (the widget host, or the host of a widget program's allowed origin)"]);
+    expect(wrongDomain.body.message).toEqual([
+      "domain: is not an allowed TON Connect domain (the widget host, or the host of a widget program's allowed origin)",
+    ]);
     const otherKey = keyPairFromSeed(Buffer.from(crypto.getRandomValues(new Uint8Array(32))));
-    const notTheOwner = await call(ton, "POST", "/accept", { ...body, publicKey: otherKey.publicKey.toString("hex"), walletSignature: sign(Buffer.from(hash), otherKey.secretKey).toString("base64") });
+    const notTheOwner = await call(ton, "POST", "/accept", {
+      ...body,
+      publicKey: otherKey.publicKey.toString("hex"),
+      walletSignature: sign(Buffer.from(hash), otherKey.secretKey).toString("base64"),
+    });
     expect(notTheOwner.status).toBe(400);
     const res = await call(ton, "POST", "/accept", body);
     expect(res.status).toBe(201);

@@ -21,7 +21,10 @@ const errorBody = { "application/json": { schema: ErrorBodySchema } };
  * give, each with the error body. As with the api's `defineRoute`, the
  * `operationId` is required and written out, so it survives a path change.
  */
-export function defineEmbedRoute<const R extends RouteConfig & { operationId: string }>(route: R, options: { errors?: number[] } = {}): R & { getRoutingPath(): string } {
+export function defineEmbedRoute<const R extends RouteConfig & { operationId: string }>(
+  route: R,
+  options: { errors?: number[] } = {},
+): R & { getRoutingPath(): string } {
   const statuses = new Set<number>([500, ...(options.errors ?? [])]);
   // Everything under /v1/embed/{embedKey}: the key is looked up (404), the Origin checked (403), the key and IP limited (429).
   if (route.path.startsWith("/v1/embed/")) for (const s of [403, 404, 429]) statuses.add(s);

@@ -11,7 +11,10 @@ import type { EmbedDeps, EmbedEnv } from "../env.ts";
  * challenge store and queue, so a test signs up and configures through the
  * api and draws through the embed API.
  */
-export function createEmbedTestApp(t: TestApp, options: { limit?: number; missLimit?: number; walletConnectProjectId?: string; chain?: ContractSignatureVerifier } = {}) {
+export function createEmbedTestApp(
+  t: TestApp,
+  options: { limit?: number; missLimit?: number; walletConnectProjectId?: string; chain?: ContractSignatureVerifier } = {},
+) {
   const deps: EmbedDeps = {
     db: t.db,
     clock: t.clock,

@@ -15,7 +15,13 @@ describe("API keys", () => {
     const owner = await signUpTenant(t);
     const res = await t.request("POST", "/v1/api-keys", { body: { name: "backend" }, headers: bearer(owner.token) });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), name: "backend", key: expect.stringMatching(/^svc_test_/), prefix: res.body.key.slice(0, 13), createdAt: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: "backend",
+      key: expect.stringMatching(/^svc_test_/),
+      prefix: res.body.key.slice(0, 13),
+      createdAt: expect.any(String),
+    });
     const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, res.body.id));
     expect(row!.keyHash).toBe(new Bun.CryptoHasher("sha256").update(res.body.key).digest("hex"));
     expect(JSON.stringify(row)).not.toContain(res.body.key);
@@ -78,7 +84,11 @@ describe("API keys", () => {
     const owner = await signUpTenant(t);
     const { id } = await createKey(t, owner.token);
     const member = await addUserWithRole(t, owner.token, "MEMBER");
-    for (const [method, path, body] of [["POST", "/v1/api-keys", { name: "x" }], ["GET", "/v1/api-keys", undefined], ["DELETE", `/v1/api-keys/${id}`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ["POST", "/v1/api-keys", { name: "x" }],
+      ["GET", "/v1/api-keys", undefined],
+      ["DELETE", `/v1/api-keys/${id}`, undefined],
+    ] as const) {
       const res = await t.request(method, path, { body, headers: bearer(member.token) });
       expect(res.status).toBe(403);
       expect(res.body.error).toBe("Forbidden");

@@ -29,7 +29,14 @@ describe("POST /v1/auth/signup", () => {
     expect(me.body.mode).toBe("sandbox");
     expect(me.body.merchantConfigs).toHaveLength(1);
     const config = me.body.merchantConfigs[0];
-    expect(config).toMatchObject({ network: "POLYGON", stablecoin: "USDC", chain: "POLYGON_AMOY", tenures: [3, 7, 15], minTicket: "10.00", maxTicket: "1000.00" });
+    expect(config).toMatchObject({
+      network: "POLYGON",
+      stablecoin: "USDC",
+      chain: "POLYGON_AMOY",
+      tenures: [3, 7, 15],
+      minTicket: "10.00",
+      maxTicket: "1000.00",
+    });
     const [product] = await t.db.select().from(loanProducts).where(eq(loanProducts.id, config.loanProductId));
     expect(product).toMatchObject({ status: "ACTIVE", merchantConfigId: config.id, network: "POLYGON", stablecoin: "USDC", version: "v1" });
     expect(me.body.widgetPrograms).toHaveLength(1);
@@ -106,7 +113,7 @@ describe("POST /v1/auth/login", () => {
 });
 
 describe("e-mail verification", () => {
-  const mailTo = async (email: string) => (await t.db.select().from(mailbox).where(eq(mailbox.toAddress, email.toLowerCase())).orderBy(sql`rowid`));
+  const mailTo = async (email: string) => await t.db.select().from(mailbox).where(eq(mailbox.toAddress, email.toLowerCase())).orderBy(sql`rowid`);
   const meOf = (headers: Record<string, string>) => t.request("GET", "/v1/me", { headers });
   const verify = (token: unknown) => t.request("POST", "/v1/auth/verify-email", { body: { token } });
 
@@ -179,7 +186,11 @@ describe("e-mail verification", () => {
     expect((await meOf(bearer(owner.token))).body.emailVerified).toBe(false);
 
     const form = (value: string) =>
-      t.app.request("/v1/auth/verify-email", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${value}` }, {} as never);
+      t.app.request(
+        "/v1/auth/verify-email",
+        { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${value}` },
+        {} as never,
+      );
     const done = await form(token);
     expect(done.status).toBe(200);
     expect(await done.text()).toContain("E-mail address verified");
@@ -235,7 +246,10 @@ describe("rate limits of signup and login", () => {
     const app = await createTestApp({ signupLimit: 2 });
     try {
       const signup = (ip: string) =>
-        app.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password: PASSWORD, companyName: "Acme" }, headers: { "cf-connecting-ip": ip } });
+        app.request("POST", "/v1/auth/signup", {
+          body: { email: uniqueEmail(), password: PASSWORD, companyName: "Acme" },
+          headers: { "cf-connecting-ip": ip },
+        });
       expect((await signup("203.0.113.1")).status).toBe(201);
       expect((await signup("203.0.113.1")).status).toBe(201);
       const third = await signup("203.0.113.1");
@@ -255,7 +269,8 @@ describe("rate limits of signup and login", () => {
     try {
       const victim = await signUpTenant(app);
       const other = await signUpTenant(app);
-      const login = (email: string, password: string, ip: string) => app.request("POST", "/v1/auth/login", { body: { email, password }, headers: { "cf-connecting-ip": ip } });
+      const login = (email: string, password: string, ip: string) =>
+        app.request("POST", "/v1/auth/login", { body: { email, password }, headers: { "cf-connecting-ip": ip } });
       for (let i = 0; i < 3; i++) expect((await login(victim.email, "wrong password!!", `198.51.100.${i}`)).status).toBe(401);
       // A fourth IP, the right password, the address in capitals: still the same account's budget.
       const blocked = await login(victim.email.toUpperCase(), PASSWORD, "198.51.100.99");

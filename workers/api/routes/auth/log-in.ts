@@ -7,9 +7,7 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { LOGIN_EXAMPLE } from "../../openapi-examples.ts";
 
-const BodySchema = z
-  .object({ email: z.string().max(254), password: z.string().max(256) })
-  .openapi("LoginRequest");
+const BodySchema = z.object({ email: z.string().max(254), password: z.string().max(256) }).openapi("LoginRequest");
 
 const ResponseSchema = SessionSchema.extend({ user: UserSchema }).openapi("LoginResponse");
 

@@ -22,9 +22,7 @@ const signupLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-const BodySchema = z
-  .object({ email: EmailSchema, password: PasswordSchema, companyName: z.string().trim().min(1).max(200) })
-  .openapi("SignupRequest");
+const BodySchema = z.object({ email: EmailSchema, password: PasswordSchema, companyName: z.string().trim().min(1).max(200) }).openapi("SignupRequest");
 
 const ResponseSchema = SessionSchema.extend({
   tenant: z.object({ id: z.uuid(), name: z.string() }),

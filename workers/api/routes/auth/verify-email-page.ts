@@ -23,7 +23,11 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, (c) =>
     c.html(
-      verifyEmailHtml({ heading: "Confirm your e-mail address", message: "Confirm that this address is yours to receive svc credit account notifications by e-mail.", confirmToken: c.req.valid("query").token }),
+      verifyEmailHtml({
+        heading: "Confirm your e-mail address",
+        message: "Confirm that this address is yours to receive svc credit account notifications by e-mail.",
+        confirmToken: c.req.valid("query").token,
+      }),
       200,
       VERIFY_PAGE_HEADERS,
     ),

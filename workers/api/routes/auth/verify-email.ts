@@ -46,7 +46,11 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     // A person at a browser: answer with a page either way.
     try {
       await verifyEmailToken(db, { token, now: clock.now() });
-      return c.html(verifyEmailHtml({ heading: "E-mail address verified", message: "Thank you. Account notifications can now be e-mailed to this address." }), 200, VERIFY_PAGE_HEADERS) as never;
+      return c.html(
+        verifyEmailHtml({ heading: "E-mail address verified", message: "Thank you. Account notifications can now be e-mailed to this address." }),
+        200,
+        VERIFY_PAGE_HEADERS,
+      ) as never;
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       const body = toErrorBody(err);

@@ -72,7 +72,12 @@ describe("borrowers: happy path", () => {
     const loan = await createdLoan(t, m.key, { borrowerRef: "from-a-loan" });
     const byId = await get(m.key, loan.borrowerId);
     expect(byId.status).toBe(200);
-    expect(byId.body).toMatchObject({ id: loan.borrowerId, borrowerRef: "from-a-loan", kyc: { status: "PENDING", verifiedAt: null, merchantUserId: null }, kycAudit: [] });
+    expect(byId.body).toMatchObject({
+      id: loan.borrowerId,
+      borrowerRef: "from-a-loan",
+      kyc: { status: "PENDING", verifiedAt: null, merchantUserId: null },
+      kycAudit: [],
+    });
     const patched = await patch(m.key, loan.borrowerId, { status: "VERIFIED", merchantUserId: "ops" });
     expect(patched.body).toMatchObject({ id: loan.borrowerId, borrowerRef: "from-a-loan", kyc: { status: "VERIFIED" } });
     // And the next loan of that ref is the same borrower.

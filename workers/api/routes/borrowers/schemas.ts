@@ -46,7 +46,9 @@ export const BorrowerSchema = z
     borrowerRef: z.string(),
     kyc: z.object({
       status: KycStatusSchema,
-      verifiedAt: TimestampSchema.nullable().openapi({ description: "Stamped by the service (the tenant's clock) on every KYC update; null before the first." }),
+      verifiedAt: TimestampSchema.nullable().openapi({
+        description: "Stamped by the service (the tenant's clock) on every KYC update; null before the first.",
+      }),
       merchantUserId: z.string().nullable(),
     }),
     kycAudit: z.array(KycAuditEntrySchema).openapi({ description: "Every KYC update, oldest first; immutable." }),

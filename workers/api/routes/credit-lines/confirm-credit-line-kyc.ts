@@ -10,7 +10,13 @@ const BodySchema = z
     verified: z.boolean(),
     merchantUserId: z.string().min(1).max(255).optional(),
     reference: z.string().min(1).max(255).optional(),
-    borrowerRef: z.string().trim().min(1).max(255).optional().openapi({ description: "Your reference for this borrower: the line's loans are booked under it" }),
+    borrowerRef: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: "Your reference for this borrower: the line's loans are booked under it" }),
   })
   .openapi("CreditLineKycConfirmationRequest");
 
@@ -55,7 +61,13 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       now: tenantClock(clock, principal.tenant).now(),
     });
     return c.json(
-      { id: line.id, walletAddress: line.walletAddress, borrowerRef: line.borrowerRef, kycConfirmedAt: line.kycConfirmedAt?.toISOString() ?? null, requiresKyc: line.kycConfirmedAt === null },
+      {
+        id: line.id,
+        walletAddress: line.walletAddress,
+        borrowerRef: line.borrowerRef,
+        kycConfirmedAt: line.kycConfirmedAt?.toISOString() ?? null,
+        requiresKyc: line.kycConfirmedAt === null,
+      },
       200,
     );
   });

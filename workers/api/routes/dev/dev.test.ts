@@ -19,7 +19,14 @@ const mailboxOf = (token: string, query = "") => t.request("GET", `/v1/dev/mailb
 
 /** What the development mail provider writes when it "sends" a message. */
 async function deliverMail(to: string, subject: string, offsetMs: number) {
-  const row = { id: newId(), toAddress: to, subject, body: `Body of ${subject}`, notificationId: newId(), createdAt: new Date(t.clock.now().getTime() + offsetMs) };
+  const row = {
+    id: newId(),
+    toAddress: to,
+    subject,
+    body: `Body of ${subject}`,
+    notificationId: newId(),
+    createdAt: new Date(t.clock.now().getTime() + offsetMs),
+  };
   await t.db.insert(mailbox).values(row);
   return row;
 }
@@ -39,8 +46,22 @@ describe("dev mailbox (local runs)", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       data: [
-        { id: second.id, to: second.toAddress, subject: "Loan repaid", body: "Body of Loan repaid", notificationId: second.notificationId, createdAt: second.createdAt.toISOString() },
-        { id: first.id, to: first.toAddress, subject: "Loan funded", body: "Body of Loan funded", notificationId: first.notificationId, createdAt: first.createdAt.toISOString() },
+        {
+          id: second.id,
+          to: second.toAddress,
+          subject: "Loan repaid",
+          body: "Body of Loan repaid",
+          notificationId: second.notificationId,
+          createdAt: second.createdAt.toISOString(),
+        },
+        {
+          id: first.id,
+          to: first.toAddress,
+          subject: "Loan funded",
+          body: "Body of Loan funded",
+          notificationId: first.notificationId,
+          createdAt: first.createdAt.toISOString(),
+        },
       ],
       nextCursor: null,
     });
@@ -57,7 +78,10 @@ describe("dev mailbox (local runs)", () => {
     expect(first.body.data.map((m: { subject: string }) => m.subject)).toEqual(["m2", "m1"]);
     const second = await mailboxOf(a.token, `?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body).toEqual({ data: [expect.objectContaining({ subject: "m0" })], nextCursor: null });
-    for (const [query, field] of [["?limit=0", "limit"], ["?cursor=nope", "cursor"]]) {
+    for (const [query, field] of [
+      ["?limit=0", "limit"],
+      ["?cursor=nope", "cursor"],
+    ]) {
       const res = await mailboxOf(a.token, query);
       expect(res.status).toBe(400);
       expect(res.body.message).toEqual([expect.stringMatching(new RegExp(`^${field}: `))]);

@@ -42,7 +42,14 @@ export const register = (app: OpenAPIHono<AppEnv>) => {
   app.use(route.getRoutingPath(), developmentOnly);
   return app.openapi(route, async (c) => {
     const page = await listMailboxForTenant(c.get("deps").db, { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
-    const data = page.data.map((m) => ({ id: m.id, to: m.toAddress, subject: m.subject, body: m.body, notificationId: m.notificationId, createdAt: iso(m.createdAt) }));
+    const data = page.data.map((m) => ({
+      id: m.id,
+      to: m.toAddress,
+      subject: m.subject,
+      body: m.body,
+      notificationId: m.notificationId,
+      createdAt: iso(m.createdAt),
+    }));
     return c.json({ data, nextCursor: page.nextCursor }, 200);
   });
 };

@@ -13,7 +13,8 @@ export const route = defineRoute(
     operationId: "events.get",
     tags: ["Events"],
     summary: "Get an event",
-    description: "One event of the tenant as its envelope (the body a webhook delivery of it carries), by its `id`. Another tenant's event, or an unknown id: 404.",
+    description:
+      "One event of the tenant as its envelope (the body a webhook delivery of it carries), by its `id`. Another tenant's event, or an unknown id: 404.",
     request: { params: IdParamSchema },
     responses: { 200: { description: "The event", content: { "application/json": { schema: EventEnvelopeSchema } } } },
   },

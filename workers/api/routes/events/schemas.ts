@@ -10,16 +10,33 @@ export const EventEnvelopeSchema = z
     type: z.enum(EVENT_TYPES),
     createdAt: TimestampSchema.openapi({ description: "On the tenant's clock (the sandbox clock in sandbox)." }),
     tenantId: z.uuid(),
-    data: z.record(z.string(), z.unknown()).openapi({ description: "For loan events `data.loan` is the loan as the API showed it at the event; liquidity events carry `data.pool`." }),
+    data: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "For loan events `data.loan` is the loan as the API showed it at the event; liquidity events carry `data.pool`." }),
     program: z.string().nullable().openapi({ description: "The widget program of a widget-originated loan; null otherwise." }),
-    channel: z.string().nullable().openapi({ description: `The widget channel (${CHANNELS.join(", ")}) of a widget-originated loan; null otherwise.`, example: "WEB" }),
+    channel: z
+      .string()
+      .nullable()
+      .openapi({ description: `The widget channel (${CHANNELS.join(", ")}) of a widget-originated loan; null otherwise.`, example: "WEB" }),
   })
   .openapi("EventEnvelope");
 
 export const ListEventsQuerySchema = z.object({
-  type: z.enum(EVENT_TYPES).optional().openapi({ param: { name: "type", in: "query" }, example: "loan.funded" }),
-  loanId: z.uuid().optional().openapi({ param: { name: "loanId", in: "query" }, description: "Only this loan's events." }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+  type: z
+    .enum(EVENT_TYPES)
+    .optional()
+    .openapi({ param: { name: "type", in: "query" }, example: "loan.funded" }),
+  loanId: z
+    .uuid()
+    .optional()
+    .openapi({ param: { name: "loanId", in: "query" }, description: "Only this loan's events." }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: "limit", in: "query" }, example: 20 }),
   cursor: z
     .string()
     .max(200)

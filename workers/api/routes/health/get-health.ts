@@ -2,9 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
-const HealthSchema = z
-  .object({ status: z.literal("ok"), service: z.literal("api"), time: z.string() })
-  .openapi("Health");
+const HealthSchema = z.object({ status: z.literal("ok"), service: z.literal("api"), time: z.string() }).openapi("Health");
 
 export const route = defineRoute(
   { auth: "NONE", rateLimit: false },

@@ -35,23 +35,48 @@ async function gatedMerchant() {
   });
   expect(settings.status).toBe(200);
   const ton = await t.request("POST", "/v1/merchant-configs", {
-    body: { network: "TON", stablecoin: "USDT", tenures: [3, 7], minTicket: "10.00", maxTicket: "1000.00", gracePeriodDays: 3, processingFee: { type: "PERCENTAGE", value: "2.00" }, lateFee: { type: "FIXED", value: "1.00" } },
+    body: {
+      network: "TON",
+      stablecoin: "USDT",
+      tenures: [3, 7],
+      minTicket: "10.00",
+      maxTicket: "1000.00",
+      gracePeriodDays: 3,
+      processingFee: { type: "PERCENTAGE", value: "2.00" },
+      lateFee: { type: "FIXED", value: "1.00" },
+    },
     headers: bearer(owner.token),
   });
   expect(ton.status).toBe(201);
   expect((await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "100000.00", stablecoin: "USDT" }, headers: api(key) })).status).toBe(200);
   const me = (await t.request("GET", "/v1/me", { headers: api(key) })).body;
   const program = me.widgetPrograms[0];
-  const put = await t.request("PUT", `/v1/widget-programs/${program.id}`, { body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [SHOP] }, headers: bearer(owner.token) });
+  const put = await t.request("PUT", `/v1/widget-programs/${program.id}`, {
+    body: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [SHOP] },
+    headers: bearer(owner.token),
+  });
   expect(put.status).toBe(200);
-  return { key, token: owner.token, tenantId: owner.tenantId, usdcProductId: me.merchantConfigs.find((c: { stablecoin: string }) => c.stablecoin === "USDC").loanProductId as string, tonProductId: ton.body.loanProductId as string };
+  return {
+    key,
+    token: owner.token,
+    tenantId: owner.tenantId,
+    usdcProductId: me.merchantConfigs.find((c: { stablecoin: string }) => c.stablecoin === "USDC").loanProductId as string,
+    tonProductId: ton.body.loanProductId as string,
+  };
 }
 type Merchant = Awaited<ReturnType<typeof gatedMerchant>>;
 
 async function gatedLoan(m: Merchant, body: { loanProductId: string; chain: string; borrowerWalletAddress: string }) {
-  const res = await t.request("POST", "/v1/loans", { body: { ...body, borrowerRef: "b-1", principalAmount: "100.00", tenureDays: 3, idempotencyKey: crypto.randomUUID() }, headers: api(m.key) });
+  const res = await t.request("POST", "/v1/loans", {
+    body: { ...body, borrowerRef: "b-1", principalAmount: "100.00", tenureDays: 3, idempotencyKey: crypto.randomUUID() },
+    headers: api(m.key),
+  });
   expect(res.status).toBe(201);
-  expect(res.body).toMatchObject({ status: "CREATED", fundingState: "WAITING_KYC", kycGate: { required: true, kycConfirmed: false, agreementRecorded: false } });
+  expect(res.body).toMatchObject({
+    status: "CREATED",
+    fundingState: "WAITING_KYC",
+    kycGate: { required: true, kycConfirmed: false, agreementRecorded: false },
+  });
   const kyc = await t.request("POST", `/v1/loans/${res.body.id}/kyc-confirmation`, { body: { verified: true, merchantUserId: "ops-1" }, headers: api(m.key) });
   expect(kyc.status).toBe(201);
   expect(kyc.body.loan.fundingState).toBe("WAITING_KYC");
@@ -61,7 +86,8 @@ async function gatedLoan(m: Merchant, body: { loanProductId: string; chain: stri
 }
 
 const agree = (m: Merchant, loanId: string, body: Record<string, unknown>) => t.request("POST", `/v1/loans/${loanId}/agreement`, { body, headers: api(m.key) });
-const eventTypes = async (loanId: string) => (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loanId)).orderBy(events.seq)).map((e) => e.type);
+const eventTypes = async (loanId: string) =>
+  (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loanId)).orderBy(events.seq)).map((e) => e.type);
 const realSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
 
 describe("TON: a TON Connect signData agreement", () => {
@@ -71,7 +97,13 @@ describe("TON: a TON Connect signData agreement", () => {
     const { loan, challenge } = await gatedLoan(m, { loanProductId: m.tonProductId, chain: "TON_TESTNET", borrowerWalletAddress: wallet.address });
     expect(challenge.message).toContain("Chain: TON_TESTNET");
     const signed = await wallet.signData({ text: challenge.message, domain: EMBED_HOST, timestamp: realSeconds() });
-    const res = await agree(m, loan.id, { agreementChallengeId: challenge.id, walletSignature: signed.signature, publicKey: signed.publicKey, timestamp: signed.timestamp, domain: signed.domain });
+    const res = await agree(m, loan.id, {
+      agreementChallengeId: challenge.id,
+      walletSignature: signed.signature,
+      publicKey: signed.publicKey,
+      timestamp: signed.timestamp,
+      domain: signed.domain,
+    });
     expect(res.status).toBe(201);
     const agreement = {
       id: expect.any(String),
@@ -87,7 +119,13 @@ describe("TON: a TON Connect signData agreement", () => {
       createdAt: expect.any(String),
     };
     expect(res.body.agreement).toEqual({ ...agreement, loanId: loan.id });
-    expect(res.body.loan).toMatchObject({ id: loan.id, status: "ACTIVE", fundingState: "FUNDED", kycGate: { required: true, kycConfirmed: true, agreementRecorded: true }, agreement });
+    expect(res.body.loan).toMatchObject({
+      id: loan.id,
+      status: "ACTIVE",
+      fundingState: "FUNDED",
+      kycGate: { required: true, kycConfirmed: true, agreementRecorded: true },
+      agreement,
+    });
     expect(await eventTypes(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
     const got = await t.request("GET", `/v1/loans/${loan.id}`, { headers: api(m.key) });
     expect(got.body).toMatchObject({ status: "ACTIVE", agreement });
@@ -100,7 +138,10 @@ describe("TON: a TON Connect signData agreement", () => {
       sql`UPDATE loans SET agreement_id = NULL WHERE id = ${loan.id}`,
       sql`UPDATE loans SET agreement_id = ${crypto.randomUUID()} WHERE id = ${loan.id}`,
     ]) {
-      const refused = await (async () => t.db.run(statement))().then(() => null, (e: Error) => e);
+      const refused = await (async () => t.db.run(statement))().then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(String(refused?.cause ?? refused)).toContain("immutable");
     }
     const [kept] = await t.db.select().from(agreements).where(eq(agreements.loanId, loan.id));
@@ -113,7 +154,13 @@ describe("TON: a TON Connect signData agreement", () => {
     const wallet = testTonWallet("v5r1");
     const { loan, challenge } = await gatedLoan(m, { loanProductId: m.tonProductId, chain: "TON_TESTNET", borrowerWalletAddress: wallet.address });
     const signed = await wallet.signData({ text: challenge.message, domain: "shop.example", timestamp: realSeconds() });
-    const res = await agree(m, loan.id, { agreementChallengeId: challenge.id, walletSignature: signed.signature, publicKey: signed.publicKey, timestamp: signed.timestamp, domain: signed.domain });
+    const res = await agree(m, loan.id, {
+      agreementChallengeId: challenge.id,
+      walletSignature: signed.signature,
+      publicKey: signed.publicKey,
+      timestamp: signed.timestamp,
+      domain: signed.domain,
+    });
     expect(res.status).toBe(201);
     expect(res.body.loan).toMatchObject({ status: "ACTIVE", agreement: { domain: "shop.example" } });
   });
@@ -123,7 +170,13 @@ describe("TON: a TON Connect signData agreement", () => {
     const wallet = testTonWallet("v4");
     const { loan, challenge } = await gatedLoan(m, { loanProductId: m.tonProductId, chain: "TON_TESTNET", borrowerWalletAddress: wallet.address });
     const signed = await wallet.signData({ text: challenge.message, domain: EMBED_HOST, timestamp: realSeconds() });
-    const body = { agreementChallengeId: challenge.id, walletSignature: signed.signature, publicKey: signed.publicKey, timestamp: signed.timestamp, domain: signed.domain };
+    const body = {
+      agreementChallengeId: challenge.id,
+      walletSignature: signed.signature,
+      publicKey: signed.publicKey,
+      timestamp: signed.timestamp,
+      domain: signed.domain,
+    };
     const refusal = async (over: Record<string, unknown>) => {
       const res = await agree(m, loan.id, { ...body, ...over });
       expect(res.status).toBe(400);
@@ -151,15 +204,32 @@ describe("Solana: an ed25519 agreement", () => {
     const m = await gatedMerchant();
     const wallet = await testSolanaWallet();
     const { loan, challenge } = await gatedLoan(m, { loanProductId: m.usdcProductId, chain: "SOLANA_DEVNET", borrowerWalletAddress: wallet.address });
-    const bad = await agree(m, loan.id, { agreementChallengeId: challenge.id, walletSignature: await (await testSolanaWallet()).signMessage(challenge.message) });
+    const bad = await agree(m, loan.id, {
+      agreementChallengeId: challenge.id,
+      walletSignature: await (await testSolanaWallet()).signMessage(challenge.message),
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toEqual(["walletSignature: is not the wallet's ed25519 signature of the challenge message"]);
     const signature = await wallet.signMessage(challenge.message);
     // TON fields sent along with another chain's signature are not part of what was signed: not kept.
-    const res = await agree(m, loan.id, { agreementChallengeId: challenge.id, walletSignature: signature, agreementText: "Terms v2", domain: "ignored.example" });
+    const res = await agree(m, loan.id, {
+      agreementChallengeId: challenge.id,
+      walletSignature: signature,
+      agreementText: "Terms v2",
+      domain: "ignored.example",
+    });
     expect(res.status).toBe(201);
     expect(res.body.loan).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
-    expect(res.body.agreement).toMatchObject({ chain: "SOLANA_DEVNET", walletAddress: wallet.address, message: challenge.message, agreementText: "Terms v2", walletSignature: signature, publicKey: null, timestamp: null, domain: null });
+    expect(res.body.agreement).toMatchObject({
+      chain: "SOLANA_DEVNET",
+      walletAddress: wallet.address,
+      message: challenge.message,
+      agreementText: "Terms v2",
+      walletSignature: signature,
+      publicKey: null,
+      timestamp: null,
+      domain: null,
+    });
     expect(await eventTypes(loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
   });
 
@@ -182,7 +252,14 @@ describe("EVM: the agreement shows on the loan", () => {
     const walletSignature = await account.signMessage({ message: challenge.message });
     expect((await agree(m, loan.id, { agreementChallengeId: challenge.id, walletSignature })).status).toBe(201);
     const got = await t.request("GET", `/v1/loans/${loan.id}`, { headers: api(m.key) });
-    expect(got.body.agreement).toMatchObject({ chain: "POLYGON_AMOY", message: challenge.message, walletSignature, publicKey: null, timestamp: null, domain: null });
+    expect(got.body.agreement).toMatchObject({
+      chain: "POLYGON_AMOY",
+      message: challenge.message,
+      walletSignature,
+      publicKey: null,
+      timestamp: null,
+      domain: null,
+    });
     const other = await gatedMerchant();
     expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: api(other.key) })).status).toBe(404);
   });

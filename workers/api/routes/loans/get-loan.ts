@@ -14,7 +14,8 @@ export const route = defineRoute(
     operationId: "loans.get",
     tags: ["Loans"],
     summary: "Get a loan",
-    description: "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
+    description:
+      "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
     request: { params: LoanIdParamSchema },
     responses: { 200: { description: "The loan", content: { "application/json": { schema: LoanSchema } } } },
   },

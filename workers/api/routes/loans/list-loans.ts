@@ -9,11 +9,25 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
 const QuerySchema = PageQuerySchema.extend({
-  status: z.enum(LOAN_LIST_STATUSES).optional().openapi({ param: { name: "status", in: "query" }, description: "CREATED excludes declined loans; DECLINED is the derived state" }),
-  borrowerRef: z.string().min(1).max(255).optional().openapi({ param: { name: "borrowerRef", in: "query" } }),
+  status: z
+    .enum(LOAN_LIST_STATUSES)
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, description: "CREATED excludes declined loans; DECLINED is the derived state" }),
+  borrowerRef: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ param: { name: "borrowerRef", in: "query" } }),
   chain: ChainSchema.optional().openapi({ param: { name: "chain", in: "query" } }),
-  createdFrom: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "createdFrom", in: "query" }, description: "Inclusive, ISO-8601" }),
-  createdTo: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "createdTo", in: "query" }, description: "Inclusive, ISO-8601" }),
+  createdFrom: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ param: { name: "createdFrom", in: "query" }, description: "Inclusive, ISO-8601" }),
+  createdTo: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ param: { name: "createdTo", in: "query" }, description: "Inclusive, ISO-8601" }),
 });
 
 export const route = defineRoute(
@@ -24,7 +38,8 @@ export const route = defineRoute(
     operationId: "loans.list",
     tags: ["Loans"],
     summary: "List loans",
-    description: "The tenant's loans, newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",
+    description:
+      "The tenant's loans, newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",
     request: { query: QuerySchema },
     responses: { 200: { description: "A page of loans", content: { "application/json": { schema: pageOf(LoanSchema) } } } },
   },

@@ -266,8 +266,7 @@ describe("GET /v1/loans", () => {
     t.clock.advance(1); // the test clock stands still; newest-first needs distinct times
     await setPolicy(m, { requireKycVerified: true });
     const declined = (await post(m, loanBody(m, { borrowerRef: "bob" }))).body;
-    const list = async (q: string) =>
-      (await t.request("GET", `/v1/loans${q}`, { headers: { "x-api-key": m.key } })).body.data.map((l: { id: string }) => l.id);
+    const list = async (q: string) => (await t.request("GET", `/v1/loans${q}`, { headers: { "x-api-key": m.key } })).body.data.map((l: { id: string }) => l.id);
     expect(await list("")).toEqual([declined.id, active.id]);
     expect(await list("?status=DECLINED")).toEqual([declined.id]);
     expect(await list("?status=CREATED")).toEqual([]);
@@ -306,7 +305,10 @@ describe("loan-level KYC gate and agreements", () => {
     expect(loan).toMatchObject({ status: "CREATED", fundingState: "WAITING_KYC", kycGate: { required: true, kycConfirmed: false, agreementRecorded: false } });
     expect(loan.decision.outcome).toBe("APPROVED");
 
-    const kyc = await t.request("POST", `/v1/loans/${loan.id}/kyc-confirmation`, { body: { verified: true, merchantUserId: "ops-1", reference: "kyc-123" }, headers: { "x-api-key": m.key } });
+    const kyc = await t.request("POST", `/v1/loans/${loan.id}/kyc-confirmation`, {
+      body: { verified: true, merchantUserId: "ops-1", reference: "kyc-123" },
+      headers: { "x-api-key": m.key },
+    });
     expect(kyc.status).toBe(201);
     expect(kyc.body).toMatchObject({ loanId: loan.id, verified: true, merchantUserId: "ops-1", reference: "kyc-123" });
     expect(kyc.body.loan).toMatchObject({ status: "CREATED", fundingState: "WAITING_KYC", kycGate: { kycConfirmed: true, agreementRecorded: false } });
@@ -342,7 +344,10 @@ describe("loan-level KYC gate and agreements", () => {
     const { m, account, loan } = await gated();
     const challenge = await challengeFor(m, loan.id);
     const signature = await account.signMessage({ message: challenge.message });
-    const res = await t.request("POST", `/v1/loans/${loan.id}/agreement`, { body: { walletSignature: signature, agreementChallengeId: challenge.id }, headers: { "x-api-key": m.key } });
+    const res = await t.request("POST", `/v1/loans/${loan.id}/agreement`, {
+      body: { walletSignature: signature, agreementChallengeId: challenge.id },
+      headers: { "x-api-key": m.key },
+    });
     expect(res.body.loan.fundingState).toBe("WAITING_KYC");
     expect(res.body.agreement.agreementText).toBe(challenge.message);
     const declinedKyc = await t.request("POST", `/v1/loans/${loan.id}/kyc-confirmation`, { body: { verified: false }, headers: { "x-api-key": m.key } });
@@ -367,7 +372,10 @@ describe("loan-level KYC gate and agreements", () => {
     // The failed attempts did not use the challenge up: the right signature still works…
     const good = await account.signMessage({ message: challenge.message });
     // …but not after it expires on the tenant's clock.
-    await t.db.update(tenants).set({ clockOffsetMs: 5 * 60_000 }).where(eq(tenants.id, m.tenantId));
+    await t.db
+      .update(tenants)
+      .set({ clockOffsetMs: 5 * 60_000 })
+      .where(eq(tenants.id, m.tenantId));
     const expired = await post({ walletSignature: good, agreementChallengeId: challenge.id });
     expect(expired.status).toBe(400);
     expect(expired.body.message).toEqual(["agreementChallengeId: the challenge has expired"]);
@@ -381,7 +389,10 @@ describe("loan-level KYC gate and agreements", () => {
     const signature = await account.signMessage({ message: challenge.message });
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        t.request("POST", `/v1/loans/${loan.id}/agreement`, { body: { walletSignature: signature, agreementChallengeId: challenge.id }, headers: { "x-api-key": m.key } }),
+        t.request("POST", `/v1/loans/${loan.id}/agreement`, {
+          body: { walletSignature: signature, agreementChallengeId: challenge.id },
+          headers: { "x-api-key": m.key },
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
@@ -396,7 +407,8 @@ describe("loan-level KYC gate and agreements", () => {
     expect(res.status).toBe(409);
     const other = await merchant();
     for (const path of ["agreement-challenge", "kyc-confirmation", "agreement"]) {
-      const body = path === "kyc-confirmation" ? { verified: true } : path === "agreement" ? { walletSignature: "0x00", agreementChallengeId: newId() } : undefined;
+      const body =
+        path === "kyc-confirmation" ? { verified: true } : path === "agreement" ? { walletSignature: "0x00", agreementChallengeId: newId() } : undefined;
       const r = await t.request("POST", `/v1/loans/${funded.id}/${path}`, { body, headers: { "x-api-key": other.key } });
       expect(r.status).toBe(404);
     }
@@ -425,7 +437,10 @@ describe("liquidity", () => {
     await post(m, loanBody(m)); // headroom 1050.00: above
     await post(m, loanBody(m)); // 950.00: under → fires
     await post(m, loanBody(m)); // 850.00: still under → no second event
-    const lows = await t.db.select().from(events).where(and(eq(events.tenantId, m.tenantId), eq(events.type, "liquidity.low")));
+    const lows = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, m.tenantId), eq(events.type, "liquidity.low")));
     expect(lows).toHaveLength(1);
     expect(lows[0]!.envelope.data).toMatchObject({ pool: { headroom: "950.00", lowThreshold: "1000.00" } });
   });

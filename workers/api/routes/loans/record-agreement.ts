@@ -11,18 +11,26 @@ import { defineRoute } from "../../route.ts";
 
 const BodySchema = z
   .object({
-    walletSignature: z
+    walletSignature: z.string().min(1).max(8192).openapi({
+      description:
+        "The wallet's signature of the challenge message. EVM: EIP-191 personal_sign (0x + 130 hex), or a smart-contract wallet's ERC-1271 or ERC-6492-wrapped signature where the chain can be asked. Solana: ed25519 of the message's UTF-8 bytes, 64 bytes in base58 or base64. TON: the `signature` of a TON Connect signData reply with a `text` payload (base64), with publicKey, timestamp and domain.",
+    }),
+    agreementChallengeId: z.string().min(1).max(64),
+    agreementText: z
       .string()
       .min(1)
-      .max(8192)
-      .openapi({
-        description:
-          "The wallet's signature of the challenge message. EVM: EIP-191 personal_sign (0x + 130 hex), or a smart-contract wallet's ERC-1271 or ERC-6492-wrapped signature where the chain can be asked. Solana: ed25519 of the message's UTF-8 bytes, 64 bytes in base58 or base64. TON: the `signature` of a TON Connect signData reply with a `text` payload (base64), with publicKey, timestamp and domain.",
-      }),
-    agreementChallengeId: z.string().min(1).max(64),
-    agreementText: z.string().min(1).max(100_000).optional().openapi({ description: "The exact agreement text when you render the agreement yourself; kept immutably" }),
-    publicKey: z.string().min(1).max(128).optional().openapi({ description: "TON (required there): the wallet's public key (hex, as TON Connect's `ton_addr` reply carries it, or base64); it must be the key of the loan's wallet (standard v4 or v5r1 wallet)" }),
-    timestamp: z.number().int().optional().openapi({ description: "TON (required there): the signData reply's `timestamp` (unix seconds); accepted up to 15 minutes old" }),
+      .max(100_000)
+      .optional()
+      .openapi({ description: "The exact agreement text when you render the agreement yourself; kept immutably" }),
+    publicKey: z.string().min(1).max(128).optional().openapi({
+      description:
+        "TON (required there): the wallet's public key (hex, as TON Connect's `ton_addr` reply carries it, or base64); it must be the key of the loan's wallet (standard v4 or v5r1 wallet)",
+    }),
+    timestamp: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "TON (required there): the signData reply's `timestamp` (unix seconds); accepted up to 15 minutes old" }),
     domain: z.string().min(1).max(255).optional().openapi({
       description:
         "TON (required there): the signData reply's `domain`, the host of the TON Connect manifest of the page that asked for the signature. Allowed: the widget host, and the host of any allowed origin of your widget programs (add the origin of the page where you collect the signature to a program's `allowedOrigins`).",

@@ -65,7 +65,7 @@ const typesOf = async (key: string, loanId: string): Promise<string[]> => {
   return (res.body.data as { type: string }[]).map((e) => e.type).reverse();
 };
 const eventsOf = async (key: string, loanId: string, type: string): Promise<any[]> =>
-  ((await t.request("GET", `/v1/events?loanId=${loanId}&type=${type}&limit=100`, { headers: apiKey(key) })).body.data as any[]);
+  (await t.request("GET", `/v1/events?loanId=${loanId}&type=${type}&limit=100`, { headers: apiKey(key) })).body.data as any[];
 const settlementsOf = async (key: string, loanId: string): Promise<any[]> => {
   const res = await t.request("GET", `/v1/settlements/${loanId}`, { headers: apiKey(key) });
   expect(res.status).toBe(200);
@@ -131,7 +131,13 @@ async function tonMerchant() {
 /** An ACTIVE TON_TESTNET loan of 100.00 (102.00 due) to a fresh raw address, which also gets `faucetAmount` test USDT. */
 async function tonLoan(m: Awaited<ReturnType<typeof tonMerchant>>, overrides: Record<string, unknown> = {}, faucetAmount = "10.00") {
   const borrower = newTonAddress();
-  const loan = await createdLoan(t, m.key, { loanProductId: m.tonProductId, chain: "TON_TESTNET", borrowerWalletAddress: borrower, tenureDays: 3, ...overrides });
+  const loan = await createdLoan(t, m.key, {
+    loanProductId: m.tonProductId,
+    chain: "TON_TESTNET",
+    borrowerWalletAddress: borrower,
+    tenureDays: 3,
+    ...overrides,
+  });
   expect(loan).toMatchObject({ status: "ACTIVE", chain: "TON_TESTNET", stablecoin: "USDT", totalDue: "102.00" });
   if (faucetAmount !== "0") await faucet(m.key, "TON_TESTNET", borrower, faucetAmount);
   return { loan, borrower: loan.borrowerWalletAddress as string };
@@ -232,7 +238,12 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
         amountUnits: "102000000",
         loanIdBytes32: loanIdToBytes32(loan.id),
         transactions: [
-          { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [pool, 102n * UNITS] }), value: "0", description: expect.any(String) },
+          {
+            to: token,
+            data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [pool, 102n * UNITS] }),
+            value: "0",
+            description: expect.any(String),
+          },
           {
             to: pool,
             data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loan.id), 102n * UNITS] }),
@@ -250,7 +261,15 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
 
       // GET right after the helper answers: already applied.
       const after = await getLoan(m.key, loan.id);
-      expect(after).toMatchObject({ id: loan.id, status: "REPAID", derivedStatus: "REPAID", totalDue: "102.00", amountPaid: "102.000000", amountDue: "0.000000", surplus: "0.000000" });
+      expect(after).toMatchObject({
+        id: loan.id,
+        status: "REPAID",
+        derivedStatus: "REPAID",
+        totalDue: "102.00",
+        amountPaid: "102.000000",
+        amountDue: "0.000000",
+        surplus: "0.000000",
+      });
       expect(after.repaidAt).toEqual(expect.any(String));
 
       expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
@@ -260,7 +279,16 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
       const history = await settlementsOf(m.key, loan.id);
       expect(history).toEqual([
         expect.objectContaining({ kind: "FUNDING", status: "CONFIRMED", amount: "100.00", chain, asset: "USDC", txHash: loan.fundingTxHash }),
-        expect.objectContaining({ kind: "REPAYMENT", status: "CONFIRMED", amount: "102.00", chain, asset: "USDC", txHash: repaid.txHash, from: borrower.address, to: pool }),
+        expect.objectContaining({
+          kind: "REPAYMENT",
+          status: "CONFIRMED",
+          amount: "102.00",
+          chain,
+          asset: "USDC",
+          txHash: repaid.txHash,
+          from: borrower.address,
+          to: pool,
+        }),
       ]);
 
       // Money moved on the chain and in the books, once.
@@ -307,7 +335,8 @@ describe("what the settlement records", () => {
     await tonTransfer(m.key, { from: tonBorrower, to: instructions.to, amount: instructions.amount, comment: instructions.comment });
     seen.push({ loan: "TON, 2 days later", repaidAt: (await getLoan(m.key, ton.id)).repaidAt, tenantNow: new Date(await tenantNow(m.key)).toISOString() });
     // Within the second of the block that carried the payment.
-    const inWindow = (r: (typeof seen)[number]) => r.repaidAt !== null && Date.parse(r.tenantNow) - Date.parse(r.repaidAt) >= 0 && Date.parse(r.tenantNow) - Date.parse(r.repaidAt) < 1000;
+    const inWindow = (r: (typeof seen)[number]) =>
+      r.repaidAt !== null && Date.parse(r.tenantNow) - Date.parse(r.repaidAt) >= 0 && Date.parse(r.tenantNow) - Date.parse(r.repaidAt) < 1000;
     expect(seen.map((r) => ({ ...r, inWindow: inWindow(r) }))).toEqual(seen.map((r) => ({ ...r, inWindow: true })));
   });
 
@@ -323,9 +352,22 @@ describe("what the settlement records", () => {
       expect(res.body).toMatchObject({ amount: "103.00", amountUnits: "103000000" });
       await own.simChains.chain("POLYGON_AMOY", m.tenantId).faucet({ address: borrower.address, amount: 3n * UNITS });
       const signed = async (tx: { to: string; data: string }, nonce: number) =>
-        borrower.signTransaction({ chainId: 80002, nonce, to: tx.to as Hex, data: tx.data as Hex, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+        borrower.signTransaction({
+          chainId: 80002,
+          nonce,
+          to: tx.to as Hex,
+          data: tx.data as Hex,
+          value: 0n,
+          gas: 200_000n,
+          maxFeePerGas: 1n,
+          maxPriorityFeePerGas: 1n,
+          type: "eip1559",
+        });
       for (const [i, tx] of res.body.transactions.entries()) {
-        const sent = await own.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction: await signed(tx, i) }, headers: apiKey(m.key) });
+        const sent = await own.request("POST", "/v1/sandbox/chain/transactions", {
+          body: { chain: "POLYGON_AMOY", signedTransaction: await signed(tx, i) },
+          headers: apiKey(m.key),
+        });
         expect(sent.body.status).toBe("success");
       }
       const after = (await own.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.key) })).body;
@@ -446,7 +488,16 @@ describe("TON on TON_TESTNET", () => {
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     expect(await settlementsOf(m.key, loan.id)).toEqual([
       expect.objectContaining({ kind: "FUNDING", status: "CONFIRMED", amount: "100.00", chain: "TON_TESTNET", asset: "USDT", txHash: loan.fundingTxHash }),
-      expect.objectContaining({ kind: "REPAYMENT", status: "CONFIRMED", amount: "102.00", chain: "TON_TESTNET", asset: "USDT", txHash: paid.txHash, from: borrower, to: TON_CONFIG.settlementWallet }),
+      expect.objectContaining({
+        kind: "REPAYMENT",
+        status: "CONFIRMED",
+        amount: "102.00",
+        chain: "TON_TESTNET",
+        asset: "USDT",
+        txHash: paid.txHash,
+        from: borrower,
+        to: TON_CONFIG.settlementWallet,
+      }),
     ]);
     expect(await sim.balanceOf(borrower)).toBe(8n * UNITS);
     expect((await sim.balanceOf(TON_CONFIG.settlementWallet!)) - walletBefore).toBe(102n * UNITS);
@@ -492,7 +543,13 @@ describe("amounts", () => {
     const poolBefore = await poolOf(m.tenantId, "USDT");
 
     const first = await tonTransfer(m.key, { from: borrower, to: TON_SETTLEMENT_WALLET, amount: "40.500000", comment: `svc:repay:${loan.id}` });
-    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "ACTIVE", totalDue: "102.00", amountPaid: "40.500000", amountDue: "61.500000", repaidAt: null });
+    expect(await getLoan(m.key, loan.id)).toMatchObject({
+      status: "ACTIVE",
+      totalDue: "102.00",
+      amountPaid: "40.500000",
+      amountDue: "61.500000",
+      repaidAt: null,
+    });
     const rest = await instructionsOf(m.key, loan.id);
     expect(rest).toMatchObject({ amount: "61.500000", amountUnits: "61500000" });
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
@@ -542,7 +599,14 @@ describe("amounts", () => {
     const after = await getLoan(m.key, loan.id);
     expect(after).toMatchObject({ status: "REPAID", amountPaid: "105.000000", surplus: "0.000000" });
     expect(after.defaultedAt).toEqual(expect.any(String));
-    expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted", "loan.repaid"]);
+    expect(await typesOf(m.key, loan.id)).toEqual([
+      "loan.application_submitted",
+      "loan.decision",
+      "loan.funded",
+      "loan.overdue",
+      "loan.defaulted",
+      "loan.repaid",
+    ]);
     expect((await settlementsOf(m.key, loan.id)).map((s) => [s.kind, s.amount])).toEqual([
       ["FUNDING", "100.00"],
       ["REPAYMENT", "105.00"],
@@ -598,10 +662,16 @@ describe("spoofing fails", () => {
     const borrower = newAccount();
     const loan = await evmLoan(m, borrower);
     const poolBefore = await poolOf(m.tenantId, "USDC");
-    const topics = encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(loan.id), payer: borrower.address } }) as string[];
+    const topics = encodeEventTopics({
+      abi: SVC_POOL_ABI,
+      eventName: "Repaid",
+      args: { loanId: loanIdToBytes32(loan.id), payer: borrower.address },
+    }) as string[];
     const data = encodeAbiParameters([{ type: "uint256" }], [102n * UNITS]);
     const impostor = newAccount().address;
-    const emitted = await t.simChains.chain("POLYGON_AMOY", m.tenantId).emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: m.tenantId });
+    const emitted = await t.simChains
+      .chain("POLYGON_AMOY", m.tenantId)
+      .emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: m.tenantId });
     const report = await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
     expect(report.lastBlock).toBeGreaterThanOrEqual(emitted.blockNumber);
     expect(report.payments).toBe(0);
@@ -625,7 +695,9 @@ describe("spoofing fails", () => {
     const withRepaidFrom = (address: string) => ({ ...stored, logs: [transferLog, { ...stored.logs[0]!, address, logIndex: 1 }] });
     // Nothing names the loan; the token that did reach the pool is kept as a payment naming no loan (unmatched).
     expect(classifyTransaction(withRepaidFrom(impostor))).toEqual([expect.objectContaining({ kind: "payment", loanId: null, logIndex: 0 })]);
-    expect(classifyTransaction(withRepaidFrom(pool))).toEqual([expect.objectContaining({ kind: "payment", loanId: loan.id, amount: 102n * UNITS, from: borrower.address })]);
+    expect(classifyTransaction(withRepaidFrom(pool))).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: loan.id, amount: 102n * UNITS, from: borrower.address }),
+    ]);
   });
 
   test("a transfer of another jetton with the right comment", async () => {
@@ -633,7 +705,13 @@ describe("spoofing fails", () => {
     const { loan, borrower } = await tonLoan(m);
     const fakeJetton = newTonAddress();
     await t.simChains.chain("TON_TESTNET", m.tenantId).faucet({ address: borrower, amount: 500n * UNITS, token: fakeJetton });
-    const sent = await tonTransfer(m.key, { from: borrower, to: TON_SETTLEMENT_WALLET, amount: "102.000000", comment: `svc:repay:${loan.id}`, token: fakeJetton });
+    const sent = await tonTransfer(m.key, {
+      from: borrower,
+      to: TON_SETTLEMENT_WALLET,
+      amount: "102.000000",
+      comment: `svc:repay:${loan.id}`,
+      token: fakeJetton,
+    });
     expect(sent.status).toBe("success");
     expect(await t.simChains.chain("TON_TESTNET", m.tenantId).balanceOf(TON_CONFIG.settlementWallet!, fakeJetton)).toBeGreaterThanOrEqual(102n * UNITS);
     await expectUnpaid(m.key, loan.id);
@@ -763,9 +841,13 @@ describe("the listener credits a transaction once", () => {
     // TON: the transfer with the exact comment, likewise not yet polled.
     const { loan: ton, borrower: tonBorrower } = await tonLoan(m);
     const usdtBefore = (await poolOf(m.tenantId, "USDT")).available;
-    const tonPaid = await t.simChains
-      .chain("TON_TESTNET", m.tenantId)
-      .transferToken({ from: tonBorrower, to: TON_CONFIG.settlementWallet!, amount: 102n * UNITS, comment: `svc:repay:${ton.id}`, sandboxTenantId: m.tenantId });
+    const tonPaid = await t.simChains.chain("TON_TESTNET", m.tenantId).transferToken({
+      from: tonBorrower,
+      to: TON_CONFIG.settlementWallet!,
+      amount: 102n * UNITS,
+      comment: `svc:repay:${ton.id}`,
+      sandboxTenantId: m.tenantId,
+    });
     expect(tonPaid.status).toBe("success");
     expect((await getLoan(m.key, evm.id)).status).toBe("ACTIVE");
     expect((await getLoan(m.key, ton.id)).status).toBe("ACTIVE");
@@ -845,25 +927,60 @@ describe("errors", () => {
       // Not hex; hex that is no transaction; an unsigned transaction; signed for another chain id; a nonce too high.
       expectFieldError(await post("POLYGON_AMOY", "not hex"), "signedTransaction");
       expectFieldError(await post("POLYGON_AMOY", "0xdeadbeef"), "signedTransaction");
-      const unsigned = serializeTransaction({ chainId: 80002, nonce: 0, to: approveTx.to, data: approveTx.data, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+      const unsigned = serializeTransaction({
+        chainId: 80002,
+        nonce: 0,
+        to: approveTx.to,
+        data: approveTx.data,
+        gas: 200_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+        type: "eip1559",
+      });
       expectFieldError(await post("POLYGON_AMOY", unsigned), "signedTransaction");
-      const baseSigned = await borrower.signTransaction({ chainId: 84532, nonce: 0, to: approveTx.to, data: approveTx.data, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+      const baseSigned = await borrower.signTransaction({
+        chainId: 84532,
+        nonce: 0,
+        to: approveTx.to,
+        data: approveTx.data,
+        value: 0n,
+        gas: 200_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+        type: "eip1559",
+      });
       const wrongChain = await post("POLYGON_AMOY", baseSigned);
       expectFieldError(wrongChain, "signedTransaction");
       expect(wrongChain.body.message.join(" ")).toContain("84532");
-      const futureNonce = await borrower.signTransaction({ chainId: 80002, nonce: 7, to: approveTx.to, data: approveTx.data, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+      const futureNonce = await borrower.signTransaction({
+        chainId: 80002,
+        nonce: 7,
+        to: approveTx.to,
+        data: approveTx.data,
+        value: 0n,
+        gas: 200_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+        type: "eip1559",
+      });
       expectFieldError(await post("POLYGON_AMOY", futureNonce), "signedTransaction");
       // Nothing of it reached the chain.
       expect(await t.simChains.chain("POLYGON_AMOY", m.tenantId).nonceOf(borrower.address)).toBe(0);
       expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
       // A field missing altogether.
-      expectFieldError(await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY" }, headers: apiKey(m.key) }), "signedTransaction");
+      expectFieldError(
+        await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY" }, headers: apiKey(m.key) }),
+        "signedTransaction",
+      );
     });
 
     test("a live chain: 403 on faucet, transfers and transactions", async () => {
       const m = await sandboxTenant(t);
       const wallet = newAccount().address;
-      const faucetRes = await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "POLYGON", address: wallet, amount: "5.00" }, headers: apiKey(m.key) });
+      const faucetRes = await t.request("POST", "/v1/sandbox/chain/faucet", {
+        body: { chain: "POLYGON", address: wallet, amount: "5.00" },
+        headers: apiKey(m.key),
+      });
       expect(faucetRes.status).toBe(403);
       expect(faucetRes.body).toMatchObject({ statusCode: 403, error: "Forbidden" });
       const transferRes = await t.request("POST", "/v1/sandbox/chain/transfers", {
@@ -871,7 +988,17 @@ describe("errors", () => {
         headers: apiKey(m.key),
       });
       expect(transferRes.status).toBe(403);
-      const signed = await newAccount().signTransaction({ chainId: 137, nonce: 0, to: wallet as Hex, data: "0x", value: 0n, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+      const signed = await newAccount().signTransaction({
+        chainId: 137,
+        nonce: 0,
+        to: wallet as Hex,
+        data: "0x",
+        value: 0n,
+        gas: 21_000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+        type: "eip1559",
+      });
       const txRes = await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "BASE", signedTransaction: signed }, headers: apiKey(m.key) });
       expect(txRes.status).toBe(403);
     });

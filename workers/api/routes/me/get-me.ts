@@ -2,12 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { RoleSchema } from "../../../../shared/schemas/auth.ts";
 import { isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
-import {
-  MerchantConfigSchema,
-  merchantConfigView,
-  WidgetProgramSchema,
-  widgetProgramView,
-} from "../../../../shared/schemas/merchant-config.ts";
+import { MerchantConfigSchema, merchantConfigView, WidgetProgramSchema, widgetProgramView } from "../../../../shared/schemas/merchant-config.ts";
 import { principalEmailVerified } from "../../../../shared/auth/email-verification.ts";
 import { describeTenant } from "../../../../shared/tenants/describe-tenant.ts";
 import type { AppEnv } from "../../context.ts";

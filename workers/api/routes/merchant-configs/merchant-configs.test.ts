@@ -131,12 +131,9 @@ describe("merchant configurations: happy path", () => {
   test("an ADMIN may create; the list is newest first and pages with a cursor", async () => {
     const fresh = await createTestApp();
     try {
-      const token = (
-        await fresh.request("POST", "/v1/auth/signup", { body: { email: "o@p.example", password: PASSWORD, companyName: "P" } })
-      ).body.accessToken;
+      const token = (await fresh.request("POST", "/v1/auth/signup", { body: { email: "o@p.example", password: PASSWORD, companyName: "P" } })).body.accessToken;
       await fresh.request("POST", "/v1/users", { headers: bearer(token), body: { email: "a@p.example", password: PASSWORD, role: "ADMIN" } });
-      const adminToken = (await fresh.request("POST", "/v1/auth/login", { body: { email: "a@p.example", password: PASSWORD } })).body
-        .accessToken;
+      const adminToken = (await fresh.request("POST", "/v1/auth/login", { body: { email: "a@p.example", password: PASSWORD } })).body.accessToken;
       const ids: string[] = [(await fresh.request("GET", "/v1/merchant-configs", { headers: bearer(token) })).body.data[0].id];
       for (const network of ["TON", "BASE"] as const) {
         fresh.clock.advance(1000);
@@ -332,7 +329,12 @@ describe("merchant configurations: errors", () => {
     expect(res.body.message).toHaveLength(1);
   });
 
-  test.each([["null", null], ["an array", [body()]], ["a string", "hello"], ["a number", 42]])("a body that is %s", async (_n, b) => {
+  test.each([
+    ["null", null],
+    ["an array", [body()]],
+    ["a string", "hello"],
+    ["a number", 42],
+  ])("a body that is %s", async (_n, b) => {
     const res = await post(b);
     expect(res.status).toBe(400);
     expect(res.body.statusCode).toBe(400);

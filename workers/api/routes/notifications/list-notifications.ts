@@ -16,7 +16,9 @@ export const route = defineRoute(
     description:
       "Every event of the tenant becomes a notification (the dashboard's Notifications page), e-mailed to the account owner; each shows its e-mail's status, attempts and last error. Newest first, in the order of the events (as `GET /v1/events`); `unread=true` for the unread ones only; `limit` 1 to 100 (default 20) and `cursor`.",
     request: { query: ListNotificationsQuerySchema },
-    responses: { 200: { description: "A page of notifications", content: { "application/json": { schema: pageOf(NotificationSchema).openapi("NotificationPage") } } } },
+    responses: {
+      200: { description: "A page of notifications", content: { "application/json": { schema: pageOf(NotificationSchema).openapi("NotificationPage") } } },
+    },
   },
 );
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { notifications } from "../../../../db/schema/webhooks.ts";
 import { encodeEventCursor } from "../../../../shared/events/list-events.ts";
-import { memoryDeliveryQueue } from "../../../../shared/webhooks/memory-queue.ts";
+import type { memoryDeliveryQueue } from "../../../../shared/webhooks/memory-queue.ts";
 import { addUserWithRole, bearer, createKey, signUpTenant, verificationTokenFor } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
@@ -64,7 +64,10 @@ describe("notifications: happy path", () => {
     const [funded, decision] = (await list(apiKey(m.key))).body.data;
     const sentAt = new Date(t.clock.now().getTime() + 1500);
     await t.db.update(notifications).set({ emailStatus: "SENT", emailAttempts: 1, emailSentAt: sentAt }).where(eq(notifications.id, funded.id));
-    await t.db.update(notifications).set({ emailStatus: "FAILED", emailAttempts: 3, emailError: "provider answered 503" }).where(eq(notifications.id, decision.id));
+    await t.db
+      .update(notifications)
+      .set({ emailStatus: "FAILED", emailAttempts: 3, emailError: "provider answered 503" })
+      .where(eq(notifications.id, decision.id));
     const [f, d] = (await list(apiKey(m.key))).body.data;
     expect(f.email).toEqual({ to: m.email.toLowerCase(), status: "SENT", attempts: 1, error: null, sentAt: sentAt.toISOString() });
     expect(d.email).toEqual({ to: m.email.toLowerCase(), status: "FAILED", attempts: 3, error: "provider answered 503", sentAt: null });
@@ -206,6 +209,7 @@ describe("notifications: e-mail only to a verified owner", () => {
     for (const n of pending) expect(n.email).toEqual({ to: owner.email, status: "PENDING", attempts: 0, error: null, sentAt: null });
     for (const n of pending) expect(emailMessages()).toContain(n.id);
     // The earlier ones stay skipped: verification does not replay the past.
-    for (const n of (await list(apiKey(key), "?limit=100")).body.data.filter((x: { body: string }) => x.body.includes(before.id))) expect(n.email.status).toBe("SKIPPED");
+    for (const n of (await list(apiKey(key), "?limit=100")).body.data.filter((x: { body: string }) => x.body.includes(before.id)))
+      expect(n.email.status).toBe("SKIPPED");
   });
 });

@@ -3,7 +3,9 @@ import { markAllNotificationsRead } from "../../../../shared/notifications/notif
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
-const ResponseSchema = z.object({ updated: z.number().int().openapi({ description: "How many notifications were unread and are now read." }) }).openapi("NotificationsRead");
+const ResponseSchema = z
+  .object({ updated: z.number().int().openapi({ description: "How many notifications were unread and are now read." }) })
+  .openapi("NotificationsRead");
 
 export const route = defineRoute(
   { auth: "KEY_OR_JWT" },

@@ -16,7 +16,10 @@ export const NotificationSchema = z
     email: z
       .object({
         to: z.string().nullable().openapi({ description: "The account owner's address; null when the tenant has none." }),
-        status: z.enum(EMAIL_STATUSES).openapi({ description: "PENDING (to send or being retried), SENT, FAILED (retries exhausted) or SKIPPED (not sent: the owner's e-mail address is not verified yet, or there is no owner; `error` says which). Verifying the address does not send e-mails skipped before." }),
+        status: z.enum(EMAIL_STATUSES).openapi({
+          description:
+            "PENDING (to send or being retried), SENT, FAILED (retries exhausted) or SKIPPED (not sent: the owner's e-mail address is not verified yet, or there is no owner; `error` says which). Verifying the address does not send e-mails skipped before.",
+        }),
         attempts: z.number().int(),
         error: z.string().nullable().openapi({ description: "The last sending error, or why the e-mail was SKIPPED (`owner e-mail not verified`)." }),
         sentAt: TimestampSchema.nullable(),

@@ -73,7 +73,10 @@ describe("policies: happy path", () => {
   test("blocked wallets are stored canonical, per address family, and deduplicated", async () => {
     const m = await sandboxTenant(t);
     const evm = newWallet();
-    const res = await put(m.key, policy({ blockedWallets: [evm.toLowerCase(), evm, ` ${evm.toUpperCase().replace("0X", "0x")} `, TON_RAW.toUpperCase(), TON_RAW, SOLANA] }));
+    const res = await put(
+      m.key,
+      policy({ blockedWallets: [evm.toLowerCase(), evm, ` ${evm.toUpperCase().replace("0X", "0x")} `, TON_RAW.toUpperCase(), TON_RAW, SOLANA] }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.blockedWallets).toEqual([evm, TON_RAW, SOLANA]);
   });
@@ -191,7 +194,11 @@ describe("policies: errors", () => {
     ["maxOpenLoansPerBorrower as a string", { maxOpenLoansPerBorrower: "2" }, "maxOpenLoansPerBorrower"],
     ["blockedWallets not a list", { blockedWallets: "0xabc" }, "blockedWallets"],
     ["a blocked wallet that is no address", { blockedWallets: ["not-a-wallet"] }, "blockedWallets.0"],
-    ["a blocked EVM wallet with a bad checksum", { blockedWallets: [SOLANA, "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045".replace("0xd8dA", "0xD8dA")] }, "blockedWallets.1"],
+    [
+      "a blocked EVM wallet with a bad checksum",
+      { blockedWallets: [SOLANA, "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045".replace("0xd8dA", "0xD8dA")] },
+      "blockedWallets.1",
+    ],
     ["a blocked wallet that is a number", { blockedWallets: [42] }, "blockedWallets.0"],
     ["a blocked wallet of 5000 characters", { blockedWallets: ["x".repeat(5000)] }, "blockedWallets.0"],
   ])("%s", async (_name, over, field) => {
@@ -215,7 +222,7 @@ describe("policies: errors", () => {
   });
 
   test("malformed JSON", async () => {
-    const res = await t.request("PUT", "/v1/policies", { headers: { ...apiKey(key), "content-type": "application/json" }, rawBody: "{\"requireKycVerified\":" });
+    const res = await t.request("PUT", "/v1/policies", { headers: { ...apiKey(key), "content-type": "application/json" }, rawBody: '{"requireKycVerified":' });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Malformed JSON in request body");
   });
@@ -247,7 +254,10 @@ describe("policies: security", () => {
     expect((await t.request("GET", "/v1/policies", { headers: apiKey(b.key) })).body).toMatchObject({ version: 1, requireKycVerified: false });
     // b's loans are decided with b's policy.
     expect((await createdLoan(t, b.key)).decision).toMatchObject({ outcome: "APPROVED", policyVersion: 1 });
-    const rows = await t.db.select().from(policies).where(and(eq(policies.tenantId, b.tenantId)));
+    const rows = await t.db
+      .select()
+      .from(policies)
+      .where(and(eq(policies.tenantId, b.tenantId)));
     expect(rows).toHaveLength(1);
   });
 

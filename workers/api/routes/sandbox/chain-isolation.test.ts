@@ -46,7 +46,17 @@ const submit = (m: Merchant, signedTransaction: string) =>
   t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction }, headers: apiKey(m.key) });
 
 const signed = (account: PrivateKeyAccount, nonce: number, to: Hex, data: Hex) =>
-  account.signTransaction({ chainId: POLYGON.chainId!, nonce, to, data, value: 0n, gas: 200_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
+  account.signTransaction({
+    chainId: POLYGON.chainId!,
+    nonce,
+    to,
+    data,
+    value: 0n,
+    gas: 200_000n,
+    maxFeePerGas: 1n,
+    maxPriorityFeePerGas: 1n,
+    type: "eip1559",
+  });
 
 /** A sandbox tenant with a TON/USDT rail and a funded USDT pool, and one ACTIVE TON loan of 100.00 to a fresh wallet. */
 async function tonLender() {
@@ -66,7 +76,12 @@ async function tonLender() {
   });
   expect(config.status).toBe(201);
   expect((await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "100000.00", stablecoin: "USDT" }, headers: apiKey(m.key) })).status).toBe(200);
-  const loan = await createdLoan(t, m.key, { loanProductId: config.body.loanProductId, chain: "TON_TESTNET", borrowerWalletAddress: newTonAddress(), tenureDays: 3 });
+  const loan = await createdLoan(t, m.key, {
+    loanProductId: config.body.loanProductId,
+    chain: "TON_TESTNET",
+    borrowerWalletAddress: newTonAddress(),
+    tenureDays: 3,
+  });
   expect(loan).toMatchObject({ status: "ACTIVE", chain: "TON_TESTNET" });
   return { ...m, loan, borrower: loan.borrowerWalletAddress as string };
 }
@@ -128,7 +143,8 @@ describe("a tenant's sandbox transfers move only its own wallets", () => {
     const paid = await transfer(b, { chain: "TON_TESTNET", from: payer, to: TON.settlementWallet!, amount: "102.00", comment: `svc:repay:${a.loan.id}` });
     expect(paid.body).toMatchObject({ status: "success" });
     expect((await t.request("GET", `/v1/loans/${a.loan.id}`, { headers: apiKey(a.key) })).body).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
-    const keptFor = async (m: Merchant) => (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.txHash === paid.body.txHash);
+    const keptFor = async (m: Merchant) =>
+      (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.txHash === paid.body.txHash);
     expect(await keptFor(a)).toEqual([]);
     expect(await keptFor(b)).toEqual([expect.objectContaining({ claimedLoanId: a.loan.id, reason: "no loan with this id", amount: "102.000000" })]);
   });
@@ -179,7 +195,9 @@ describe("signed EVM transactions run on the caller's own ledger", () => {
     }
     expect(hashes[0]).toBe(hashes[1]);
     for (const m of [a, b]) {
-      const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.txHash === hashes[0]);
+      const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter(
+        (u: any) => u.txHash === hashes[0],
+      );
       expect(kept).toEqual([expect.objectContaining({ amount: "3.000000", from: wallet.address, attributedLoanId: null })]);
     }
   });

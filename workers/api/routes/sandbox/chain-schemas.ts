@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 
-export const ChainAmount = z.string().regex(/^\d+(\.\d{1,6})?$/, "must be a decimal string with at most 6 decimals").openapi({ example: "150.00" });
+export const ChainAmount = z
+  .string()
+  .regex(/^\d+(\.\d{1,6})?$/, "must be a decimal string with at most 6 decimals")
+  .openapi({ example: "150.00" });
 
 const TxResult = z
   .object({ txHash: z.string(), status: z.enum(["success", "reverted", "failed"]), blockNumber: z.number().int() })
@@ -9,7 +12,9 @@ const TxResult = z
   .openapi("SandboxTransaction");
 
 export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
-export const txResponses = { 200: { description: "Included in a block and processed by the settlement listener", content: { "application/json": { schema: TxResult } } } };
+export const txResponses = {
+  200: { description: "Included in a block and processed by the settlement listener", content: { "application/json": { schema: TxResult } } },
+};
 export const SANDBOX_ONLY =
   "Sandbox tenants and sandbox chains only (403 otherwise). It works on the tenant's own ledger of the chain: no other tenant sees it, and it never moves another tenant's or the platform's funds.";
 

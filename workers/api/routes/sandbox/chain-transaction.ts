@@ -6,7 +6,13 @@ import { defineRoute } from "../../route.ts";
 import { chainDeps, jsonBody, SANDBOX_ONLY, txResponses } from "./chain-schemas.ts";
 
 const BodySchema = z
-  .object({ chain: ChainSchema, signedTransaction: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex").max(100_000) })
+  .object({
+    chain: ChainSchema,
+    signedTransaction: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
+      .max(100_000),
+  })
   .openapi("SandboxTransactionRequest");
 
 export const route = defineRoute(

@@ -202,7 +202,13 @@ describe("sandbox liquidity", () => {
     await createdLoan(t, m.key); // 700: still the same dip
     let lows = await eventsOfType(m.key, "liquidity.low");
     expect(lows).toHaveLength(1);
-    expect(lows[0]).toMatchObject({ type: "liquidity.low", tenantId: m.tenantId, program: null, channel: null, data: { loanId: crossing.id, pool: { lowThreshold: "850.00", headroom: "800.00" } } });
+    expect(lows[0]).toMatchObject({
+      type: "liquidity.low",
+      tenantId: m.tenantId,
+      program: null,
+      channel: null,
+      data: { loanId: crossing.id, pool: { lowThreshold: "850.00", headroom: "800.00" } },
+    });
 
     // Topped up at or above the threshold: re-armed, no event.
     await setLiquidity(m.key, { available: "900.00" });
@@ -242,7 +248,10 @@ describe("sandbox liquidity", () => {
     const m = await sandboxTenant(t);
     const usdt = await setLiquidity(m.key, { available: "10.00", stablecoin: "USDT", lowThreshold: "1.00" });
     expect(usdt.body.pool).toMatchObject({ stablecoin: "USDT", available: "10.00", lowThreshold: "1.00" });
-    const again = await Promise.all([setLiquidity(m.key, { available: "20.00", stablecoin: "USDT" }), setLiquidity(m.key, { available: "30.00", stablecoin: "USDT" })]);
+    const again = await Promise.all([
+      setLiquidity(m.key, { available: "20.00", stablecoin: "USDT" }),
+      setLiquidity(m.key, { available: "30.00", stablecoin: "USDT" }),
+    ]);
     expect(again.map((r) => r.body.pool.id)).toEqual([usdt.body.pool.id, usdt.body.pool.id]);
     const pools = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
     expect(pools.map((p) => [p.stablecoin, p.available]).sort()).toEqual([

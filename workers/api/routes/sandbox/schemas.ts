@@ -37,16 +37,22 @@ const MAX_POOL_UNITS = 1_000_000_000n * UNITS_PER_COIN;
 const AMOUNT_PATTERN = /^\d+(\.\d{1,2})?$/;
 
 /** AmountSchema bounded to MAX_POOL_UNITS; a string the pattern refused is reported once, by the pattern. */
-const PoolAmountSchema = AmountSchema.refine((s) => {
-  const units = parseAmount(s, 2);
-  return units === null ? !AMOUNT_PATTERN.test(s) : units <= MAX_POOL_UNITS;
-}, `must be at most ${formatAmount(MAX_POOL_UNITS)}`);
+const PoolAmountSchema = AmountSchema.refine(
+  (s) => {
+    const units = parseAmount(s, 2);
+    return units === null ? !AMOUNT_PATTERN.test(s) : units <= MAX_POOL_UNITS;
+  },
+  `must be at most ${formatAmount(MAX_POOL_UNITS)}`,
+);
 
 export const SetLiquidityBodySchema = z
   .object({
     available: PoolAmountSchema.openapi({ description: "The pool's balance, reservations included; at least what is reserved.", example: "100000.00" }),
     stablecoin: z.enum(STABLECOINS).default("USDC").openapi({ description: "Which of the tenant's pools; default USDC.", example: "USDC" }),
-    lowThreshold: PoolAmountSchema.optional().openapi({ description: "`liquidity.low` fires once when headroom falls under this; omitted: unchanged (1000.00 for a new pool).", example: "1000.00" }),
+    lowThreshold: PoolAmountSchema.optional().openapi({
+      description: "`liquidity.low` fires once when headroom falls under this; omitted: unchanged (1000.00 for a new pool).",
+      example: "1000.00",
+    }),
   })
   .openapi("SetSandboxLiquidityRequest");
 

@@ -21,7 +21,9 @@ export const route = defineRoute(
       "Sandbox tenants only: a live tenant gets 403.",
     ].join("\n\n"),
     request: { body: { required: true, content: { "application/json": { schema: SetLiquidityBodySchema } } } },
-    responses: { 200: { description: "The pool after the change and the funding retry", content: { "application/json": { schema: SetLiquidityResultSchema } } } },
+    responses: {
+      200: { description: "The pool after the change and the funding retry", content: { "application/json": { schema: SetLiquidityResultSchema } } },
+    },
   },
 );
 

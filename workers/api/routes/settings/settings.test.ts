@@ -124,7 +124,7 @@ describe("settings: errors", () => {
   test("malformed JSON", async () => {
     const res = await app.request("PUT", "/v1/settings", {
       headers: { ...bearer(owner), "content-type": "application/json" },
-      rawBody: "{\"branding\":",
+      rawBody: '{"branding":',
     });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Malformed JSON in request body");

@@ -8,13 +8,20 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
 const ParamSchema = z.object({
-  loanId: z.string().min(1).max(64).openapi({ param: { name: "loanId", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
+  loanId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "loanId", in: "path" }, example: "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b" }),
 });
 
 const SettlementSchema = z
   .object({
     id: z.uuid(),
-    kind: z.enum(SETTLEMENT_KINDS).openapi({ description: "FUNDING: principal to the borrower; REPAYMENT (settled the loan) / PARTIAL_REPAYMENT: from the borrower; SURPLUS: received beyond the total due, refundable; REFUND: back to the borrower." }),
+    kind: z.enum(SETTLEMENT_KINDS).openapi({
+      description:
+        "FUNDING: principal to the borrower; REPAYMENT (settled the loan) / PARTIAL_REPAYMENT: from the borrower; SURPLUS: received beyond the total due, refundable; REFUND: back to the borrower.",
+    }),
     status: z.enum(SETTLEMENT_STATUSES).openapi({ description: "CONFIRMED on chain, or FAILED (a failed transfer is kept too)." }),
     amount: z.string().openapi({ example: "100.00", description: "Decimal string in stablecoin units, 2 decimals." }),
     chain: z.enum(CHAINS),

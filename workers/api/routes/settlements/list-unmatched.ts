@@ -6,7 +6,10 @@ import { defineRoute } from "../../route.ts";
 import { UnmatchedSchema, unmatchedView } from "./unmatched-schemas.ts";
 
 const QuerySchema = PageQuerySchema.extend({
-  open: z.enum(["true", "false"]).optional().openapi({ param: { name: "open", in: "query" }, description: "true: only payments not attributed yet" }),
+  open: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ param: { name: "open", in: "query" }, description: "true: only payments not attributed yet" }),
 });
 
 export const route = defineRoute(

@@ -108,7 +108,14 @@ describe("attributing an unmatched payment", () => {
 
   /** 102.00 USDC sent straight to the pool by the borrower (a token transfer, no `repay`: no loan named), kept as unmatched. */
   async function strayPayment(key: string, borrower: PrivateKeyAccount) {
-    expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" }, headers: apiKey(key) })).status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/v1/sandbox/chain/faucet", {
+          body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
+          headers: apiKey(key),
+        })
+      ).status,
+    ).toBe(200);
     const signedTransaction = await borrower.signTransaction({
       chainId: POLYGON.chainId!,
       nonce: 0,
@@ -120,16 +127,27 @@ describe("attributing an unmatched payment", () => {
       maxPriorityFeePerGas: 1n,
       type: "eip1559",
     });
-    const sent = await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction: signedTransaction as Hex }, headers: apiKey(key) });
+    const sent = await t.request("POST", "/v1/sandbox/chain/transactions", {
+      body: { chain: "POLYGON_AMOY", signedTransaction: signedTransaction as Hex },
+      headers: apiKey(key),
+    });
     expect(sent.body).toMatchObject({ status: "success" });
-    const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(key) })).body.data.filter((u: any) => u.txHash === sent.body.txHash);
+    const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(key) })).body.data.filter(
+      (u: any) => u.txHash === sent.body.txHash,
+    );
     expect(kept).toEqual([expect.objectContaining({ amount: "102.000000", claimedLoanId: null, attributedLoanId: null })]);
     return kept[0];
   }
 
   const poolAvailable = async (tenantId: string) =>
-    (await t.db.select().from(liquidityPools).where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, "USDC"))))[0]!.available;
-  const repaidEvents = async (key: string, loanId: string) => (await t.request("GET", `/v1/events?loanId=${loanId}&type=loan.repaid`, { headers: apiKey(key) })).body.data;
+    (
+      await t.db
+        .select()
+        .from(liquidityPools)
+        .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, "USDC")))
+    )[0]!.available;
+  const repaidEvents = async (key: string, loanId: string) =>
+    (await t.request("GET", `/v1/events?loanId=${loanId}&type=loan.repaid`, { headers: apiKey(key) })).body.data;
 
   /**
    * The in-process writer serializes commands per loan only: two loans' commands run

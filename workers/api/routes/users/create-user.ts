@@ -15,8 +15,7 @@ export const route = defineRoute(
     operationId: "users.create",
     tags: ["Dashboard identity"],
     summary: "Add a dashboard user",
-    description:
-      "Adds a user with a role to the caller's tenant. Only an OWNER may add an OWNER (403 otherwise). An e-mail that already has an account: 409.",
+    description: "Adds a user with a role to the caller's tenant. Only an OWNER may add an OWNER (403 otherwise). An e-mail that already has an account: 409.",
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 201: { description: "User added", content: { "application/json": { schema: UserSchema } } } },
   },

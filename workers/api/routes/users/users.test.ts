@@ -26,10 +26,16 @@ describe("POST /v1/users", () => {
     const admin = await addUserWithRole(t, owner.token, "ADMIN");
     const member = await t.request("POST", "/v1/users", { body: { email: uniqueEmail(), password: PASSWORD, role: "MEMBER" }, headers: bearer(admin.token) });
     expect(member.status).toBe(201);
-    const ownerByAdmin = await t.request("POST", "/v1/users", { body: { email: uniqueEmail(), password: PASSWORD, role: "OWNER" }, headers: bearer(admin.token) });
+    const ownerByAdmin = await t.request("POST", "/v1/users", {
+      body: { email: uniqueEmail(), password: PASSWORD, role: "OWNER" },
+      headers: bearer(admin.token),
+    });
     expect(ownerByAdmin.status).toBe(403);
     expect(ownerByAdmin.body).toEqual({ statusCode: 403, message: "Only an OWNER may add an OWNER", error: "Forbidden" });
-    const ownerByOwner = await t.request("POST", "/v1/users", { body: { email: uniqueEmail(), password: PASSWORD, role: "OWNER" }, headers: bearer(owner.token) });
+    const ownerByOwner = await t.request("POST", "/v1/users", {
+      body: { email: uniqueEmail(), password: PASSWORD, role: "OWNER" },
+      headers: bearer(owner.token),
+    });
     expect(ownerByOwner.status).toBe(201);
   });
 

@@ -15,7 +15,7 @@ export const route = defineRoute(
     tags: ["Webhooks"],
     summary: "Register a webhook endpoint",
     description: [
-      "Registers `url` to receive every event whose type is in `events` (or every event, with exactly `[\"*\"]`). The response carries the endpoint's signing `secret`, **in this response only**: the service keeps it encrypted and never shows it again.",
+      'Registers `url` to receive every event whose type is in `events` (or every event, with exactly `["*"]`). The response carries the endpoint\'s signing `secret`, **in this response only**: the service keeps it encrypted and never shows it again.',
       "Each delivery is a POST of the event envelope with `x-svc-event`, `x-svc-signature` (lowercase hex HMAC-SHA256 of the raw body keyed with the secret), `x-svc-delivery`, and the Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.",
       "URLs: https to a public host, at most 2048 characters, no credentials. Refused (400 naming `url`): IP literals in private, loopback, link-local, CGNAT, multicast or reserved ranges (IPv4 in any spelling, IPv6 including IPv4-mapped and NAT64 forms), and local names (`localhost`, `*.localhost`, `*.local`, `*.internal`, single-label hosts). Local runs (`npm run dev`) also accept `http://127.0.0.1:<port>` and `http://localhost:<port>`.",
     ].join("\n\n"),

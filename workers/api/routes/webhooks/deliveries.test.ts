@@ -98,7 +98,15 @@ describe("delivery history: happy path", () => {
       attempts: [
         { attempt: 1, startedAt: at(1000), finishedAt: at(1120), durationMs: 120, responseStatus: 500, error: "HTTP 500", succeeded: false },
         { attempt: 2, startedAt: at(2000), finishedAt: at(2120), durationMs: 120, responseStatus: null, error: "no answer within 10000 ms", succeeded: false },
-        { attempt: 3, startedAt: at(3000), finishedAt: at(3120), durationMs: 120, responseStatus: null, error: "network error: connection reset", succeeded: false },
+        {
+          attempt: 3,
+          startedAt: at(3000),
+          finishedAt: at(3120),
+          durationMs: 120,
+          responseStatus: null,
+          error: "network error: connection reset",
+          succeeded: false,
+        },
       ],
     });
     expect(byId.get(succeeded!.id)).toMatchObject({
@@ -134,7 +142,9 @@ describe("delivery history: happy path", () => {
 
   test("filters: endpointId, status, eventType, and together", async () => {
     const m = await tenantWithDeliveries();
-    const other = (await t.request("POST", "/v1/webhooks", { body: { url: "https://other.merchant.example/", events: ["loan.funded"] }, headers: apiKey(m.key) })).body;
+    const other = (
+      await t.request("POST", "/v1/webhooks", { body: { url: "https://other.merchant.example/", events: ["loan.funded"] }, headers: apiKey(m.key) })
+    ).body;
     await createdLoan(t, m.key); // 3 more to the first endpoint, 1 to the other
     const [first] = m.deliveries;
     await finish(first!.id, "FAILED");
@@ -252,7 +262,11 @@ describe("delivery history and redelivery: errors", () => {
     const before = queue.messages.length;
     const res = await redeliver(apiKey(m.key), m.deliveries[0]!.id);
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ statusCode: 409, message: "The delivery is still in progress; redeliver it once it has SUCCEEDED or FAILED", error: "Conflict" });
+    expect(res.body).toEqual({
+      statusCode: 409,
+      message: "The delivery is still in progress; redeliver it once it has SUCCEEDED or FAILED",
+      error: "Conflict",
+    });
     expect(queue.messages.length).toBe(before);
     expect(await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.redeliveryOf, m.deliveries[0]!.id))).toEqual([]);
   });
@@ -305,7 +319,12 @@ describe("delivery history and redelivery: security", () => {
     expect((await history(apiKey(b.key), `?endpointId=${a.endpoint.id}`)).body).toEqual({ data: [], nextCursor: null });
     const res = await redeliver(apiKey(b.key), a.deliveries[0]!.id);
     expect(res.status).toBe(404);
-    expect(await t.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.redeliveryOf, a.deliveries[0]!.id)))).toEqual([]);
+    expect(
+      await t.db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.redeliveryOf, a.deliveries[0]!.id))),
+    ).toEqual([]);
     const aPage = await history(apiKey(a.key), "?limit=1");
     expect((await history(apiKey(b.key), `?cursor=${aPage.body.nextCursor}`)).body.data).toEqual([]);
   });

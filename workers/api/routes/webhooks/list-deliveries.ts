@@ -19,7 +19,9 @@ export const route = defineRoute(
       "Filters: `endpointId`, `status`, `eventType`; `limit` 1 to 100 (default 20) and `cursor` (the previous page's `nextCursor`).",
     ].join("\n\n"),
     request: { query: ListDeliveriesQuerySchema },
-    responses: { 200: { description: "A page of deliveries", content: { "application/json": { schema: pageOf(DeliverySchema).openapi("WebhookDeliveryPage") } } } },
+    responses: {
+      200: { description: "A page of deliveries", content: { "application/json": { schema: pageOf(DeliverySchema).openapi("WebhookDeliveryPage") } } },
+    },
   },
 );
 

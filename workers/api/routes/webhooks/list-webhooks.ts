@@ -13,9 +13,12 @@ export const route = defineRoute(
     operationId: "webhooks.list",
     tags: ["Webhooks"],
     summary: "List webhook endpoints",
-    description: "The tenant's registered (not deleted) endpoints, newest first, each with its subscribed `events` and the first characters of its secret (`secretPrefix`). Never the secret.",
+    description:
+      "The tenant's registered (not deleted) endpoints, newest first, each with its subscribed `events` and the first characters of its secret (`secretPrefix`). Never the secret.",
     request: { query: PageQuerySchema },
-    responses: { 200: { description: "A page of endpoints", content: { "application/json": { schema: pageOf(WebhookEndpointSchema).openapi("WebhookEndpointPage") } } } },
+    responses: {
+      200: { description: "A page of endpoints", content: { "application/json": { schema: pageOf(WebhookEndpointSchema).openapi("WebhookEndpointPage") } } },
+    },
   },
 );
 

@@ -11,8 +11,14 @@ export const WebhookEventsSchema = z
   .array(EventTypeOrAllSchema)
   .min(1)
   .refine((events) => new Set(events).size === events.length, "must not list an event type twice")
-  .refine((events) => !events.includes("*") || events.length === 1, 'must be exactly ["*"] to subscribe to every event type, or a list of event types without "*"')
-  .openapi({ description: `Event types to receive (${EVENT_TYPES.join(", ")}), or exactly \`["*"]\` for all of them.`, example: ["loan.funded", "loan.repaid"] });
+  .refine(
+    (events) => !events.includes("*") || events.length === 1,
+    'must be exactly ["*"] to subscribe to every event type, or a list of event types without "*"',
+  )
+  .openapi({
+    description: `Event types to receive (${EVENT_TYPES.join(", ")}), or exactly \`["*"]\` for all of them.`,
+    example: ["loan.funded", "loan.repaid"],
+  });
 
 export const CreateWebhookBodySchema = z
   .object({
@@ -41,7 +47,8 @@ export const WebhookEndpointSchema = z
 
 export const CreatedWebhookEndpointSchema = WebhookEndpointSchema.extend({
   secret: z.string().openapi({
-    description: "The signing secret (`whsec_…`). Shown in this response only; store it now. `x-svc-signature` is keyed with this whole string; `webhook-signature` (Standard Webhooks) with the base64-decoded part after `whsec_`.",
+    description:
+      "The signing secret (`whsec_…`). Shown in this response only; store it now. `x-svc-signature` is keyed with this whole string; `webhook-signature` (Standard Webhooks) with the base64-decoded part after `whsec_`.",
   }),
 }).openapi("CreatedWebhookEndpoint");
 
@@ -106,7 +113,16 @@ export const deliveryView = (d: DeliveryRecord) => ({
 });
 
 export const ListDeliveriesQuerySchema = PageQuerySchema.extend({
-  endpointId: z.uuid().optional().openapi({ param: { name: "endpointId", in: "query" }, description: "Only this endpoint's deliveries." }),
-  status: z.enum(DELIVERY_STATUSES).optional().openapi({ param: { name: "status", in: "query" }, example: "FAILED" }),
-  eventType: z.enum(EVENT_TYPES).optional().openapi({ param: { name: "eventType", in: "query" }, example: "loan.funded" }),
+  endpointId: z
+    .uuid()
+    .optional()
+    .openapi({ param: { name: "endpointId", in: "query" }, description: "Only this endpoint's deliveries." }),
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, example: "FAILED" }),
+  eventType: z
+    .enum(EVENT_TYPES)
+    .optional()
+    .openapi({ param: { name: "eventType", in: "query" }, example: "loan.funded" }),
 });

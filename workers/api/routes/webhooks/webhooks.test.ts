@@ -78,7 +78,24 @@ describe("webhooks: happy path", () => {
     const all = await register(apiKey(m.key), { url: "https://Hooks.Merchant.EXAMPLE", events: ["*"] });
     expect(all.status).toBe(201);
     expect(all.body.url).toBe("https://hooks.merchant.example/");
-    const every = await register(apiKey(m.key), { url: "https://hooks.merchant.example:8443/a/b", events: ["loan.application_submitted", "loan.decision", "loan.approved", "loan.rejected", "loan.funded", "loan.funding_failed", "loan.repaid", "loan.repayment_failed", "loan.overdue", "loan.defaulted", "liquidity.low", "liquidity.unavailable", "webhook.delivery_failed"] });
+    const every = await register(apiKey(m.key), {
+      url: "https://hooks.merchant.example:8443/a/b",
+      events: [
+        "loan.application_submitted",
+        "loan.decision",
+        "loan.approved",
+        "loan.rejected",
+        "loan.funded",
+        "loan.funding_failed",
+        "loan.repaid",
+        "loan.repayment_failed",
+        "loan.overdue",
+        "loan.defaulted",
+        "liquidity.low",
+        "liquidity.unavailable",
+        "webhook.delivery_failed",
+      ],
+    });
     expect(every.status).toBe(201);
     expect(every.body.events).toHaveLength(13);
   });

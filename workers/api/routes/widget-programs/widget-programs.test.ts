@@ -92,9 +92,7 @@ describe("widget programs: happy path", () => {
   test("every program gets a fresh embed key", async () => {
     const created: string[] = [];
     for (let i = 0; i < 5; i++) created.push((await create(body({ name: `Program ${i}` }))).body.embedKey);
-    const keys = (await app.request("GET", "/v1/widget-programs?limit=100", { headers: bearer(owner) })).body.data.map(
-      (p: { embedKey: string }) => p.embedKey,
-    );
+    const keys = (await app.request("GET", "/v1/widget-programs?limit=100", { headers: bearer(owner) })).body.data.map((p: { embedKey: string }) => p.embedKey);
     expect(keys).toEqual(expect.arrayContaining(created));
     expect(new Set(keys).size).toBe(keys.length);
   });
@@ -209,7 +207,7 @@ describe("widget programs: errors", () => {
   test("malformed JSON", async () => {
     const res = await app.request("POST", "/v1/widget-programs", {
       headers: { ...bearer(owner), "content-type": "application/json" },
-      rawBody: "{\"name\": ",
+      rawBody: '{"name": ',
     });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Malformed JSON in request body");

@@ -80,7 +80,11 @@ describe("accept with a smart-contract wallet (ERC-1271 / ERC-6492)", () => {
     const wallet = await factory.addressOf(owner.address, 2n);
     const challenge = await quote(live, m, wallet);
     const wrapped = async (signer: typeof owner) =>
-      serializeErc6492Signature({ address: factory.address, data: factory.createAccountCalldata(owner.address, 2n), signature: await signer.signMessage({ message: challenge.message }) });
+      serializeErc6492Signature({
+        address: factory.address,
+        data: factory.createAccountCalldata(owner.address, 2n),
+        signature: await signer.signMessage({ message: challenge.message }),
+      });
 
     const refused = await accept(live, m, wallet, challenge.id, await wrapped(privateKeyToAccount(generatePrivateKey())));
     expect(refused.status).toBe(400);

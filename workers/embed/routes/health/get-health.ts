@@ -16,5 +16,4 @@ export const route = defineEmbedRoute({
   },
 });
 
-export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
-  app.openapi(route, (c) => c.json({ status: "ok" as const, service: "embed" as const }, 200));
+export const register = (app: OpenAPIHono<EmbedAppEnv>) => app.openapi(route, (c) => c.json({ status: "ok" as const, service: "embed" as const }, 200));

@@ -6,15 +6,23 @@ import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, KeyLoanParams } from "../params.ts";
 
-export const route = defineEmbedRoute({
-  method: "get",
-  path: "/v1/embed/{embedKey}/loans/{loanId}/repayment-instructions",
-  operationId: "embed.loans.repaymentInstructions",
-  summary: "Repayment instructions for a loan of this program",
-  description: `The same instructions as POST /v1/loans/:id/repay (EVM approve + repay, TON transfer with comment, Solana transfer with memo) for a loan drawn through this program, for the amount due now. Unknown loan, or a loan of another program, of the API or of another tenant: 404; a loan not ACTIVE or DEFAULTED: 409. ${EMBED_ERRORS}`,
-  request: { params: KeyLoanParams },
-  responses: { 200: { description: "Instructions for the loan's chain", content: { "application/json": { schema: z.object({ chain: z.string(), supported: z.literal(true) }).passthrough() } } } },
-}, { errors: [409] });
+export const route = defineEmbedRoute(
+  {
+    method: "get",
+    path: "/v1/embed/{embedKey}/loans/{loanId}/repayment-instructions",
+    operationId: "embed.loans.repaymentInstructions",
+    summary: "Repayment instructions for a loan of this program",
+    description: `The same instructions as POST /v1/loans/:id/repay (EVM approve + repay, TON transfer with comment, Solana transfer with memo) for a loan drawn through this program, for the amount due now. Unknown loan, or a loan of another program, of the API or of another tenant: 404; a loan not ACTIVE or DEFAULTED: 409. ${EMBED_ERRORS}`,
+    request: { params: KeyLoanParams },
+    responses: {
+      200: {
+        description: "Instructions for the loan's chain",
+        content: { "application/json": { schema: z.object({ chain: z.string(), supported: z.literal(true) }).passthrough() } },
+      },
+    },
+  },
+  { errors: [409] },
+);
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {

@@ -37,7 +37,12 @@ export function documentPage(
       ...(page.notFound ? { 404: { description: page.notFound, content: { "application/json": { schema: ErrorBody } } } } : {}),
       // Pages under /embed/{embedKey}: limited per key and IP, and per IP once its 404s pass the miss budget (embed-limits.ts).
       ...(page.path.startsWith("/embed/{embedKey}")
-        ? { 429: { description: "Rate limited per embed key and client IP, or the IP's 404s passed 60 a minute; see Retry-After", content: { "application/json": { schema: ErrorBody } } } }
+        ? {
+            429: {
+              description: "Rate limited per embed key and client IP, or the IP's 404s passed 60 a minute; see Retry-After",
+              content: { "application/json": { schema: ErrorBody } },
+            },
+          }
         : {}),
     },
   });

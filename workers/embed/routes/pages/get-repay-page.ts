@@ -25,7 +25,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     path: "/embed/{embedKey}/repay/{loanId}",
     operationId: "embed.repayPage",
     summary: "The hosted repayment page",
-    description: "Amount due now and due date; EVM: a wallet button that sends approve then repay and polls until REPAID; TON: a ton:// link, its QR code and the manual transfer fields with copy buttons and the exchange warning. Framed only by the program's origins. Opened from the widget (`parent` one of the program's origins) it posts svc:resize and svc:loan-repaid to that origin.",
+    description:
+      "Amount due now and due date; EVM: a wallet button that sends approve then repay and polls until REPAID; TON: a ton:// link, its QR code and the manual transfer fields with copy buttons and the exchange warning. Framed only by the program's origins. Opened from the widget (`parent` one of the program's origins) it posts svc:resize and svc:loan-repaid to that origin.",
     contentType: "text/html",
     params: KeyLoanParams,
     query: z.object({ parent: z.string().optional().openapi({ description: "The embedding page's origin" }) }),

@@ -28,7 +28,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     path: "/embed/{embedKey}",
     operationId: "embed.widgetPage",
     summary: "The widget's iframe page",
-    description: "The borrower's flow (connect, eligibility, KYC, agreement, drawdown, confirmation, repayment), mounted by widget.js. Framed only by the program's allowed origins (CSP frame-ancestors); scripts only with the response's nonce. `parent` is kept only when it is one of the program's origins (the widget posts svc:* messages to it); an unknown `channel` is WEB.",
+    description:
+      "The borrower's flow (connect, eligibility, KYC, agreement, drawdown, confirmation, repayment), mounted by widget.js. Framed only by the program's allowed origins (CSP frame-ancestors); scripts only with the response's nonce. `parent` is kept only when it is one of the program's origins (the widget posts svc:* messages to it); an unknown `channel` is WEB.",
     contentType: "text/html",
     params: KeyParams,
     query: z.object({ channel: z.enum(CHANNELS).optional(), parent: z.string().optional().openapi({ description: "The embedding page's origin" }) }),

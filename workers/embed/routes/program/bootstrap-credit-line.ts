@@ -26,5 +26,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const { walletAddress } = c.req.valid("json");
     const walletSession = await walletSessionOf(c, walletAddress);
     const line = await bootstrapCreditLine(db, ctx, walletAddress, tenantClock(clock, ctx.tenant).now(), walletSession);
-    return c.json({ ...line, creditLine: { ...line.creditLine, limit: formatAmount(line.creditLine.limit), available: formatAmount(line.creditLine.available) } }, 200);
+    return c.json(
+      { ...line, creditLine: { ...line.creditLine, limit: formatAmount(line.creditLine.limit), available: formatAmount(line.creditLine.available) } },
+      200,
+    );
   });

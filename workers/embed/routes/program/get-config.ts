@@ -11,7 +11,12 @@ export const route = defineEmbedRoute({
   summary: "Widget configuration",
   description: `Branding, "Powered by" line, rail, tenures and amount limits of the embed key's program. ${EMBED_ERRORS}`,
   request: { params: KeyParams },
-  responses: { 200: { description: "The program's configuration", content: { "application/json": { schema: z.object({ program: z.object({ id: z.string(), name: z.string() }) }).passthrough() } } } },
+  responses: {
+    200: {
+      description: "The program's configuration",
+      content: { "application/json": { schema: z.object({ program: z.object({ id: z.string(), name: z.string() }) }).passthrough() } },
+    },
+  },
 });
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) => app.openapi(route, (c) => c.json(widgetConfigView(c.get("program")), 200));

@@ -23,5 +23,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const ctx = c.get("program");
     const deps = c.get("deps");
     const now = tenantClock(deps.clock, ctx.tenant).now();
-    return c.json(await openWalletSession({ db: deps.db, secret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain }, ctx, c.req.valid("json"), now), 200);
+    return c.json(
+      await openWalletSession({ db: deps.db, secret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain }, ctx, c.req.valid("json"), now),
+      200,
+    );
   });
