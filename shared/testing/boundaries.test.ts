@@ -25,7 +25,6 @@ import { dirname, join, relative, resolve } from "node:path";
  */
 
 const ROOT = resolve(import.meta.dir, "../..");
-const WORKERS = ["api", "embed", "cron", "webhooks"] as const;
 const IO_PACKAGES = /^(hono|@hono\/|drizzle-orm|@libsql\/|cloudflare:)/;
 
 /**

@@ -95,7 +95,7 @@ export function RepayPage(p: RepayPageInput) {
                       Open in my TON wallet
                     </a>
                   </p>
-                  <div class="qr" aria-label="QR code of the payment link" dangerouslySetInnerHTML={{ __html: qrSvg(i.links.ton) }} />
+                  <div class="qr" role="img" aria-label="QR code of the payment link" dangerouslySetInnerHTML={{ __html: qrSvg(i.links.ton) }} />
                   <p class="warn" role="note">
                     Send from your own wallet. Transfers from an exchange lose the comment and are not matched to your loan.
                   </p>
