@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const TON_WALLET = `0:${"42".repeat(32)}`;
-const deps = (chain: ChainPort = t.deps.chain) => ({ db: t.db, chain, writer: t.deps.loans, clock: t.clock });
+const deps = (chain: ChainPort = t.deps.chain) => ({ db: t.db, chain, writer: t.deps.writer, clock: t.clock });
 const dueAt = async (at: Date) => (await ledgersToPoll(t.db, at, 1000)).map((l) => `${l.sandboxTenantId}:${l.chain}`);
 
 describe("which sandbox ledgers the cron job polls", () => {

@@ -62,7 +62,7 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, loans, challenges, clock, chain, widgetHost } = c.get("deps");
+    const { db, writer, challenges, clock, chain, widgetHost } = c.get("deps");
     const { tenant } = c.get("principal");
     const body = c.req.valid("json");
     const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
@@ -77,7 +77,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       realNow: clock.now(),
       chain,
     });
-    const loan = await loans.run({
+    const loan = await writer.run({
       kind: "agreement",
       tenantId: tenant.id,
       loanId: existing.id,

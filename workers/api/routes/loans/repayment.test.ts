@@ -41,7 +41,7 @@ afterAll(() => t.close());
 
 type Merchant = Awaited<ReturnType<typeof sandboxTenant>>;
 
-const listenerDeps = () => ({ db: t.db, chain: t.deps.chain, writer: t.deps.loans, clock: t.clock });
+const listenerDeps = () => ({ db: t.db, chain: t.deps.chain, writer: t.deps.writer, clock: t.clock });
 
 const newAccount = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
 /** A fresh TON account in raw form. */

@@ -33,7 +33,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const deps = c.get("deps");
     const now = () => tenantClock(deps.clock, ctx.tenant).now();
     const { loan, created } = await acceptDraw(
-      { db: deps.db, store: deps.challenges, writer: deps.loans, widgetHosts: widgetHostsOf(c), chain: deps.chain },
+      { db: deps.db, store: deps.challenges, writer: deps.writer, widgetHosts: widgetHostsOf(c), chain: deps.chain },
       ctx,
       c.req.valid("json"),
       now(),
