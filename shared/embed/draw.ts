@@ -180,20 +180,23 @@ export async function acceptDraw(
     throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
   }
 
-  const { loan, created } = await createLoan(db, {
-    tenant: ctx.tenant,
-    loanProductId: ctx.product.id,
-    borrowerRef: line.borrowerRef,
-    borrowerWalletAddress: wallet,
-    chain: ctx.chain,
-    principalAmount: input.amount,
-    tenureDays: input.tenureDays,
-    idempotencyKey,
-    program: { id: ctx.program.id, channel: input.channel, creditLimit: creditLimitOf(ctx) },
-    // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
-    agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
-    now,
-  });
+  const { loan, created } = await createLoan(
+    { db },
+    {
+      tenant: ctx.tenant,
+      loanProductId: ctx.product.id,
+      borrowerRef: line.borrowerRef,
+      borrowerWalletAddress: wallet,
+      chain: ctx.chain,
+      principalAmount: input.amount,
+      tenureDays: input.tenureDays,
+      idempotencyKey,
+      program: { id: ctx.program.id, channel: input.channel, creditLimit: creditLimitOf(ctx) },
+      // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
+      agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
+      now,
+    },
+  );
   if (!line.agreementAcceptedAt) {
     await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
   }

@@ -36,7 +36,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock, writer } = c.get("deps");
     const tenant = await loadTenant(db, c.get("principal").tenant.id);
     const tenantNow = () => tenantClock(clock, tenant).now();
-    const { loan, created } = await createLoan(db, { ...c.req.valid("json"), tenant, now: tenantNow() });
+    const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), tenant, now: tenantNow() });
     let current = loan;
     try {
       current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });

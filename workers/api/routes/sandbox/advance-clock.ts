@@ -25,6 +25,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, writer } = c.get("deps");
-    const moved = await advanceSandboxClock(db, writer, clock, { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
+    const moved = await advanceSandboxClock({ db, writer, clock }, { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
     return c.json({ now: moved.now.toISOString(), offsetSeconds: moved.offsetMs / 1000, swept: moved.swept }, 200);
   });
