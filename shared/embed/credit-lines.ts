@@ -8,6 +8,7 @@ import { isUuid, newId } from "../domain/ids.ts";
 import type { Chain } from "../domain/rails.ts";
 import { openPrincipalOfLine } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 export type CreditLineRow = typeof creditLines.$inferSelect;
@@ -84,19 +85,22 @@ export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLi
  * the tenant requires it of every wallet, no agreement yet), so typing an
  * address discloses neither its open loans nor its history with the merchant.
  */
-export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAddress: string, now: Date, walletSession: boolean) {
-  const line = await creditLineFor(db, ctx, walletFor(ctx.chain, walletAddress), now);
+export async function bootstrapCreditLine(
+  { db }: Pick<VerbDeps, "db">,
+  { program, walletAddress, now, walletSession }: { program: ProgramContext; walletAddress: string; now: Date; walletSession: boolean },
+) {
+  const line = await creditLineFor(db, program, walletFor(program.chain, walletAddress), now);
   if (!walletSession) {
-    const limit = creditLimitOf(ctx);
+    const limit = creditLimitOf(program);
     return {
       creditLine: { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit },
-      requiresKyc: await programRequiresKyc(db, ctx),
+      requiresKyc: await programRequiresKyc(db, program),
       agreementAccepted: false,
     };
   }
   return {
-    creditLine: await creditLineView(db, ctx, line),
-    requiresKyc: await requiresKyc(db, ctx, line),
+    creditLine: await creditLineView(db, program, line),
+    requiresKyc: await requiresKyc(db, program, line),
     agreementAccepted: line.agreementAcceptedAt !== null,
   };
 }
@@ -109,7 +113,7 @@ export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAdd
  * that requires VERIFIED KYC approves the draw.
  */
 export async function confirmCreditLineKyc(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: {
     tenantId: string;
     id: string;
