@@ -62,7 +62,7 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
       const loan = await loadLoan(ctx.db, cmd.tenantId, cmd.loanId);
       const recorded =
         cmd.kind === "agreement"
-          ? await recordLoanAgreement(ctx.db, {
+          ? await recordLoanAgreement(ctx, {
               loan,
               challenge: cmd.challenge,
               walletSignature: cmd.walletSignature,
@@ -70,7 +70,7 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
               agreementText: cmd.agreementText,
               now,
             })
-          : (await recordKycConfirmation(ctx.db, loan, cmd, now)).loan;
+          : (await recordKycConfirmation(ctx, { loan, verified: cmd.verified, merchantUserId: cmd.merchantUserId, reference: cmd.reference, now })).loan;
       return fundLoan(ctx, recorded, tenant, now);
     }
   }

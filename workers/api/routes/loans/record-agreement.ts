@@ -67,16 +67,18 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const body = c.req.valid("json");
     const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
     const ton = { publicKey: body.publicKey, timestamp: body.timestamp, domain: body.domain };
-    const challenge = await verifyLoanAgreement(challenges, {
-      loan: existing,
-      challengeId: body.agreementChallengeId,
-      walletSignature: body.walletSignature,
-      ton,
-      allowedDomains: await apiAgreementDomains(db, tenant.id, widgetHost),
-      now: tenantClock(clock, tenant).now(),
-      realNow: clock.now(),
-      chain,
-    });
+    const challenge = await verifyLoanAgreement(
+      { challenges, chain },
+      {
+        loan: existing,
+        challengeId: body.agreementChallengeId,
+        walletSignature: body.walletSignature,
+        ton,
+        allowedDomains: await apiAgreementDomains(db, tenant.id, widgetHost),
+        now: tenantClock(clock, tenant).now(),
+        realNow: clock.now(),
+      },
+    );
     const loan = await writer.run({
       kind: "agreement",
       tenantId: tenant.id,
