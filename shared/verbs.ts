@@ -3,6 +3,7 @@ import type { ChallengeStore } from "./agreements/challenge-store.ts";
 import type { ChainPort } from "./chains/chain-port.ts";
 import type { Clock } from "./domain/clock.ts";
 import type { LoanWriter } from "./loans/loan-commands.ts";
+import type { DeliveryQueue } from "./webhooks/messages.ts";
 
 /**
  * The ports a verb may need, one name per concept. Every verb under shared/
@@ -33,4 +34,6 @@ export type VerbDeps = {
   chain: ChainPort;
   /** The system clock; a tenant's time is `tenantClock(clock, tenant)`. */
   clock: Clock;
+  /** The webhook deliveries Queue. */
+  queue: DeliveryQueue;
 };

@@ -68,7 +68,8 @@ export async function applyRepayment(
   const loan = await loadLoan(db, tenant.id, input.loanId);
   if (await alreadySettled(db, loan, payment)) return { loan, outcome: "DUPLICATE" };
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") {
-    if (!input.attribution) await recordUnmatched(db, payment, `the loan is ${loan.status}, not awaiting repayment`, tenant.id, input.now);
+    if (!input.attribution)
+      await recordUnmatched({ db }, { payment, reason: `the loan is ${loan.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
     return { loan, outcome: "UNMATCHED" };
   }
   // The transfer's time (block time, unix seconds) on the tenant's clock: late fees are judged then.

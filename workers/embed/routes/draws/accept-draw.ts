@@ -37,7 +37,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       { ...c.req.valid("json"), program, now: now() },
     );
     // The draw's events go out at once (the cron relay is the safety net).
-    const relay = relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
+    const relay = relayOutbox(deps, { now: deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
       deps.log.error("relay after accept failed", safeErrorFields(err)),
     );
     try {
