@@ -23,5 +23,5 @@ export async function reviewLoan(deps: LoanContext, input: ReviewInput): Promise
     now,
     set: { reviewedBy: input.reviewerUserId, reviewedAt: now, reviewNote: input.note },
   });
-  return input.action === "APPROVE" ? fundLoan(deps, reviewed, tenant, now) : reviewed;
+  return input.action === "APPROVE" ? fundLoan(deps, { loan: reviewed, tenant, now }) : reviewed;
 }
