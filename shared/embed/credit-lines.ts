@@ -147,13 +147,16 @@ export async function confirmCreditLineKyc(
     })
     .where(eq(creditLines.id, line.id))
     .returning();
-  await setBorrowerKyc(db, {
-    tenantId: input.tenantId,
-    idOrRef: borrowerRef,
-    status: input.verified ? "VERIFIED" : "FAILED",
-    merchantUserId: input.merchantUserId ?? "credit-line-confirmation",
-    actor: input.actor,
-    now: input.now,
-  });
+  await setBorrowerKyc(
+    { db },
+    {
+      tenantId: input.tenantId,
+      idOrRef: borrowerRef,
+      status: input.verified ? "VERIFIED" : "FAILED",
+      merchantUserId: input.merchantUserId ?? "credit-line-confirmation",
+      actor: input.actor,
+      now: input.now,
+    },
+  );
   return updated!;
 }

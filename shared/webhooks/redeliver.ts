@@ -23,7 +23,7 @@ export async function redeliver(
   { db, queue }: Pick<VerbDeps, "db" | "queue">,
   input: { tenantId: string; deliveryId: string; now: Date },
 ): Promise<DeliveryRecord> {
-  const original = await getDelivery(db, { tenantId: input.tenantId, id: input.deliveryId });
+  const original = await getDelivery({ db }, { tenantId: input.tenantId, id: input.deliveryId });
   if (original.status === "PENDING") throw conflict("The delivery is still in progress; redeliver it once it has SUCCEEDED or FAILED");
   if (original.endpointDeletedAt) throw conflict("The delivery's webhook endpoint was deleted");
 
