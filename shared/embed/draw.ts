@@ -42,7 +42,7 @@ function checkDraw(program: ProgramContext, amount: string, tenureDays: number):
  * and again at accept.
  */
 async function withinLine(db: Db, program: ProgramContext, line: CreditLineRow, principal: bigint): Promise<void> {
-  const { available } = await creditLineView(db, program, line);
+  const { available } = await creditLineView({ db }, { program, line });
   if (principal > available)
     throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
 }
@@ -63,7 +63,7 @@ export async function quoteDraw(
   const { program } = input;
   const wallet = walletFor(program.chain, input.walletAddress);
   const principal = checkDraw(program, input.amount, input.tenureDays);
-  const line = await creditLineFor(db, program, wallet, input.now);
+  const line = await creditLineFor({ db }, { program, wallet, now: input.now });
   if (input.walletSession) await withinLine(db, program, line, principal);
   const processingFee = processingFeeUnits(principal, { type: program.product.processingFeeType, value: program.product.processingFeeValue });
   const base = {
@@ -152,7 +152,7 @@ export async function acceptDraw(
   if (challenge.consumedAt !== null) {
     // A retry: its loan comes back only to the wallet's own signature, from the wallet's own key space.
     const earlier = await findLoanByKey(db, program.tenant.id, scope, idempotencyKey);
-    if (earlier && (await verifyWalletProof(deps, program, proof, now)) === null) return { loan: earlier, created: false };
+    if (earlier && (await verifyWalletProof(deps, { program, proof, now })) === null) return { loan: earlier, created: false };
     throw validationError(["agreementChallengeId: the challenge was already used"]);
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
@@ -171,9 +171,9 @@ export async function acceptDraw(
       realNow: new Date(now.getTime() - program.tenant.clockOffsetMs),
     },
   );
-  const line = await creditLineFor(db, program, wallet, now);
+  const line = await creditLineFor({ db }, { program, wallet, now });
   await withinLine(db, program, line, parseAmount(input.amount, 2)!);
-  if (await requiresKyc(db, program, line)) {
+  if (await requiresKyc({ db }, { program, line })) {
     throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
   }
 

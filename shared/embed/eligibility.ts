@@ -25,13 +25,13 @@ export async function checkEligibility(
 ) {
   const wallet = walletFor(program.chain, walletAddress);
   if (!walletSession) {
-    const reasons = (await programRequiresKyc(db, program)) ? [KYC_REQUIRED] : [];
+    const reasons = (await programRequiresKyc({ db }, { program })) ? [KYC_REQUIRED] : [];
     return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
   }
-  const line = await creditLineFor(db, program, wallet, now);
+  const line = await creditLineFor({ db }, { program, wallet, now });
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
     currentPolicy(db, program.tenant.id),
-    requiresKyc(db, program, line),
+    requiresKyc({ db }, { program, line }),
     db
       .select({ n: sql<number>`count(*)` })
       .from(loans)

@@ -55,8 +55,8 @@ function sessionKey(secret: string): Promise<CryptoKey> {
 }
 
 /** What a MAC covers: a purpose and the values it binds, one per line (none contains a newline). */
-const macInput = (purpose: "challenge" | "session", ctx: ProgramContext, wallet: string, ...rest: string[]) =>
-  encoder.encode([purpose, ctx.tenant.id, ctx.program.id, wallet, ...rest].join("\n"));
+const macInput = (purpose: "challenge" | "session", program: ProgramContext, wallet: string, ...rest: string[]) =>
+  encoder.encode([purpose, program.tenant.id, program.program.id, wallet, ...rest].join("\n"));
 
 async function mac(secret: string, data: Uint8Array<ArrayBuffer>): Promise<string> {
   return b64url(new Uint8Array(await crypto.subtle.sign("HMAC", await sessionKey(secret), data)));
@@ -69,16 +69,16 @@ async function macValid(secret: string, data: Uint8Array<ArrayBuffer>, given: st
 }
 
 /** The text the wallet signs: human-readable, naming merchant, wallet, chain, program, challenge and expiry. */
-function sessionMessage(ctx: ProgramContext, wallet: string, nonce: string, expiresAt: Date): string {
-  const merchant = ctx.settings.branding.companyName ?? ctx.tenant.name;
+function sessionMessage(program: ProgramContext, wallet: string, nonce: string, expiresAt: Date): string {
+  const merchant = program.settings.branding.companyName ?? program.tenant.name;
   return [
     `Sign in to ${merchant} credit with your wallet.`,
     "",
     `This proves that you control this wallet, so that ${merchant}'s credit widget may show you your credit line. It is not a transaction and moves no funds.`,
     "",
     `Wallet: ${wallet}`,
-    `Chain: ${ctx.chain}`,
-    `Program: ${ctx.program.id}`,
+    `Chain: ${program.chain}`,
+    `Program: ${program.program.id}`,
     `Challenge: ${nonce}`,
     `Expires: ${expiresAt.toISOString()}`,
   ].join("\n");
@@ -133,7 +133,8 @@ export async function openWalletSession(
   const expiresAt = new Date(Number(exp));
   if (now.getTime() >= expiresAt.getTime()) throw validationError(["challengeId: the challenge has expired"]);
 
-  const bad = await verifyWalletProof(deps, program, { ...input, address: wallet, message: sessionMessage(program, wallet, nonce, expiresAt) }, now);
+  const proof = { ...input, address: wallet, message: sessionMessage(program, wallet, nonce, expiresAt) };
+  const bad = await verifyWalletProof(deps, { program, proof, now });
   if (bad) throw validationError([bad]);
 
   // Single use: the first verified signature records the challenge; records past expiry are pruned.
