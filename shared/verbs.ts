@@ -20,6 +20,10 @@ import type { DeliveryQueue } from "./webhooks/messages.ts";
  *   so the sandbox offset is applied once, by the caller. A verb that spans
  *   tenants or moves a tenant's clock (the sweeps, the listener, the sandbox
  *   clock) takes the system `clock` in `deps` and derives each tenant's time.
+ * - Not verbs, and positional on purpose: small readers that load one row
+ *   (`loadLoan(db, tenantId, id)`, `loadTenant`, `programContext`,
+ *   `currentPolicy`), builders of batch statements (`commitUpdate`,
+ *   `eventInsertIf`) and pure views (`loanView(loan, now)`).
  *
  * @example await attributeUnmatched({ db, writer }, { tenantId, id, loanId, by })
  * @example await sweepDueLoans({ db, writer, clock }, { tenantId })
