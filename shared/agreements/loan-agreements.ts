@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { conflict, validationError } from "../domain/errors.ts";
@@ -7,10 +6,11 @@ import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import { commitUpdate } from "../loans/commit-transition.ts";
 import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
-import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "./challenge-store.ts";
+import { CHALLENGE_TTL_MS, type AgreementChallenge } from "./challenge-store.ts";
 import { agreementInsertIf, agreementRecord } from "./agreement-record.ts";
 import { verifyAndConsumeChallenge } from "./verify-and-consume-challenge.ts";
 import type { TonSignDataFields } from "./verify-wallet-signature.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** The human-readable text the borrower's wallet signs. */
 export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consumedAt">, merchant: string, totalDue: string): string {
@@ -30,7 +30,10 @@ export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consum
 }
 
 /** Issues a challenge for an API-originated loan's borrower (DECISIONS.md "Loans"). */
-export async function issueLoanChallenge(db: Db, store: ChallengeStore, loan: LoanRow, tenantName: string, now: Date) {
+export async function issueLoanChallenge(
+  { db, challenges }: Pick<VerbDeps, "db" | "challenges">,
+  { loan, tenantName, now }: { loan: LoanRow; tenantName: string; now: Date },
+) {
   if (loan.status !== "CREATED") throw conflict(`An agreement can only be signed before funding; the loan is ${loan.status}`);
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan");
   const [settings] = await db.select({ companyName: tenantSettings.companyName }).from(tenantSettings).where(eq(tenantSettings.tenantId, loan.tenantId));
@@ -51,7 +54,7 @@ export async function issueLoanChallenge(db: Db, store: ChallengeStore, loan: Lo
     message: agreementMessage(base, settings?.companyName ?? tenantName, formatAmount(loan.principal + loan.processingFee)),
     consumedAt: null,
   };
-  await store.issue(challenge);
+  await challenges.issue(challenge);
   return challenge;
 }
 
@@ -67,7 +70,7 @@ export async function issueLoanChallenge(db: Db, store: ChallengeStore, loan: Lo
  * challenge.
  */
 export async function verifyLoanAgreement(
-  store: ChallengeStore,
+  { challenges, chain }: Pick<VerbDeps, "challenges"> & { chain?: ContractSignatureVerifier | null },
   input: {
     loan: LoanRow;
     challengeId: string;
@@ -78,12 +81,11 @@ export async function verifyLoanAgreement(
     /** The tenant's clock (challenge expiry) and the real one (a TON signature's timestamp). */
     now: Date;
     realNow: Date;
-    chain?: ContractSignatureVerifier | null;
   },
 ): Promise<AgreementChallenge> {
   const { loan } = input;
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan; it is never overwritten");
-  const challenge = await store.get(input.challengeId);
+  const challenge = await challenges.get(input.challengeId);
   if (!challenge || challenge.tenantId !== loan.tenantId || challenge.loanId !== loan.id) {
     throw validationError(["agreementChallengeId: no such challenge for this loan"]);
   }
@@ -95,8 +97,8 @@ export async function verifyLoanAgreement(
     challenge.stablecoin === loan.stablecoin;
   if (!bound) throw validationError(["agreementChallengeId: the challenge does not match the loan's terms"]);
   return verifyAndConsumeChallenge(
-    store,
-    { contracts: input.chain },
+    challenges,
+    { contracts: chain },
     {
       challenge,
       walletSignature: input.walletSignature,
@@ -115,7 +117,7 @@ export async function verifyLoanAgreement(
  * one batch. A second agreement for the loan: 409, the first stays.
  */
 export async function recordLoanAgreement(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: {
     loan: LoanRow;
     challenge: AgreementChallenge;

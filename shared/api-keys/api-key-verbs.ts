@@ -1,12 +1,12 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { insertIf } from "../../db/guarded-writes.ts";
-import type { Db } from "../../db/create-db.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** Unrevoked keys a tenant may hold: every per-key limit is multiplied by this at most. */
 export const MAX_ACTIVE_API_KEYS = 20;
@@ -16,7 +16,10 @@ export const MAX_ACTIVE_API_KEYS = 20;
  * outside the caller. The insert itself checks the tenant's count of
  * unrevoked keys, so concurrent creations cannot pass the cap together (409).
  */
-export async function createApiKey(db: Db, input: { tenantId: string; mode: TenantMode; name: string; createdByUserId: string | null; now: Date }) {
+export async function createApiKey(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; mode: TenantMode; name: string; createdByUserId: string | null; now: Date },
+) {
   const { key, prefix } = generateApiKey(input.mode);
   const row = {
     id: newId(),
@@ -39,7 +42,7 @@ export async function createApiKey(db: Db, input: { tenantId: string; mode: Tena
 }
 
 /** The tenant's keys, newest first, without secrets or hashes. */
-export async function listApiKeys(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+export async function listApiKeys({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
   const page = newestFirst(apiKeys, input.cursor);
   const rows = await db
     .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
@@ -55,7 +58,7 @@ export async function listApiKeys(db: Db, input: { tenantId: string; limit: numb
  * request, so the very next request with the key is refused. Revoking an
  * already revoked key is a no-op that answers the same.
  */
-export async function revokeApiKey(db: Db, input: { tenantId: string; id: string; now: Date }) {
+export async function revokeApiKey({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }) {
   await db
     .update(apiKeys)
     .set({ revokedAt: input.now })

@@ -8,6 +8,7 @@ import type { Logger } from "../observability/logger.ts";
 import { safeErrorFields } from "../observability/logger.ts";
 import type { MailProvider } from "../notifications/mail-provider.ts";
 import type { Principal } from "./principal.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** A link is valid this long after it is sent. */
 export const VERIFICATION_TTL_MS = 24 * 60 * 60_000;
@@ -115,7 +116,7 @@ export async function resendVerificationLink(deps: VerificationDeps, input: { us
  * two concurrent uses exactly one succeeds. The user is verified only while
  * their address is still the one the link went to.
  */
-export async function verifyEmailToken(db: Db, input: { token: string; now: Date }) {
+export async function verifyEmailToken({ db }: Pick<VerbDeps, "db">, input: { token: string; now: Date }) {
   if (!/^[0-9A-Za-z]{20,100}$/.test(input.token)) throw businessRule("token is not a valid verification token");
   const tokenHash = await sha256Hex(input.token);
   const [claimed] = await db.batch([

@@ -5,6 +5,7 @@ import { borrowerKycAudit, borrowers } from "../../db/schema/borrowers.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { KycStatus } from "../domain/underwriting.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type BorrowerRow = typeof borrowers.$inferSelect;
 export type KycAuditRow = typeof borrowerKycAudit.$inferSelect;
@@ -41,7 +42,7 @@ const auditOf = (db: Db, tenantId: string, borrowerId: string) =>
     .orderBy(asc(borrowerKycAudit.createdAt), asc(sql`rowid`));
 
 /** A borrower with its KYC audit trail, oldest change first; unknown (or another tenant's): 404. */
-export async function getBorrower(db: Db, input: { tenantId: string; idOrRef: string }): Promise<BorrowerWithAudit> {
+export async function getBorrower({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; idOrRef: string }): Promise<BorrowerWithAudit> {
   const borrower = await findBorrower(db, input.tenantId, input.idOrRef);
   if (!borrower) throw notFound("Borrower");
   return { borrower, audit: await auditOf(db, input.tenantId, borrower.id) };
@@ -78,7 +79,7 @@ export type SetKycInput = {
  * commits and the other re-reads and applies on top of it: every call gets
  * its own audit row with the true previous status, never a lost update.
  */
-export async function setBorrowerKyc(db: Db, input: SetKycInput): Promise<BorrowerWithAudit> {
+export async function setBorrowerKyc({ db }: Pick<VerbDeps, "db">, input: SetKycInput): Promise<BorrowerWithAudit> {
   const audit = (borrowerId: string, fromStatus: KycStatus, guard: SQL) =>
     insertIf(
       db,

@@ -8,6 +8,7 @@ import { isUuid, newId } from "../domain/ids.ts";
 import type { Chain } from "../domain/rails.ts";
 import { openPrincipalOfLine } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 export type CreditLineRow = typeof creditLines.$inferSelect;
@@ -20,15 +21,18 @@ export function walletFor(chain: Chain, walletAddress: string): string {
 }
 
 /** The durable credit line of (program, wallet), created on first use. */
-export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string, now: Date): Promise<CreditLineRow> {
+export async function creditLineFor(
+  { db }: Pick<VerbDeps, "db">,
+  { program, wallet, now }: { program: ProgramContext; wallet: string; now: Date },
+): Promise<CreditLineRow> {
   await db
     .insert(creditLines)
     .values({
       id: newId(),
-      tenantId: ctx.tenant.id,
-      programId: ctx.program.id,
+      tenantId: program.tenant.id,
+      programId: program.program.id,
       walletAddress: wallet,
-      chain: ctx.chain,
+      chain: program.chain,
       borrowerRef: `wallet:${wallet}`,
       createdAt: now,
       updatedAt: now,
@@ -37,7 +41,7 @@ export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string,
   const [line] = await db
     .select()
     .from(creditLines)
-    .where(and(eq(creditLines.programId, ctx.program.id), eq(creditLines.walletAddress, wallet)))
+    .where(and(eq(creditLines.programId, program.program.id), eq(creditLines.walletAddress, wallet)))
     .limit(1);
   return line!;
 }
@@ -47,15 +51,15 @@ export async function creditLineFor(db: Db, ctx: ProgramContext, wallet: string,
  * tenant gates funding on KYC or its policy requires VERIFIED KYC, until the
  * merchant's backend confirms it for this credit line.
  */
-export async function requiresKyc(db: Db, ctx: ProgramContext, line: CreditLineRow): Promise<boolean> {
+export async function requiresKyc({ db }: Pick<VerbDeps, "db">, { program, line }: { program: ProgramContext; line: CreditLineRow }): Promise<boolean> {
   if (line.kycConfirmedAt) return false;
-  return programRequiresKyc(db, ctx);
+  return programRequiresKyc({ db }, { program });
 }
 
 /** Whether a new credit line of the program must pass the merchant's KYC: a rule of the tenant, the same for every wallet. */
-export async function programRequiresKyc(db: Db, ctx: ProgramContext): Promise<boolean> {
-  if (ctx.settings.requiresKycBeforeFunding) return true;
-  return (await currentPolicy(db, ctx.tenant.id)).requireKycVerified;
+export async function programRequiresKyc({ db }: Pick<VerbDeps, "db">, { program }: { program: ProgramContext }): Promise<boolean> {
+  if (program.settings.requiresKycBeforeFunding) return true;
+  return (await currentPolicy(db, program.tenant.id)).requireKycVerified;
 }
 
 /** Principal of the line's loans still open (CREATED not declined, ACTIVE, DEFAULTED). */
@@ -68,11 +72,11 @@ async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
 }
 
 /** A credit line's limit: the program's product's maximum ticket. */
-export const creditLimitOf = (ctx: ProgramContext): bigint => ctx.product.maxTicket;
+export const creditLimitOf = (program: ProgramContext): bigint => program.product.maxTicket;
 
 /** The line as the widget sees it: its limit, and `available`, what is not drawn. */
-export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLineRow) {
-  const limit = creditLimitOf(ctx);
+export async function creditLineView({ db }: Pick<VerbDeps, "db">, { program, line }: { program: ProgramContext; line: CreditLineRow }) {
+  const limit = creditLimitOf(program);
   const used = await outstanding(db, line);
   return { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit > used ? limit - used : 0n };
 }
@@ -84,19 +88,22 @@ export async function creditLineView(db: Db, ctx: ProgramContext, line: CreditLi
  * the tenant requires it of every wallet, no agreement yet), so typing an
  * address discloses neither its open loans nor its history with the merchant.
  */
-export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAddress: string, now: Date, walletSession: boolean) {
-  const line = await creditLineFor(db, ctx, walletFor(ctx.chain, walletAddress), now);
+export async function bootstrapCreditLine(
+  { db }: Pick<VerbDeps, "db">,
+  { program, walletAddress, now, walletSession }: { program: ProgramContext; walletAddress: string; now: Date; walletSession: boolean },
+) {
+  const line = await creditLineFor({ db }, { program, wallet: walletFor(program.chain, walletAddress), now });
   if (!walletSession) {
-    const limit = creditLimitOf(ctx);
+    const limit = creditLimitOf(program);
     return {
       creditLine: { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit },
-      requiresKyc: await programRequiresKyc(db, ctx),
+      requiresKyc: await programRequiresKyc({ db }, { program }),
       agreementAccepted: false,
     };
   }
   return {
-    creditLine: await creditLineView(db, ctx, line),
-    requiresKyc: await requiresKyc(db, ctx, line),
+    creditLine: await creditLineView({ db }, { program, line }),
+    requiresKyc: await requiresKyc({ db }, { program, line }),
     agreementAccepted: line.agreementAcceptedAt !== null,
   };
 }
@@ -109,7 +116,7 @@ export async function bootstrapCreditLine(db: Db, ctx: ProgramContext, walletAdd
  * that requires VERIFIED KYC approves the draw.
  */
 export async function confirmCreditLineKyc(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: {
     tenantId: string;
     id: string;
@@ -143,13 +150,16 @@ export async function confirmCreditLineKyc(
     })
     .where(eq(creditLines.id, line.id))
     .returning();
-  await setBorrowerKyc(db, {
-    tenantId: input.tenantId,
-    idOrRef: borrowerRef,
-    status: input.verified ? "VERIFIED" : "FAILED",
-    merchantUserId: input.merchantUserId ?? "credit-line-confirmation",
-    actor: input.actor,
-    now: input.now,
-  });
+  await setBorrowerKyc(
+    { db },
+    {
+      tenantId: input.tenantId,
+      idOrRef: borrowerRef,
+      status: input.verified ? "VERIFIED" : "FAILED",
+      merchantUserId: input.merchantUserId ?? "credit-line-confirmation",
+      actor: input.actor,
+      now: input.now,
+    },
+  );
   return updated!;
 }

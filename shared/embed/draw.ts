@@ -3,7 +3,7 @@ import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { agreementMessage } from "../agreements/loan-agreements.ts";
-import { CHALLENGE_TTL_MS, type AgreementChallenge, type ChallengeStore } from "../agreements/challenge-store.ts";
+import { CHALLENGE_TTL_MS, type AgreementChallenge } from "../agreements/challenge-store.ts";
 import { agreementRecord } from "../agreements/agreement-record.ts";
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
@@ -12,11 +12,11 @@ import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
-import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
 import { verifyWalletProof, type WalletProofDeps } from "./wallet-proof.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 
@@ -24,14 +24,14 @@ export { CHANNELS };
 export type Channel = (typeof CHANNELS)[number];
 
 /** The amount and tenure of a draw, within the program's product (400 naming the field). */
-function checkDraw(ctx: ProgramContext, amount: string, tenureDays: number): bigint {
+function checkDraw(program: ProgramContext, amount: string, tenureDays: number): bigint {
   const units = parseAmount(amount, 2);
   const errors: string[] = [];
   if (units === null || units <= 0n) errors.push("amount: must be a decimal string greater than 0 with at most 2 decimals");
-  else if (units < ctx.product.minTicket || units > ctx.product.maxTicket || units > TICKET_CAP_UNITS) {
-    errors.push(`amount: must be between ${formatAmount(ctx.product.minTicket)} and ${formatAmount(ctx.product.maxTicket)}`);
+  else if (units < program.product.minTicket || units > program.product.maxTicket || units > TICKET_CAP_UNITS) {
+    errors.push(`amount: must be between ${formatAmount(program.product.minTicket)} and ${formatAmount(program.product.maxTicket)}`);
   }
-  if (!ctx.product.tenures.includes(tenureDays)) errors.push(`tenureDays: must be one of ${ctx.product.tenures.join(", ")}`);
+  if (!program.product.tenures.includes(tenureDays)) errors.push(`tenureDays: must be one of ${program.product.tenures.join(", ")}`);
   if (errors.length > 0) throw validationError(errors);
   return units!;
 }
@@ -41,8 +41,8 @@ function checkDraw(ctx: ProgramContext, amount: string, tenureDays: number): big
  * principal of its open loans), else 400 naming `amount`. Checked at quote
  * and again at accept.
  */
-async function withinLine(db: Db, ctx: ProgramContext, line: CreditLineRow, principal: bigint): Promise<void> {
-  const { available } = await creditLineView(db, ctx, line);
+async function withinLine(db: Db, program: ProgramContext, line: CreditLineRow, principal: bigint): Promise<void> {
+  const { available } = await creditLineView({ db }, { program, line });
   if (principal > available)
     throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
 }
@@ -57,34 +57,33 @@ async function withinLine(db: Db, ctx: ProgramContext, line: CreditLineRow, prin
  * principal. Accept checks it in every case.
  */
 export async function quoteDraw(
-  db: Db,
-  store: ChallengeStore,
-  ctx: ProgramContext,
-  input: { walletAddress: string; amount: string; tenureDays: number; now: Date; walletSession: boolean },
+  { db, challenges }: Pick<VerbDeps, "db" | "challenges">,
+  input: { program: ProgramContext; walletAddress: string; amount: string; tenureDays: number; now: Date; walletSession: boolean },
 ) {
-  const wallet = walletFor(ctx.chain, input.walletAddress);
-  const principal = checkDraw(ctx, input.amount, input.tenureDays);
-  const line = await creditLineFor(db, ctx, wallet, input.now);
-  if (input.walletSession) await withinLine(db, ctx, line, principal);
-  const processingFee = processingFeeUnits(principal, { type: ctx.product.processingFeeType, value: ctx.product.processingFeeValue });
+  const { program } = input;
+  const wallet = walletFor(program.chain, input.walletAddress);
+  const principal = checkDraw(program, input.amount, input.tenureDays);
+  const line = await creditLineFor({ db }, { program, wallet, now: input.now });
+  if (input.walletSession) await withinLine(db, program, line, principal);
+  const processingFee = processingFeeUnits(principal, { type: program.product.processingFeeType, value: program.product.processingFeeValue });
   const base = {
     id: newId(),
-    tenantId: ctx.tenant.id,
+    tenantId: program.tenant.id,
     loanId: null,
-    programId: ctx.program.id,
+    programId: program.program.id,
     walletAddress: wallet,
     amount: formatAmount(principal),
     tenureDays: input.tenureDays,
-    chain: ctx.chain,
-    stablecoin: ctx.product.stablecoin,
+    chain: program.chain,
+    stablecoin: program.product.stablecoin,
     expiresAt: input.now.getTime() + CHALLENGE_TTL_MS,
   };
   const challenge: AgreementChallenge = {
     ...base,
-    message: agreementMessage(base, ctx.settings.branding.companyName ?? ctx.tenant.name, formatAmount(principal + processingFee)),
+    message: agreementMessage(base, program.settings.branding.companyName ?? program.tenant.name, formatAmount(principal + processingFee)),
     consumedAt: null,
   };
-  await store.issue(challenge);
+  await challenges.issue(challenge);
   return {
     amount: formatAmount(principal),
     tenureDays: input.tenureDays,
@@ -125,23 +124,21 @@ export type AcceptInput = {
  * wallet's signature answers with the loan it made.
  */
 export async function acceptDraw(
-  deps: { db: Db; store: ChallengeStore; writer: LoanWriter } & WalletProofDeps,
-  ctx: ProgramContext,
-  input: AcceptInput,
-  now: Date,
+  deps: Pick<VerbDeps, "db" | "challenges" | "writer"> & WalletProofDeps,
+  { program, now, ...input }: AcceptInput & { program: ProgramContext; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const { db } = deps;
-  const wallet = walletFor(ctx.chain, input.walletAddress);
-  checkDraw(ctx, input.amount, input.tenureDays);
-  const challenge = await deps.store.get(input.agreementChallengeId);
-  if (!challenge || challenge.tenantId !== ctx.tenant.id || challenge.programId !== ctx.program.id || challenge.loanId !== null) {
+  const wallet = walletFor(program.chain, input.walletAddress);
+  checkDraw(program, input.amount, input.tenureDays);
+  const challenge = await deps.challenges.get(input.agreementChallengeId);
+  if (!challenge || challenge.tenantId !== program.tenant.id || challenge.programId !== program.program.id || challenge.loanId !== null) {
     throw validationError(["agreementChallengeId: no such challenge for this program"]);
   }
   const mismatch = [
     challenge.walletAddress !== wallet ? "walletAddress: is not the wallet the challenge was issued to" : null,
     challenge.amount !== formatAmount(parseAmount(input.amount, 2)!) ? "amount: is not the amount the challenge was issued for" : null,
     challenge.tenureDays !== input.tenureDays ? "tenureDays: is not the tenure the challenge was issued for" : null,
-    challenge.chain !== ctx.chain || challenge.stablecoin !== ctx.product.stablecoin
+    challenge.chain !== program.chain || challenge.stablecoin !== program.product.stablecoin
       ? "agreementChallengeId: the program's rail changed since the quote"
       : null,
   ].filter((m): m is string => m !== null);
@@ -149,13 +146,13 @@ export async function acceptDraw(
 
   // The draw's own key space (per program and wallet): a widget call never finds, returns or
   // blocks a merchant's loan, or another wallet's, whatever key it sends.
-  const scope = idempotencyScopeOf({ program: ctx.program, borrowerWalletAddress: wallet });
+  const scope = idempotencyScopeOf({ program: program.program, borrowerWalletAddress: wallet });
   const idempotencyKey = input.idempotencyKey ?? `accept:${challenge.id}`;
   const proof = { ...input, address: challenge.walletAddress, message: challenge.message };
   if (challenge.consumedAt !== null) {
     // A retry: its loan comes back only to the wallet's own signature, from the wallet's own key space.
-    const earlier = await findLoanByKey(db, ctx.tenant.id, scope, idempotencyKey);
-    if (earlier && (await verifyWalletProof(deps, ctx, proof, now)) === null) return { loan: earlier, created: false };
+    const earlier = await findLoanByKey(db, program.tenant.id, scope, idempotencyKey);
+    if (earlier && (await verifyWalletProof(deps, { program, proof, now })) === null) return { loan: earlier, created: false };
     throw validationError(["agreementChallengeId: the challenge was already used"]);
   }
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
@@ -163,44 +160,47 @@ export async function acceptDraw(
   // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
   const ton = { publicKey: input.publicKey, timestamp: input.timestamp, domain: input.domain };
   const consumed = await verifyAndConsumeChallenge(
-    deps.store,
+    deps.challenges,
     { contracts: deps.chain },
     {
       challenge,
       walletSignature: input.walletSignature,
       ton,
-      allowedDomains: widgetDrawDomains(ctx.program, deps.widgetHosts),
+      allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
       now,
-      realNow: new Date(now.getTime() - ctx.tenant.clockOffsetMs),
+      realNow: new Date(now.getTime() - program.tenant.clockOffsetMs),
     },
   );
-  const line = await creditLineFor(db, ctx, wallet, now);
-  await withinLine(db, ctx, line, parseAmount(input.amount, 2)!);
-  if (await requiresKyc(db, ctx, line)) {
+  const line = await creditLineFor({ db }, { program, wallet, now });
+  await withinLine(db, program, line, parseAmount(input.amount, 2)!);
+  if (await requiresKyc({ db }, { program, line })) {
     throw conflict(`KYC is required first: the merchant confirms it with POST /v1/credit-lines/${line.id}/kyc-confirmation`);
   }
 
-  const { loan, created } = await createLoan(db, {
-    tenant: ctx.tenant,
-    loanProductId: ctx.product.id,
-    borrowerRef: line.borrowerRef,
-    borrowerWalletAddress: wallet,
-    chain: ctx.chain,
-    principalAmount: input.amount,
-    tenureDays: input.tenureDays,
-    idempotencyKey,
-    program: { id: ctx.program.id, channel: input.channel, creditLimit: creditLimitOf(ctx) },
-    // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
-    agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
-    now,
-  });
+  const { loan, created } = await createLoan(
+    { db },
+    {
+      tenant: program.tenant,
+      loanProductId: program.product.id,
+      borrowerRef: line.borrowerRef,
+      borrowerWalletAddress: wallet,
+      chain: program.chain,
+      principalAmount: input.amount,
+      tenureDays: input.tenureDays,
+      idempotencyKey,
+      program: { id: program.program.id, channel: input.channel, creditLimit: creditLimitOf(program) },
+      // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
+      agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
+      now,
+    },
+  );
   if (!line.agreementAcceptedAt) {
     await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
   }
   try {
-    return { loan: await deps.writer.run({ kind: "process", tenantId: ctx.tenant.id, loanId: loan.id }), created };
+    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id }), created };
   } catch (err) {
     if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
-    return { loan: await loadLoan(db, ctx.tenant.id, loan.id), created };
+    return { loan: await loadLoan(db, program.tenant.id, loan.id), created };
   }
 }

@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { loanIsOpen } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import { creditLineFor, programRequiresKyc, requiresKyc, walletFor } from "./credit-lines.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify your identity first" };
@@ -19,24 +19,27 @@ const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify 
  * requires KYC), which discloses nothing about this one. Underwriting and
  * accept apply every rule regardless.
  */
-export async function checkEligibility(db: Db, ctx: ProgramContext, walletAddress: string, now: Date, walletSession: boolean) {
-  const wallet = walletFor(ctx.chain, walletAddress);
+export async function checkEligibility(
+  { db }: Pick<VerbDeps, "db">,
+  { program, walletAddress, now, walletSession }: { program: ProgramContext; walletAddress: string; now: Date; walletSession: boolean },
+) {
+  const wallet = walletFor(program.chain, walletAddress);
   if (!walletSession) {
-    const reasons = (await programRequiresKyc(db, ctx)) ? [KYC_REQUIRED] : [];
+    const reasons = (await programRequiresKyc({ db }, { program })) ? [KYC_REQUIRED] : [];
     return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
   }
-  const line = await creditLineFor(db, ctx, wallet, now);
+  const line = await creditLineFor({ db }, { program, wallet, now });
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
-    currentPolicy(db, ctx.tenant.id),
-    requiresKyc(db, ctx, line),
+    currentPolicy(db, program.tenant.id),
+    requiresKyc({ db }, { program, line }),
     db
       .select({ n: sql<number>`count(*)` })
       .from(loans)
-      .where(and(eq(loans.tenantId, ctx.tenant.id), eq(loans.borrowerRef, line.borrowerRef), loanIsOpen())),
+      .where(and(eq(loans.tenantId, program.tenant.id), eq(loans.borrowerRef, line.borrowerRef), loanIsOpen())),
     db
       .select({ kycStatus: borrowers.kycStatus })
       .from(borrowers)
-      .where(and(eq(borrowers.tenantId, ctx.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
+      .where(and(eq(borrowers.tenantId, program.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
   ]);
   const reasons: { code: string; message: string }[] = [];
   if (policy.blockedWallets.includes(wallet)) reasons.push({ code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" });

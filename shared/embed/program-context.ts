@@ -24,7 +24,7 @@ export async function programContext(db: Db, embedKey: string) {
       .then((rows) => rows[0]),
   ]);
   if (!product) throw notFound("Loan product of this program");
-  const settings = await getTenantSettings(db, { tenantId: tenant.id, tenantName: tenant.name });
+  const settings = await getTenantSettings({ db }, { tenantId: tenant.id, tenantName: tenant.name });
   return { program, tenant, product, settings, chain: chainForRail(product.network, tenant.mode) };
 }
 

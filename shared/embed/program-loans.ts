@@ -1,8 +1,8 @@
-import type { Db } from "../../db/create-db.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { notFound } from "../domain/errors.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { loanView } from "../loans/loan-view.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 /**
@@ -10,9 +10,9 @@ import type { ProgramContext } from "./program-context.ts";
  * tenant's, another program's, an API loan) answers exactly as an unknown
  * id does: 404 "Loan not found".
  */
-export async function loadProgramLoan(db: Db, ctx: ProgramContext, loanId: string): Promise<LoanRow> {
-  const loan = await loadLoan(db, ctx.tenant.id, loanId);
-  if (loan.programId !== ctx.program.id) throw notFound("Loan");
+export async function loadProgramLoan({ db }: Pick<VerbDeps, "db">, { program, loanId }: { program: ProgramContext; loanId: string }): Promise<LoanRow> {
+  const loan = await loadLoan(db, program.tenant.id, loanId);
+  if (loan.programId !== program.program.id) throw notFound("Loan");
   return loan;
 }
 

@@ -31,17 +31,20 @@ export type WalletProof = {
  * host). `now` is the tenant's clock; a TON timestamp is judged by the real
  * one. Null when it is; otherwise the 400 message, naming its field.
  */
-export async function verifyWalletProof(deps: WalletProofDeps, ctx: ProgramContext, proof: WalletProof, now: Date): Promise<string | null> {
+export async function verifyWalletProof(
+  deps: WalletProofDeps,
+  { program, proof, now }: { program: ProgramContext; proof: WalletProof; now: Date },
+): Promise<string | null> {
   const result = await verifyWalletSignature(
     { contracts: deps.chain },
     {
-      chain: ctx.chain,
+      chain: program.chain,
       address: proof.address,
       message: proof.message,
       signature: proof.walletSignature,
       ton: { publicKey: proof.publicKey, timestamp: proof.timestamp, domain: proof.domain },
-      allowedDomains: widgetDrawDomains(ctx.program, deps.widgetHosts),
-      now: new Date(now.getTime() - ctx.tenant.clockOffsetMs),
+      allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
+      now: new Date(now.getTime() - program.tenant.clockOffsetMs),
     },
   );
   return result.ok ? null : result.reason;

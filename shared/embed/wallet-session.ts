@@ -1,9 +1,9 @@
 import { and, lt, eq } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { walletSessionChallenges } from "../../db/schema/wallet-session-challenges.ts";
 import { unauthorized, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import { walletFor } from "./credit-lines.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 import { verifyWalletProof, type WalletProofDeps } from "./wallet-proof.ts";
 
@@ -55,8 +55,8 @@ function sessionKey(secret: string): Promise<CryptoKey> {
 }
 
 /** What a MAC covers: a purpose and the values it binds, one per line (none contains a newline). */
-const macInput = (purpose: "challenge" | "session", ctx: ProgramContext, wallet: string, ...rest: string[]) =>
-  encoder.encode([purpose, ctx.tenant.id, ctx.program.id, wallet, ...rest].join("\n"));
+const macInput = (purpose: "challenge" | "session", program: ProgramContext, wallet: string, ...rest: string[]) =>
+  encoder.encode([purpose, program.tenant.id, program.program.id, wallet, ...rest].join("\n"));
 
 async function mac(secret: string, data: Uint8Array<ArrayBuffer>): Promise<string> {
   return b64url(new Uint8Array(await crypto.subtle.sign("HMAC", await sessionKey(secret), data)));
@@ -69,16 +69,16 @@ async function macValid(secret: string, data: Uint8Array<ArrayBuffer>, given: st
 }
 
 /** The text the wallet signs: human-readable, naming merchant, wallet, chain, program, challenge and expiry. */
-function sessionMessage(ctx: ProgramContext, wallet: string, nonce: string, expiresAt: Date): string {
-  const merchant = ctx.settings.branding.companyName ?? ctx.tenant.name;
+function sessionMessage(program: ProgramContext, wallet: string, nonce: string, expiresAt: Date): string {
+  const merchant = program.settings.branding.companyName ?? program.tenant.name;
   return [
     `Sign in to ${merchant} credit with your wallet.`,
     "",
     `This proves that you control this wallet, so that ${merchant}'s credit widget may show you your credit line. It is not a transaction and moves no funds.`,
     "",
     `Wallet: ${wallet}`,
-    `Chain: ${ctx.chain}`,
-    `Program: ${ctx.program.id}`,
+    `Chain: ${program.chain}`,
+    `Program: ${program.program.id}`,
     `Challenge: ${nonce}`,
     `Expires: ${expiresAt.toISOString()}`,
   ].join("\n");
@@ -89,13 +89,16 @@ function sessionMessage(ctx: ProgramContext, wallet: string, nonce: string, expi
  * valid 5 minutes on the tenant's clock. The id carries its nonce and expiry
  * and their MAC, so nothing is stored until a signature uses it.
  */
-export async function issueWalletSessionChallenge(secret: string, ctx: ProgramContext, walletAddress: string, now: Date) {
-  const wallet = walletFor(ctx.chain, walletAddress);
+export async function issueWalletSessionChallenge(
+  { sessionSecret: secret }: { sessionSecret: string },
+  { program, walletAddress, now }: { program: ProgramContext; walletAddress: string; now: Date },
+) {
+  const wallet = walletFor(program.chain, walletAddress);
   const nonce = newId();
   const expiresAt = new Date(now.getTime() + WALLET_SESSION_CHALLENGE_TTL_MS);
   const exp = String(expiresAt.getTime());
-  const id = `${nonce}.${exp}.${await mac(secret, macInput("challenge", ctx, wallet, nonce, exp))}`;
-  return { id, message: sessionMessage(ctx, wallet, nonce, expiresAt), expiresAt: expiresAt.toISOString() };
+  const id = `${nonce}.${exp}.${await mac(secret, macInput("challenge", program, wallet, nonce, exp))}`;
+  return { id, message: sessionMessage(program, wallet, nonce, expiresAt), expiresAt: expiresAt.toISOString() };
 }
 
 export type OpenWalletSessionInput = {
@@ -115,24 +118,31 @@ export type OpenWalletSessionInput = {
  * verifies. Returns `{ token, expiresAt }`, valid 1 hour on the tenant's
  * clock for this program and wallet only.
  */
-export async function openWalletSession(deps: { db: Db; secret: string } & WalletProofDeps, ctx: ProgramContext, input: OpenWalletSessionInput, now: Date) {
-  const wallet = walletFor(ctx.chain, input.walletAddress);
+export async function openWalletSession(
+  deps: Pick<VerbDeps, "db"> & { sessionSecret: string } & WalletProofDeps,
+  { program, now, ...input }: OpenWalletSessionInput & { program: ProgramContext; now: Date },
+) {
+  const wallet = walletFor(program.chain, input.walletAddress);
   const [nonce = "", exp = "", given = "", ...extra] = input.challengeId.split(".");
   const genuine =
-    extra.length === 0 && isUuid(nonce) && /^\d{1,15}$/.test(exp) && (await macValid(deps.secret, macInput("challenge", ctx, wallet, nonce, exp), given));
+    extra.length === 0 &&
+    isUuid(nonce) &&
+    /^\d{1,15}$/.test(exp) &&
+    (await macValid(deps.sessionSecret, macInput("challenge", program, wallet, nonce, exp), given));
   if (!genuine) throw validationError(["challengeId: no such challenge for this program and wallet"]);
   const expiresAt = new Date(Number(exp));
   if (now.getTime() >= expiresAt.getTime()) throw validationError(["challengeId: the challenge has expired"]);
 
-  const bad = await verifyWalletProof(deps, ctx, { ...input, address: wallet, message: sessionMessage(ctx, wallet, nonce, expiresAt) }, now);
+  const proof = { ...input, address: wallet, message: sessionMessage(program, wallet, nonce, expiresAt) };
+  const bad = await verifyWalletProof(deps, { program, proof, now });
   if (bad) throw validationError([bad]);
 
   // Single use: the first verified signature records the challenge; records past expiry are pruned.
   const [, used] = await deps.db.batch([
-    deps.db.delete(walletSessionChallenges).where(and(eq(walletSessionChallenges.tenantId, ctx.tenant.id), lt(walletSessionChallenges.expiresAt, now))),
+    deps.db.delete(walletSessionChallenges).where(and(eq(walletSessionChallenges.tenantId, program.tenant.id), lt(walletSessionChallenges.expiresAt, now))),
     deps.db
       .insert(walletSessionChallenges)
-      .values({ id: nonce, tenantId: ctx.tenant.id, expiresAt, usedAt: now })
+      .values({ id: nonce, tenantId: program.tenant.id, expiresAt, usedAt: now })
       .onConflictDoNothing()
       .returning({ id: walletSessionChallenges.id }),
   ]);
@@ -140,7 +150,7 @@ export async function openWalletSession(deps: { db: Db; secret: string } & Walle
 
   const sessionExpiresAt = new Date(now.getTime() + WALLET_SESSION_TTL_MS);
   const sessionExp = String(sessionExpiresAt.getTime());
-  const token = `v1.${sessionExp}.${await mac(deps.secret, macInput("session", ctx, wallet, sessionExp))}`;
+  const token = `v1.${sessionExp}.${await mac(deps.sessionSecret, macInput("session", program, wallet, sessionExp))}`;
   return { token, expiresAt: sessionExpiresAt.toISOString() };
 }
 
@@ -151,16 +161,19 @@ export async function openWalletSession(deps: { db: Db; secret: string } & Walle
  * the widget knows to open a new one instead of reading answers meant for
  * strangers.
  */
-export async function hasWalletSession(secret: string, ctx: ProgramContext, token: string | undefined, walletAddress: string, now: Date): Promise<boolean> {
+export async function hasWalletSession(
+  { sessionSecret: secret }: { sessionSecret: string },
+  { program, token, walletAddress, now }: { program: ProgramContext; token: string | undefined; walletAddress: string; now: Date },
+): Promise<boolean> {
   if (token === undefined) return false;
-  const wallet = walletFor(ctx.chain, walletAddress);
+  const wallet = walletFor(program.chain, walletAddress);
   const [version, exp = "", given = "", ...extra] = token.split(".");
   const live =
     version === "v1" &&
     extra.length === 0 &&
     /^\d{1,15}$/.test(exp) &&
     now.getTime() < Number(exp) &&
-    (await macValid(secret, macInput("session", ctx, wallet, exp), given));
+    (await macValid(secret, macInput("session", program, wallet, exp), given));
   if (!live)
     throw unauthorized(
       "The wallet session is not valid for this wallet (forged, expired, or another wallet's): open one with POST /v1/embed/:embedKey/wallet-session",

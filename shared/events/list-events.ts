@@ -1,9 +1,9 @@
 import { and, desc, eq, lt } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { EventType } from "./loan-events.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /**
  * Cursors of the event list: the `seq` of the last event shown, opaque to
@@ -38,7 +38,7 @@ export type ListEventsInput = {
  * reads one of the (tenant, seq), (tenant, type, seq) or (tenant, loan, seq)
  * indexes. A loan filter of another tenant's loan matches nothing.
  */
-export async function listEvents(db: Db, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
+export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
   if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
   const rows = await db
@@ -60,7 +60,7 @@ export async function listEvents(db: Db, input: ListEventsInput): Promise<{ data
 }
 
 /** One event of the tenant; another tenant's (or none): 404. */
-export async function getEvent(db: Db, input: { tenantId: string; id: string }): Promise<EventEnvelope> {
+export async function getEvent({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string }): Promise<EventEnvelope> {
   if (!isUuid(input.id)) throw notFound("Event");
   const [row] = await db
     .select({ envelope: events.envelope })

@@ -14,6 +14,7 @@ import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
 import { isSandboxChain, RAILS, type Chain, type Network, type Stablecoin } from "../domain/rails.ts";
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import type { VerbDeps } from "../verbs.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
 
@@ -147,7 +148,10 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
  * one event. Underwriting and funding
  * follow in the loan's writer (`processLoan`).
  */
-export async function createLoan(db: Db, input: CreateLoanInput & { tenant: LoadedTenant; now: Date }): Promise<{ loan: LoanRow; created: boolean }> {
+export async function createLoan(
+  { db }: Pick<VerbDeps, "db">,
+  input: CreateLoanInput & { tenant: LoadedTenant; now: Date },
+): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
   const existing = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
   if (existing) return { loan: existing, created: false };

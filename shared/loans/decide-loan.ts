@@ -4,6 +4,7 @@ import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { underwrite } from "../domain/underwriting.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
+import type { VerbDeps } from "../verbs.ts";
 import { loanIsOpen } from "./open-loans.ts";
 import { commitTransition } from "./commit-transition.ts";
 
@@ -24,7 +25,7 @@ async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
  * policy and records the decision with `loan.decision` (SPEC.md: after
  * `loan.application_submitted`, which creation recorded).
  */
-export async function decideLoan(db: Db, loan: LoanRow, now: Date): Promise<LoanRow> {
+export async function decideLoan({ db }: Pick<VerbDeps, "db">, { loan, now }: { loan: LoanRow; now: Date }): Promise<LoanRow> {
   const [policy, borrower, open] = await Promise.all([
     currentPolicy(db, loan.tenantId),
     db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(eq(borrowers.id, loan.borrowerId)).limit(1),

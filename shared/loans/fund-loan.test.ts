@@ -26,8 +26,8 @@ test("20 concurrent fundings of one loan, bypassing its writer: funded once, poo
   expect(created.body.fundingState).toBe("AWAITING_LIQUIDITY");
   await t.db.update(liquidityPools).set({ available: 10_000_000_000n }).where(eq(liquidityPools.tenantId, owner.tenantId));
 
-  const ctx = { db: t.db, chain: t.deps.chain, clock: t.clock };
-  const results = await Promise.allSettled(Array.from({ length: 20 }, () => processLoan(ctx, owner.tenantId, created.body.id)));
+  const deps = { db: t.db, chain: t.deps.chain, clock: t.clock };
+  const results = await Promise.allSettled(Array.from({ length: 20 }, () => processLoan(deps, { tenantId: owner.tenantId, loanId: created.body.id })));
   for (const r of results) {
     if (r.status === "rejected") expect(r.reason instanceof DomainError && r.reason.kind === "CONFLICT").toBe(true);
   }

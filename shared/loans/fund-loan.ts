@@ -107,8 +107,8 @@ async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, no
  * (once per wait). A loan is never funded twice: every step is conditional on
  * the state it read, and the chain send is keyed by the loan.
  */
-export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTenant, now: Date): Promise<LoanRow> {
-  const { db } = ctx;
+export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan: LoanRow; tenant: LoadedTenant; now: Date }): Promise<LoanRow> {
+  const { db } = deps;
   if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;
   if (loan.requiresKycGate && (!loan.kycConfirmedAt || !loan.agreementId)) {
     if (loan.fundingState === "WAITING_KYC") return loan;
@@ -133,7 +133,7 @@ export async function fundLoan(ctx: LoanContext, loan: LoanRow, tenant: LoadedTe
   const poolId = current.poolId!;
   const source = chainConfig(current.chain).fundingSource ?? "unconfigured";
   const principal = Number(current.principal);
-  const sent = await ctx.chain.transfer({
+  const sent = await deps.chain.transfer({
     chain: current.chain,
     asset: current.stablecoin,
     from: source,

@@ -1,10 +1,10 @@
 import { insertIf } from "../../db/guarded-writes.ts";
 import { loanKycConfirmations } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
-import type { Db } from "../../db/create-db.ts";
 import { conflict } from "../domain/errors.ts";
 import { commitUpdate } from "./commit-transition.ts";
 import { newId } from "../domain/ids.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type KycConfirmationInput = { verified: boolean; merchantUserId: string | null; reference: string | null };
 
@@ -13,7 +13,7 @@ export type KycConfirmationInput = { verified: boolean; merchantUserId: string |
  * opens or closes the loan's KYC gate with it: the newest confirmation wins
  * for a loan that is not funded yet.
  */
-export async function recordKycConfirmation(db: Db, loan: LoanRow, input: KycConfirmationInput, now: Date) {
+export async function recordKycConfirmation({ db }: Pick<VerbDeps, "db">, { loan, now, ...input }: KycConfirmationInput & { loan: LoanRow; now: Date }) {
   const id = newId();
   const gate = loan.status === "CREATED" ? { kycConfirmedAt: input.verified ? (loan.kycConfirmedAt ?? now) : null } : {};
   const next = await commitUpdate(db, loan, gate, now, (guard) => [

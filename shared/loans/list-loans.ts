@@ -1,8 +1,8 @@
 import { and, eq, gte, isNull, lte, ne, or, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { loans } from "../../db/schema/loans.ts";
 import type { Chain } from "../domain/rails.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export const LOAN_LIST_STATUSES = ["CREATED", "ACTIVE", "REPAID", "DEFAULTED", "DECLINED"] as const;
 export type LoanListStatus = (typeof LOAN_LIST_STATUSES)[number];
@@ -30,7 +30,7 @@ function statusCondition(status: LoanListStatus): SQL | undefined {
  * through (tenant_id, status, decision_outcome, created_at) or
  * (tenant_id, created_at).
  */
-export async function listLoans(db: Db, input: { tenantId: string; filters: LoanFilters; limit: number; cursor?: string }) {
+export async function listLoans({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; filters: LoanFilters; limit: number; cursor?: string }) {
   const { filters } = input;
   const page = newestFirst(loans, input.cursor);
   const rows = await db

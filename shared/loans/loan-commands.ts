@@ -38,31 +38,31 @@ export type LoanCommand =
 /** Results cross the Durable Object boundary as values: errors keep their kind. */
 export type LoanCommandResult = { ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } };
 
-async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
+async function execute(deps: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
   switch (cmd.kind) {
     case "process":
-      return processLoan(ctx, cmd.tenantId, cmd.loanId);
+      return processLoan(deps, cmd);
     case "review":
-      return reviewLoan(ctx, cmd);
+      return reviewLoan(deps, cmd);
     case "sweep":
-      return sweepLoan(ctx, cmd.tenantId, cmd.loanId);
+      return sweepLoan(deps, cmd);
     case "repayment":
     case "repaymentFailed": {
-      const tenant = await loadTenant(ctx.db, cmd.tenantId);
-      const now = tenantClock(ctx.clock, tenant).now();
+      const tenant = await loadTenant(deps.db, cmd.tenantId);
+      const now = tenantClock(deps.clock, tenant).now();
       const input = { tenant, loanId: cmd.loanId, payment: cmd.payment, now };
       return cmd.kind === "repayment"
-        ? (await applyRepayment(ctx.db, { ...input, attribution: cmd.attribution })).loan
-        : (await applyRepaymentFailure(ctx.db, input)).loan;
+        ? (await applyRepayment(deps, { ...input, attribution: cmd.attribution })).loan
+        : (await applyRepaymentFailure(deps, input)).loan;
     }
     case "kycConfirmation":
     case "agreement": {
-      const tenant = await loadTenant(ctx.db, cmd.tenantId);
-      const now = tenantClock(ctx.clock, tenant).now();
-      const loan = await loadLoan(ctx.db, cmd.tenantId, cmd.loanId);
+      const tenant = await loadTenant(deps.db, cmd.tenantId);
+      const now = tenantClock(deps.clock, tenant).now();
+      const loan = await loadLoan(deps.db, cmd.tenantId, cmd.loanId);
       const recorded =
         cmd.kind === "agreement"
-          ? await recordLoanAgreement(ctx.db, {
+          ? await recordLoanAgreement(deps, {
               loan,
               challenge: cmd.challenge,
               walletSignature: cmd.walletSignature,
@@ -70,15 +70,15 @@ async function execute(ctx: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
               agreementText: cmd.agreementText,
               now,
             })
-          : (await recordKycConfirmation(ctx.db, loan, cmd, now)).loan;
-      return fundLoan(ctx, recorded, tenant, now);
+          : (await recordKycConfirmation(deps, { loan, verified: cmd.verified, merchantUserId: cmd.merchantUserId, reference: cmd.reference, now })).loan;
+      return fundLoan(deps, { loan: recorded, tenant, now });
     }
   }
 }
 
-export async function executeLoanCommand(ctx: LoanContext, cmd: LoanCommand): Promise<LoanCommandResult> {
+export async function executeLoanCommand(deps: LoanContext, cmd: LoanCommand): Promise<LoanCommandResult> {
   try {
-    return { ok: true, loan: await execute(ctx, cmd) };
+    return { ok: true, loan: await execute(deps, cmd) };
   } catch (err) {
     if (err instanceof DomainError) return { ok: false, error: { kind: err.kind, detail: err.detail } };
     throw err;
@@ -114,7 +114,7 @@ export function keyedMutex() {
   };
 }
 
-export function inProcessLoanWriter(ctx: LoanContext): LoanWriter {
+export function inProcessLoanWriter(deps: LoanContext): LoanWriter {
   const withLock = keyedMutex();
-  return { run: async (cmd) => unwrapLoanResult(await withLock(cmd.loanId, () => executeLoanCommand(ctx, cmd))) };
+  return { run: async (cmd) => unwrapLoanResult(await withLock(cmd.loanId, () => executeLoanCommand(deps, cmd))) };
 }

@@ -11,10 +11,10 @@ import { loadLoan } from "./load-loan.ts";
  * decided and funded (or waiting) is returned as it is, so replays of a
  * creation, duplicate messages and retries are all safe to process again.
  */
-export async function processLoan(ctx: LoanContext, tenantId: string, loanId: string): Promise<LoanRow> {
-  const tenant = await loadTenant(ctx.db, tenantId);
-  const clock = tenantClock(ctx.clock, tenant);
-  let loan = await loadLoan(ctx.db, tenantId, loanId);
-  if (loan.status === "CREATED" && loan.decisionOutcome === null) loan = await decideLoan(ctx.db, loan, clock.now());
-  return fundLoan(ctx, loan, tenant, clock.now());
+export async function processLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
+  const tenant = await loadTenant(deps.db, tenantId);
+  const clock = tenantClock(deps.clock, tenant);
+  let loan = await loadLoan(deps.db, tenantId, loanId);
+  if (loan.status === "CREATED" && loan.decisionOutcome === null) loan = await decideLoan(deps, { loan, now: clock.now() });
+  return fundLoan(deps, { loan, tenant, now: clock.now() });
 }

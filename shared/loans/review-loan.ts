@@ -13,15 +13,15 @@ export type ReviewInput = { tenantId: string; loanId: string; action: "APPROVE" 
  * DECLINED, `loan.rejected`, no funds. Any other loan, or a second review: 409
  * (the transition table refuses it).
  */
-export async function reviewLoan(ctx: LoanContext, input: ReviewInput): Promise<LoanRow> {
-  const tenant = await loadTenant(ctx.db, input.tenantId);
-  const now = tenantClock(ctx.clock, tenant).now();
-  const loan = await loadLoan(ctx.db, input.tenantId, input.loanId);
-  const reviewed = await commitTransition(ctx.db, {
+export async function reviewLoan(deps: LoanContext, input: ReviewInput): Promise<LoanRow> {
+  const tenant = await loadTenant(deps.db, input.tenantId);
+  const now = tenantClock(deps.clock, tenant).now();
+  const loan = await loadLoan(deps.db, input.tenantId, input.loanId);
+  const reviewed = await commitTransition(deps.db, {
     loan,
     trigger: { kind: input.action === "APPROVE" ? "REVIEW_APPROVE" : "REVIEW_REJECT" },
     now,
     set: { reviewedBy: input.reviewerUserId, reviewedAt: now, reviewNote: input.note },
   });
-  return input.action === "APPROVE" ? fundLoan(ctx, reviewed, tenant, now) : reviewed;
+  return input.action === "APPROVE" ? fundLoan(deps, { loan: reviewed, tenant, now }) : reviewed;
 }

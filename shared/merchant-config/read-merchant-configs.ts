@@ -5,6 +5,7 @@ import { loanProducts } from "../../db/schema/loan-products.ts";
 import { merchantConfigs } from "../../db/schema/merchant-configs.ts";
 import { notFound } from "../domain/errors.ts";
 import type { SavedMerchantConfig } from "./save-merchant-config.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /**
  * A configuration with its active loan product's id. Every save writes the
@@ -19,7 +20,7 @@ const withProduct = (db: Db) =>
 
 /** The tenant's configurations, newest first (keyset pagination). */
 export async function listMerchantConfigs(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; limit: number; cursor?: string },
 ): Promise<{ data: SavedMerchantConfig[]; nextCursor: string | null }> {
   const page = newestFirst(merchantConfigs, input.cursor);
@@ -31,7 +32,7 @@ export async function listMerchantConfigs(
 }
 
 /** One configuration of the tenant; another tenant's id is not found. */
-export async function getMerchantConfig(db: Db, input: { tenantId: string; id: string }): Promise<SavedMerchantConfig> {
+export async function getMerchantConfig({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string }): Promise<SavedMerchantConfig> {
   const [row] = await withProduct(db)
     .where(and(eq(merchantConfigs.id, input.id), eq(merchantConfigs.tenantId, input.tenantId)))
     .limit(1);

@@ -6,6 +6,7 @@ import { notFound, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { checkMerchantConfigTerms, type MerchantConfigTerms } from "../domain/merchant-config.ts";
 import { productRow, termsColumns } from "./merchant-config-rows.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type SavedMerchantConfig = typeof merchantConfigs.$inferSelect & { loanProductId: string };
 
@@ -25,7 +26,7 @@ export function createMerchantConfigStatements(db: Db, tenantId: string, terms: 
 }
 
 /** Creates a configuration and its active loan product, atomically. */
-export async function createMerchantConfig(db: Db, input: { tenantId: string; terms: MerchantConfigTerms; now: Date }) {
+export async function createMerchantConfig({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; terms: MerchantConfigTerms; now: Date }) {
   const { row, statements } = createMerchantConfigStatements(db, input.tenantId, input.terms, input.now);
   await db.batch(statements);
   return row;
@@ -37,7 +38,7 @@ export async function createMerchantConfig(db: Db, input: { tenantId: string; te
  * a product missing for any reason is created again).
  */
 export async function updateMerchantConfig(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; id: string; terms: MerchantConfigTerms; now: Date },
 ): Promise<SavedMerchantConfig> {
   const errors = checkMerchantConfigTerms(input.terms);

@@ -1,5 +1,4 @@
 import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { events } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
@@ -7,6 +6,7 @@ import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import { decodeEventCursor, encodeEventCursor } from "../events/list-events.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type Notification = typeof notifications.$inferSelect;
 
@@ -19,7 +19,7 @@ export type Notification = typeof notifications.$inferSelect;
  * only the read ones. Cursors are the event list's (`seq` of the last shown).
  */
 export async function listNotifications(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; unread?: boolean; limit: number; cursor?: string },
 ): Promise<{ data: Notification[]; nextCursor: string | null }> {
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
@@ -47,7 +47,7 @@ export async function listNotifications(
  * Marks one notification read. Idempotent: the update only touches an
  * unread row, so the first `readAt` is kept. Another tenant's: not found.
  */
-export async function markNotificationRead(db: Db, input: { tenantId: string; id: string; now: Date }): Promise<Notification> {
+export async function markNotificationRead({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }): Promise<Notification> {
   if (!isUuid(input.id)) throw notFound("Notification");
   const mine = and(eq(notifications.id, input.id), eq(notifications.tenantId, input.tenantId));
   const [, [row]] = await db.batch([
@@ -62,7 +62,7 @@ export async function markNotificationRead(db: Db, input: { tenantId: string; id
 }
 
 /** Marks every unread notification of the tenant read; returns how many changed. */
-export async function markAllNotificationsRead(db: Db, input: { tenantId: string; now: Date }): Promise<{ updated: number }> {
+export async function markAllNotificationsRead({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; now: Date }): Promise<{ updated: number }> {
   const changed = await db
     .update(notifications)
     .set({ readAt: input.now })
@@ -78,7 +78,7 @@ export type MailboxMessage = typeof mailbox.$inferSelect;
  * messages addressed to the tenant's users, newest first. The mailbox itself
  * is not per tenant: it is keyed by address, as real e-mail is.
  */
-export async function listMailboxForTenant(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+export async function listMailboxForTenant({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
   const page = newestFirst(mailbox, input.cursor);
   const rows: MailboxMessage[] = await db
     .select({

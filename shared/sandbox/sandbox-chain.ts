@@ -25,7 +25,7 @@ function sandboxChain(tenant: Tenant, chain: Chain) {
  * poll never run.
  */
 async function ledgerFor(deps: Deps, tenant: Tenant, chain: Chain) {
-  await markLedgerWritten(deps.db, tenant.id, chain, deps.clock.now());
+  await markLedgerWritten(deps, { sandboxTenantId: tenant.id, chain, now: deps.clock.now() });
   return deps.simChains.chain(chain, tenant.id);
 }
 
@@ -64,14 +64,14 @@ async function orRejected<T>(field: string | ((reason: string) => string), op: (
 }
 
 /** Test stablecoin for a wallet on a sandbox chain. */
-export async function faucet(deps: Deps, tenant: Tenant, input: { chain: Chain; address: string; amount: string }) {
+export async function faucet(deps: Deps, { tenant, ...input }: { tenant: Tenant; chain: Chain; address: string; amount: string }) {
   sandboxChain(tenant, input.chain);
   const amount = amountOf(input.amount);
   if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
   const to = address(input.chain, "address", input.address);
   const ledger = await ledgerFor(deps, tenant, input.chain);
   const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id }));
-  await pollChain(deps, input.chain, tenant.id);
+  await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: "success" as const, blockNumber: result.blockNumber };
 }
 
@@ -85,8 +85,7 @@ export async function faucet(deps: Deps, tenant: Tenant, input: { chain: Chain; 
  */
 export async function transfer(
   deps: Deps,
-  tenant: Tenant,
-  input: { chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string },
+  { tenant, ...input }: { tenant: Tenant; chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string },
 ) {
   sandboxChain(tenant, input.chain);
   if (chainConfig(input.chain).family === "EVM") {
@@ -102,7 +101,7 @@ export async function transfer(
     (reason) => (reason.startsWith("token ") ? "token" : "from"),
     () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true }),
   );
-  await pollChain(deps, input.chain, tenant.id);
+  await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, failureReason: result.failureReason };
 }
 
@@ -113,7 +112,7 @@ export async function transfer(
  * another chain id, a wrong nonce, or a sender that never held the stablecoin
  * on this ledger (as a node refuses an account without gas): 400.
  */
-export async function submitTransaction(deps: Deps, tenant: Tenant, input: { chain: Chain; signedTransaction: string }) {
+export async function submitTransaction(deps: Deps, { tenant, ...input }: { tenant: Tenant; chain: Chain; signedTransaction: string }) {
   sandboxChain(tenant, input.chain);
   if (chainConfig(input.chain).family !== "EVM") {
     throw validationError(["chain: signed transactions are for EVM chains; TON and Solana take POST /v1/sandbox/chain/transfers"]);
@@ -122,6 +121,6 @@ export async function submitTransaction(deps: Deps, tenant: Tenant, input: { cha
   const result = await orRejected("signedTransaction", () =>
     ledger.submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id, requireFundedSender: true }),
   );
-  await pollChain(deps, input.chain, tenant.id);
+  await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, from: result.from, revertReason: result.revertReason };
 }

@@ -1,11 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { tenants } from "../../db/schema/tenants.ts";
-import type { Clock } from "../domain/clock.ts";
 import { DAY_MS } from "../domain/pricing.ts";
-import type { LoanWriter } from "../loans/loan-commands.ts";
 import { sweepDueLoans, type SweepReport } from "../sweeps/run-sweeps.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
+import type { VerbDeps } from "../verbs.ts";
 import { notASandboxTenant, requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** One call moves the clock at most this far: past any tenure (15 days) plus any grace (30 days), many times over. */
@@ -14,8 +12,8 @@ export const MAX_ADVANCE_SECONDS = (400 * DAY_MS) / 1000;
 export type SandboxClock = { now: Date; offsetMs: number };
 
 /** The tenant's sandbox clock: the system clock plus the tenant's offset. */
-export async function readSandboxClock(db: Db, systemClock: Clock, tenantId: string): Promise<SandboxClock> {
-  const tenant = await loadTenant(db, tenantId);
+export async function readSandboxClock({ db, clock: systemClock }: Pick<VerbDeps, "db" | "clock">, input: { tenantId: string }): Promise<SandboxClock> {
+  const tenant = await loadTenant(db, input.tenantId);
   requireSandboxTenant(tenant);
   return { now: tenantClock(systemClock, tenant).now(), offsetMs: tenant.clockOffsetMs };
 }
@@ -28,13 +26,11 @@ export async function readSandboxClock(db: Db, systemClock: Clock, tenantId: str
  * concurrent advances add up instead of one overwriting the other; the clock
  * only moves forward.
  *
- * @example await advanceSandboxClock(db, writer, systemClock, { tenantId, seconds: 8 * 86_400 })
+ * @example await advanceSandboxClock({ db, writer, clock }, { tenantId, seconds: 8 * 86_400 })
  * // { now: <8 days ahead>, offsetMs: 691_200_000, swept: { visited: 1, failed: 0 } }
  */
 export async function advanceSandboxClock(
-  db: Db,
-  writer: LoanWriter,
-  systemClock: Clock,
+  { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
   input: { tenantId: string; seconds: number },
 ): Promise<SandboxClock & { swept: SweepReport }> {
   requireSandboxTenant(await loadTenant(db, input.tenantId));
@@ -45,7 +41,7 @@ export async function advanceSandboxClock(
     .where(and(eq(tenants.id, input.tenantId), eq(tenants.mode, "sandbox")))
     .returning({ clockOffsetMs: tenants.clockOffsetMs });
   if (!moved) throw notASandboxTenant();
-  const swept = await sweepDueLoans(db, writer, systemClock.now(), input.tenantId);
+  const swept = await sweepDueLoans({ db, writer, clock: systemClock }, { tenantId: input.tenantId });
   const offsetMs = moved.clockOffsetMs;
   return { now: tenantClock(systemClock, { clockOffsetMs: offsetMs }).now(), offsetMs, swept };
 }

@@ -4,15 +4,14 @@ import { insertIf } from "../../db/guarded-writes.ts";
 import type { EventEnvelope } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
-import type { Clock } from "../domain/clock.ts";
 import { validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import type { Stablecoin } from "../domain/rails.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import { headroomOf, type PoolRow } from "../liquidity/pools.ts";
-import type { LoanWriter } from "../loans/loan-commands.ts";
 import { retryFunding, type SweepReport } from "../sweeps/run-sweeps.ts";
+import type { VerbDeps } from "../verbs.ts";
 import { SANDBOX_POOL_LOW_THRESHOLD_UNITS } from "../tenants/sign-up.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 import { requireSandboxTenant } from "./sandbox-tenant.ts";
@@ -80,7 +79,10 @@ export type SetSandboxLiquidityResult = {
  * fired for the current dip, exactly as when a reservation takes headroom
  * under the threshold.
  */
-export async function setSandboxLiquidity(db: Db, writer: LoanWriter, systemClock: Clock, input: SetSandboxLiquidityInput): Promise<SetSandboxLiquidityResult> {
+export async function setSandboxLiquidity(
+  { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
+  input: SetSandboxLiquidityInput,
+): Promise<SetSandboxLiquidityResult> {
   const tenant = await loadTenant(db, input.tenantId);
   requireSandboxTenant(tenant);
   const now = tenantClock(systemClock, tenant).now();
@@ -125,7 +127,7 @@ export async function setSandboxLiquidity(db: Db, writer: LoanWriter, systemCloc
     throw validationError([`available: must be at least ${show(reserved)}, the amount reserved for loans being funded`]);
   }
 
-  const retried = await retryFunding(db, writer, { tenantId: tenant.id });
+  const retried = await retryFunding({ db, writer }, { tenantId: tenant.id });
   const [waiting] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)

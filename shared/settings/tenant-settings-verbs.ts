@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { checkBranding, type Branding } from "../domain/branding.ts";
 import { validationError } from "../domain/errors.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** A tenant's settings as the API shows them; `updatedAt` null when never saved. */
 export type TenantSettings = {
@@ -31,7 +31,7 @@ const fromRow = (row: SettingsRow | undefined, tenantName: string): TenantSettin
  * before settings existed, or by a script) reads as the defaults: no KYC gate
  * before funding, branding with the tenant's name and nothing else.
  */
-export async function getTenantSettings(db: Db, input: { tenantId: string; tenantName: string }): Promise<TenantSettings> {
+export async function getTenantSettings({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; tenantName: string }): Promise<TenantSettings> {
   const [row] = await db.select().from(tenantSettings).where(eq(tenantSettings.tenantId, input.tenantId)).limit(1);
   return fromRow(row, input.tenantName);
 }
@@ -41,7 +41,7 @@ export async function getTenantSettings(db: Db, input: { tenantId: string; tenan
  * field clears it). One upsert, so a tenant without a row gets one.
  */
 export async function replaceTenantSettings(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; requiresKycBeforeFunding: boolean; branding: Branding; now: Date },
 ): Promise<TenantSettings> {
   const errors = checkBranding(input.branding);

@@ -10,6 +10,7 @@ import { commitTransition } from "../loans/commit-transition.ts";
 import { amountsAt, currentLateFeeDays } from "../loans/loan-view.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
@@ -61,14 +62,15 @@ const settlementRow = (
  * twice is applied once. The pool takes back what the loan owed.
  */
 export async function applyRepayment(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date; attribution?: Attribution },
 ): Promise<{ loan: LoanRow; outcome: RepaymentOutcome }> {
   const { payment, tenant } = input;
   const loan = await loadLoan(db, tenant.id, input.loanId);
   if (await alreadySettled(db, loan, payment)) return { loan, outcome: "DUPLICATE" };
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") {
-    if (!input.attribution) await recordUnmatched(db, payment, `the loan is ${loan.status}, not awaiting repayment`, tenant.id, input.now);
+    if (!input.attribution)
+      await recordUnmatched({ db }, { payment, reason: `the loan is ${loan.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
     return { loan, outcome: "UNMATCHED" };
   }
   // The transfer's time (block time, unix seconds) on the tenant's clock: late fees are judged then.
@@ -126,7 +128,7 @@ export async function applyRepayment(
  * could not cover): a FAILED settlement and `loan.repayment_failed`; the loan
  * stays as it was. Once per transaction.
  */
-export async function applyRepaymentFailure(db: Db, input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date }) {
+export async function applyRepaymentFailure({ db }: Pick<VerbDeps, "db">, input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date }) {
   const loan = await loadLoan(db, input.tenant.id, input.loanId);
   if (await alreadySettled(db, loan, input.payment)) return { loan, outcome: "DUPLICATE" as const };
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return { loan, outcome: "UNMATCHED" as const };

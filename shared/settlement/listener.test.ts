@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const TON_WALLET = `0:${"42".repeat(32)}`;
-const deps = (chain: ChainPort = t.deps.chain) => ({ db: t.db, chain, writer: t.deps.loans, clock: t.clock });
+const deps = (chain: ChainPort = t.deps.chain) => ({ db: t.db, chain, writer: t.deps.writer, clock: t.clock });
 const dueAt = async (at: Date) => (await ledgersToPoll(t.db, at, 1000)).map((l) => `${l.sandboxTenantId}:${l.chain}`);
 
 describe("which sandbox ledgers the cron job polls", () => {
@@ -33,7 +33,7 @@ describe("which sandbox ledgers the cron job polls", () => {
     // millisecond of the fixed clock, which counts as "maybe after the read": due once more.
     expect(await dueAt(t.clock.now())).toContain(name);
     t.clock.advance(1);
-    await pollChain(deps(), "TON_TESTNET", m.tenantId);
+    await pollChain(deps(), { chain: "TON_TESTNET", sandboxTenantId: m.tenantId });
     expect(await dueAt(t.clock.now())).not.toContain(name);
     expect(await dueAt(new Date(t.clock.now().getTime() + LEDGER_REPOLL_MS))).toContain(name);
     // Another tenant's ledgers are theirs: nothing of this one is listed for them.
@@ -49,22 +49,22 @@ describe("which sandbox ledgers the cron job polls", () => {
       ...t.deps.chain,
       readTransactions: async (chain, afterBlock, limit, scope) => {
         t.clock.advance(1);
-        await markLedgerWritten(t.db, m.tenantId, "SOLANA_DEVNET", t.clock.now());
+        await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "SOLANA_DEVNET", now: t.clock.now() });
         return t.deps.chain.readTransactions(chain, afterBlock, limit, scope);
       },
     };
-    await pollChain(deps(writingMeanwhile), "SOLANA_DEVNET", m.tenantId);
+    await pollChain(deps(writingMeanwhile), { chain: "SOLANA_DEVNET", sandboxTenantId: m.tenantId });
     expect(await dueAt(t.clock.now())).toContain(name);
     t.clock.advance(1);
-    await pollChain(deps(), "SOLANA_DEVNET", m.tenantId);
+    await pollChain(deps(), { chain: "SOLANA_DEVNET", sandboxTenantId: m.tenantId });
     expect(await dueAt(t.clock.now())).not.toContain(name);
   });
 
   test("at most `limit` ledgers, the longest waiting first", async () => {
     const tenants = [await sandboxTenant(t), await sandboxTenant(t)];
     const at = new Date(t.clock.now().getTime() - 3 * LEDGER_REPOLL_MS);
-    await markLedgerWritten(t.db, tenants[1]!.tenantId, "BASE_SEPOLIA", at);
-    await markLedgerWritten(t.db, tenants[0]!.tenantId, "BASE_SEPOLIA", new Date(at.getTime() + 1));
+    await markLedgerWritten({ db: t.db }, { sandboxTenantId: tenants[1]!.tenantId, chain: "BASE_SEPOLIA", now: at });
+    await markLedgerWritten({ db: t.db }, { sandboxTenantId: tenants[0]!.tenantId, chain: "BASE_SEPOLIA", now: new Date(at.getTime() + 1) });
     const [first, second] = await ledgersToPoll(t.db, t.clock.now(), 2);
     expect([first, second]).toEqual([
       { sandboxTenantId: tenants[1]!.tenantId, chain: "BASE_SEPOLIA" },

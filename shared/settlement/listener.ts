@@ -2,19 +2,17 @@ import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainCursors, sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
-import type { ChainPort } from "../chains/chain-port.ts";
-import type { Clock } from "../domain/clock.ts";
 import type { Chain } from "../domain/rails.ts";
-import type { LoanWriter } from "../loans/loan-commands.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export const LISTENER_PAGE = 100;
 
 /** A quiet sandbox ledger is polled again this long after its last poll (a safety net behind the helpers' own polls). */
 export const LEDGER_REPOLL_MS = 60 * 60 * 1000;
 
-export type ListenerDeps = { db: Db; chain: ChainPort; writer: LoanWriter; clock: Clock };
+export type ListenerDeps = Pick<VerbDeps, "db" | "chain" | "writer" | "clock">;
 export type ListenerReport = {
   chain: Chain;
   sandboxTenantId: string | null;
@@ -74,7 +72,7 @@ async function saveCursor(db: Db, { chain, sandboxTenantId }: Ledger, block: num
  * cron's poll now. The sandbox helpers call it before they write to the
  * ledger: should their own poll afterwards never run, the cron job's does.
  */
-export async function markLedgerWritten(db: Db, sandboxTenantId: string, chain: Chain, now: Date) {
+export async function markLedgerWritten({ db }: Pick<VerbDeps, "db">, { sandboxTenantId, chain, now }: { sandboxTenantId: string; chain: Chain; now: Date }) {
   await db
     .insert(sandboxLedgers)
     .values({ tenantId: sandboxTenantId, chain, lastBlock: 0, pollAfter: now, createdAt: now, updatedAt: now })
@@ -98,13 +96,12 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
   if (!obs.loanId) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(
-        deps.db,
-        obs,
-        obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>",
-        keptFor,
+      await recordUnmatched(deps, {
+        payment: obs,
+        reason: obs.comment === null ? "no loan reference (missing comment or loan id)" : "the comment is not svc:repay:<loanId>",
+        tenantId: keptFor,
         now,
-      );
+      });
     }
     return;
   }
@@ -114,13 +111,12 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
   if (!loan || loan.chain !== obs.chain) {
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(
-        deps.db,
-        obs,
-        loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id",
-        loan ? loan.tenantId : keptFor,
+      await recordUnmatched(deps, {
+        payment: obs,
+        reason: loan ? `the loan is on ${loan.chain}, not ${obs.chain}` : "no loan with this id",
+        tenantId: loan ? loan.tenantId : keptFor,
         now,
-      );
+      });
     }
     return;
   }
@@ -142,7 +138,7 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
  * has settled before, and unmatched payments are kept once. So restarts,
  * overlapping runs and duplicate polls never credit twice.
  */
-export async function pollChain(deps: ListenerDeps, chain: Chain, sandboxTenantId: string | null): Promise<ListenerReport> {
+export async function pollChain(deps: ListenerDeps, { chain, sandboxTenantId }: { chain: Chain; sandboxTenantId: string | null }): Promise<ListenerReport> {
   const ledger: Ledger = { chain, sandboxTenantId };
   const startedAt = deps.clock.now();
   const report: ListenerReport = {

@@ -4,14 +4,14 @@ import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { conflict, DomainError, notFound, validationError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
-import type { LoanWriter } from "../loans/loan-commands.ts";
 import { loadLoan } from "../loans/load-loan.ts";
+import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
 
 export type UnmatchedRow = typeof unmatchedPayments.$inferSelect;
 
 /** The tenant's unmatched payments, newest first; `open` leaves out attributed ones. */
-export async function listUnmatched(db: Db, input: { tenantId: string; open?: boolean; limit: number; cursor?: string }) {
+export async function listUnmatched({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; open?: boolean; limit: number; cursor?: string }) {
   const page = newestFirst(unmatchedPayments, input.cursor);
   const rows = await db
     .select()
@@ -29,7 +29,7 @@ export async function listUnmatched(db: Db, input: { tenantId: string; open?: bo
  * the loan's credit (see applyRepayment). Twice, or concurrently to two
  * loans: one wins, the other gets 409 and nothing moves.
  */
-export async function attributeUnmatched(db: Db, writer: LoanWriter, input: { tenantId: string; id: string; loanId: string; by: string }) {
+export async function attributeUnmatched({ db, writer }: Pick<VerbDeps, "db" | "writer">, input: { tenantId: string; id: string; loanId: string; by: string }) {
   if (!isUuid(input.id)) throw notFound("Unmatched payment");
   const [row] = await db
     .select()

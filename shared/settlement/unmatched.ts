@@ -1,13 +1,16 @@
-import type { Db } from "../../db/create-db.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { newId } from "../domain/ids.ts";
 import type { Observation } from "./classify-transaction.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /**
  * Keeps a payment the listener could not apply. One row per (chain, tx,
  * log): seeing the payment again changes nothing.
  */
-export async function recordUnmatched(db: Db, payment: Observation, reason: string, tenantId: string | null, now: Date) {
+export async function recordUnmatched(
+  { db }: Pick<VerbDeps, "db">,
+  { payment, reason, tenantId, now }: { payment: Observation; reason: string; tenantId: string | null; now: Date },
+) {
   await db
     .insert(unmatchedPayments)
     .values({

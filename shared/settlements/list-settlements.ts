@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loadLoan } from "../loans/load-loan.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type SettlementRow = typeof settlements.$inferSelect;
 
@@ -11,7 +11,10 @@ export type SettlementRow = typeof settlements.$inferSelect;
  * tenant's loan, or no such loan: 404. Read through the (tenant, loan,
  * createdAt) index; rows of one millisecond keep their insertion order.
  */
-export async function listSettlements(db: Db, input: { tenantId: string; loanId: string }): Promise<{ loanId: string; rows: SettlementRow[] }> {
+export async function listSettlements(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; loanId: string },
+): Promise<{ loanId: string; rows: SettlementRow[] }> {
   const loan = await loadLoan(db, input.tenantId, input.loanId);
   const rows = await db
     .select()

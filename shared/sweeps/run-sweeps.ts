@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import type { LoanCommand, LoanWriter } from "../loans/loan-commands.ts";
+import type { VerbDeps } from "../verbs.ts";
 import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
 
 /** A run stops after this many pages, so one tick stays bounded; the next tick continues. */
@@ -20,7 +20,11 @@ async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ fa
  * harmless: each loan's writer serializes them and the second finds nothing
  * to do. Loans that keep failing stop the loop rather than spin.
  */
-export async function sweepDueLoans(db: Db, writer: LoanWriter, systemNow: Date, tenantId?: string): Promise<SweepReport> {
+export async function sweepDueLoans(
+  { db, writer, clock }: Pick<VerbDeps, "db" | "writer" | "clock">,
+  { tenantId }: { tenantId?: string } = {},
+): Promise<SweepReport> {
+  const systemNow = clock.now();
   const report = { visited: 0, failed: 0 };
   const failedIds = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -41,7 +45,7 @@ export async function sweepDueLoans(db: Db, writer: LoanWriter, systemNow: Date,
  * request is still at work is safe to touch: its writer queues this behind
  * that request, and processing a funded loan does nothing.
  */
-export async function retryFunding(db: Db, writer: LoanWriter, input: { tenantId?: string; limit?: number } = {}): Promise<SweepReport> {
+export async function retryFunding({ db, writer }: Pick<VerbDeps, "db" | "writer">, input: { tenantId?: string; limit?: number } = {}): Promise<SweepReport> {
   const rows = await db
     .select({ tenantId: loans.tenantId, loanId: loans.id })
     .from(loans)

@@ -42,9 +42,12 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
     .update(tenants)
     .set({ clockOffsetMs: 30 * DAY_MS })
     .where(eq(tenants.id, owner.tenantId));
-  const first = await sweepDueLoans(t.db, t.deps.loans, t.clock.now());
+  const first = await sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
   expect(first.failed).toBe(0);
-  const again = await Promise.all([sweepDueLoans(t.db, t.deps.loans, t.clock.now()), sweepDueLoans(t.db, t.deps.loans, t.clock.now())]);
+  const again = await Promise.all([
+    sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock }),
+    sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock }),
+  ]);
   expect(again.every((r) => r.failed === 0)).toBe(true);
   const types = (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loan.id)).orderBy(events.seq)).map((e) => e.type);
   expect(types).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
@@ -67,7 +70,7 @@ async function sweepAt(tenantId: string, atMs: number) {
     .update(tenants)
     .set({ clockOffsetMs: atMs - t.clock.now().getTime() })
     .where(eq(tenants.id, tenantId));
-  const report = await sweepDueLoans(t.db, t.deps.loans, t.clock.now(), tenantId);
+  const report = await sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId });
   expect(report.failed).toBe(0);
   return report;
 }

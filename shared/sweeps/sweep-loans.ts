@@ -64,15 +64,15 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string) =>
  * late fee; past `dueAt` + grace → DEFAULTED with `loan.defaulted` once.
  * Idempotent: a second run finds nothing to do.
  */
-export async function sweepLoan(ctx: LoanContext, tenantId: string, loanId: string): Promise<LoanRow> {
-  const tenant = await loadTenant(ctx.db, tenantId);
-  const now = tenantClock(ctx.clock, tenant).now();
-  const loan = await loadLoan(ctx.db, tenantId, loanId);
+export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
+  const tenant = await loadTenant(deps.db, tenantId);
+  const now = tenantClock(deps.clock, tenant).now();
+  const loan = await loadLoan(deps.db, tenantId, loanId);
   if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, now)) return loan;
   const days = lateFeeDays(loan.dueAt, now, loan.gracePeriodDays);
   if (isPastGrace(loan.dueAt, loan.gracePeriodDays, now)) {
     const defaultedAt = new Date(loan.dueAt.getTime() + loan.gracePeriodDays * DAY_MS);
-    return commitTransition(ctx.db, {
+    return commitTransition(deps.db, {
       loan,
       trigger: { kind: "GRACE_ELAPSED" },
       now,
@@ -80,8 +80,8 @@ export async function sweepLoan(ctx: LoanContext, tenantId: string, loanId: stri
     });
   }
   if (!loan.overdueAt) {
-    return commitTransition(ctx.db, { loan, trigger: { kind: "MARK_OVERDUE" }, now, set: { lateFeeDays: days } });
+    return commitTransition(deps.db, { loan, trigger: { kind: "MARK_OVERDUE" }, now, set: { lateFeeDays: days } });
   }
-  if (days > loan.lateFeeDays) return (await commitUpdate(ctx.db, loan, { lateFeeDays: days }, now)) ?? loan;
+  if (days > loan.lateFeeDays) return (await commitUpdate(deps.db, loan, { lateFeeDays: days }, now)) ?? loan;
   return loan;
 }

@@ -1,4 +1,3 @@
-import type { Db } from "../../db/create-db.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
@@ -12,6 +11,7 @@ import { UNITS_PER_COIN } from "../domain/money.ts";
 import { createMerchantConfigStatements } from "../merchant-config/save-merchant-config.ts";
 import { defaultPolicyInsert } from "../underwriting/policies.ts";
 import { createWidgetProgramStatement } from "../widget-programs/widget-program-rows.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** A new sandbox tenant's pools: 100,000.00 test USDC and 100,000.00 test USDT (for a TON rail), `liquidity.low` under 1,000.00. */
 export const SANDBOX_POOL_UNITS = 100_000n * UNITS_PER_COIN;
@@ -26,7 +26,7 @@ export type SignUpInput = { email: string; password: string; companyName: string
  * its embed key, the default underwriting policy (version 1), and funded
  * sandbox pools (USDC, and USDT for a TON rail), all in one batch.
  */
-export async function signUp(db: Db, input: SignUpInput) {
+export async function signUp({ db }: Pick<VerbDeps, "db">, input: SignUpInput) {
   const email = input.email.trim().toLowerCase();
   const password = await hashPassword(input.password);
   const tenant = { id: newId(), name: input.companyName.trim(), mode: "sandbox" as const, clockOffsetMs: 0, createdAt: input.now };

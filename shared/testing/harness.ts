@@ -53,7 +53,7 @@ export async function createTestApp(
     log,
     chain: simulatedChainPort(simChains),
     simChains,
-    loans: inProcessLoanWriter({ db, chain: simulatedChainPort(simChains), clock }),
+    writer: inProcessLoanWriter({ db, chain: simulatedChainPort(simChains), clock }),
     challenges: memoryChallengeStore(),
     secretsKey: DEV_SECRETS_KEY,
     queue: memoryDeliveryQueue(),

@@ -38,9 +38,9 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
     .limit(1);
   const [notification] = await t.db.select().from(notifications).where(eq(notifications.tenantId, m.tenantId)).limit(1);
   const events = (await t.request("GET", `/v1/events?loanId=${loan.id}`, { headers: apiKey(m.key) })).body.data as { id: string }[];
-  const ctx = await programContext(t.db, program.embedKey);
+  const context = await programContext(t.db, program.embedKey);
   const wallet = newWallet();
-  const creditLine = await creditLineFor(t.db, ctx, wallet, t.clock.now());
+  const creditLine = await creditLineFor({ db: t.db }, { program: context, wallet, now: t.clock.now() });
   // A payment the listener could not match, kept for this tenant (as a wrong comment would leave it).
   const unmatchedId = newId();
   await t.db.insert(unmatchedPayments).values({

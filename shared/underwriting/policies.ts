@@ -5,6 +5,7 @@ import { policies } from "../../db/schema/policies.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { DEFAULT_POLICY, type UnderwritingPolicy } from "../domain/underwriting.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 type PolicyRow = typeof policies.$inferSelect;
 
@@ -44,7 +45,7 @@ export const defaultPolicyInsert = (db: Db, tenantId: string, now: Date) =>
  * cannot both take the same version (unique index), the loser gets 409.
  */
 export async function putPolicy(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; policy: Omit<UnderwritingPolicy, "version">; actor: string; now: Date },
 ): Promise<UnderwritingPolicy & { createdAt: Date }> {
   const id = newId();

@@ -1,12 +1,15 @@
-import type { Db } from "../../db/create-db.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { users, type Role } from "../../db/schema/users.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { conflict, forbidden } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** Adds a dashboard user to the caller's tenant; only an OWNER may add an OWNER. */
-export async function addUser(db: Db, input: { tenantId: string; actorRole: Role; email: string; password: string; role: Role; now: Date }) {
+export async function addUser(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; actorRole: Role; email: string; password: string; role: Role; now: Date },
+) {
   if (input.role === "OWNER" && input.actorRole !== "OWNER") throw forbidden("Only an OWNER may add an OWNER");
   const password = await hashPassword(input.password);
   const row = {

@@ -140,7 +140,7 @@ describe("delivery", () => {
       if (m.body.kind !== "delivery") continue;
       if (m.body.attempt > 1) delays.push(m.delaySeconds);
       await processDeliveryMessage(s.deps, m.body);
-      await relayOutbox(t.db, s.queue, { now: t.clock.now(), tenantId: s.owner.tenantId });
+      await relayOutbox({ db: t.db, queue: s.queue }, { now: t.clock.now(), tenantId: s.owner.tenantId });
     }
     const toDead = s.received.filter((r) => r.url === dead);
     expect(toDead).toHaveLength(3);

@@ -6,6 +6,7 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/s
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { EventType } from "../events/loan-events.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -59,7 +60,7 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, De
  * stays) and its attempts, loaded for the whole page in a second query.
  * Another tenant's `endpointId` simply matches nothing.
  */
-export async function listDeliveries(db: Db, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
+export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
   const page = newestFirst(webhookDeliveries, input.cursor);
   const rows = await db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
@@ -85,7 +86,10 @@ export async function listDeliveries(db: Db, input: ListDeliveriesInput): Promis
 }
 
 /** One delivery of the tenant with its attempts; another tenant's (or none): not found. */
-export async function getDelivery(db: Db, input: { tenantId: string; id: string }): Promise<DeliveryRecord & { endpointDeletedAt: Date | null }> {
+export async function getDelivery(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; id: string },
+): Promise<DeliveryRecord & { endpointDeletedAt: Date | null }> {
   if (!isUuid(input.id)) throw notFound("Webhook delivery");
   const [row] = await db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url, endpointDeletedAt: webhookEndpoints.deletedAt })

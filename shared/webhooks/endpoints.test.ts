@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (tenantId: string, url: string, events: string[], offsetMs: number) =>
-  createEndpoint(t.db, { tenantId, url, events, environment: "production", secretsKey: DEV_SECRETS_KEY, now: new Date(1_800_000_000_000 + offsetMs) });
+  createEndpoint({ db: t.db }, { tenantId, url, events, environment: "production", secretsKey: DEV_SECRETS_KEY, now: new Date(1_800_000_000_000 + offsetMs) });
 
 test('subscribedEndpoints: the tenant\'s live endpoints with the type or "*", oldest first, with the sealed secret', async () => {
   const a = await signUpTenant(t);
@@ -22,7 +22,7 @@ test('subscribedEndpoints: the tenant\'s live endpoints with the type or "*", ol
   const repaid = await create(a.tenantId, "https://repaid.example.com/", ["loan.repaid"], 2);
   const deleted = await create(a.tenantId, "https://deleted.example.com/", ["loan.funded"], 0);
   await create(b.tenantId, "https://other-tenant.example.com/", ["*"], 0);
-  await deleteEndpoint(t.db, { tenantId: a.tenantId, id: deleted.endpoint.id, now: new Date() });
+  await deleteEndpoint({ db: t.db }, { tenantId: a.tenantId, id: deleted.endpoint.id, now: new Date() });
 
   const forFunded = await subscribedEndpoints(t.db, a.tenantId, "loan.funded");
   expect(forFunded.map((e) => e.id)).toEqual([funded.endpoint.id, all.endpoint.id]);
@@ -38,16 +38,19 @@ test("createEndpoint judges the URL for its environment and stores it normalized
   const error = await create(a.tenantId, "https://[::ffff:7f00:1]/", ["*"], 0).catch((e) => e);
   expect(error).toBeInstanceOf(DomainError);
   expect(error.detail).toEqual(["url: must not point to a private, loopback, link-local or reserved address"]);
-  const local = await createEndpoint(t.db, {
-    tenantId: a.tenantId,
-    url: "http://localhost:4000",
-    events: ["*"],
-    environment: "development",
-    secretsKey: DEV_SECRETS_KEY,
-    now: new Date(),
-  });
+  const local = await createEndpoint(
+    { db: t.db },
+    {
+      tenantId: a.tenantId,
+      url: "http://localhost:4000",
+      events: ["*"],
+      environment: "development",
+      secretsKey: DEV_SECRETS_KEY,
+      now: new Date(),
+    },
+  );
   expect(local.endpoint.url).toBe("http://localhost:4000/");
-  const page = await listEndpoints(t.db, { tenantId: a.tenantId, limit: 10 });
+  const page = await listEndpoints({ db: t.db }, { tenantId: a.tenantId, limit: 10 });
   expect(page.data).toEqual([local.endpoint]);
   expect(Object.keys(page.data[0]!).sort()).toEqual(["createdAt", "events", "id", "secretPrefix", "url"]);
 });

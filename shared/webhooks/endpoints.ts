@@ -8,6 +8,7 @@ import { isUuid, newId } from "../domain/ids.ts";
 import { webhookUrlProblem, type WebhookEnvironment } from "../domain/webhook-urls.ts";
 import type { EventType } from "../events/loan-events.ts";
 import { generateWebhookSecret } from "./signing.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 
@@ -52,10 +53,10 @@ export async function subscribedEndpoints(db: Db, tenantId: string, eventType: E
  * service. The URL is stored as the parser normalized it, which is the URL
  * that was judged and the one deliveries call.
  *
- * @example const { endpoint, secret } = await createEndpoint(db, { tenantId, url: "https://hooks.example.com/svc", events: ["*"], environment: "production", secretsKey, now })
+ * @example const { endpoint, secret } = await createEndpoint({ db }, { tenantId, url: "https://hooks.example.com/svc", events: ["*"], environment: "production", secretsKey, now })
  */
 export async function createEndpoint(
-  db: Db,
+  { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; url: string; events: string[]; environment: WebhookEnvironment; secretsKey: string; now: Date },
 ): Promise<{ endpoint: WebhookEndpointSummary; secret: string }> {
   const problem = webhookUrlProblem(input.url, input.environment);
@@ -76,7 +77,7 @@ export async function createEndpoint(
 }
 
 /** The tenant's live endpoints, newest first (keyset pagination), without secrets. */
-export async function listEndpoints(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
   const page = newestFirst(webhookEndpoints, input.cursor);
   const rows: WebhookEndpointSummary[] = await db
     .select(summaryColumns)
@@ -93,7 +94,7 @@ export async function listEndpoints(db: Db, input: { tenantId: string; limit: nu
  * Conditional on it being live, so deleting twice (or another tenant's
  * endpoint) is not found.
  */
-export async function deleteEndpoint(db: Db, input: { tenantId: string; id: string; now: Date }): Promise<void> {
+export async function deleteEndpoint({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }): Promise<void> {
   if (!isUuid(input.id)) throw notFound("Webhook endpoint");
   const [row] = await db
     .update(webhookEndpoints)

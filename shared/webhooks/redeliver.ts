@@ -1,11 +1,10 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { getDelivery, type DeliveryRecord } from "./delivery-history.ts";
-import type { DeliveryQueue } from "./messages.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /**
  * Sends a finished delivery's event to its endpoint again, by hand
@@ -18,10 +17,13 @@ import type { DeliveryQueue } from "./messages.ts";
  * `nextAttemptAt` is now: should the message below be lost, the stalled
  * delivery sweep sends it.
  *
- * @example await redeliver(db, queue, { tenantId, deliveryId, now }) // { id: <new>, redeliveryOf: deliveryId, status: "PENDING", attemptCount: 0, attempts: [], … }
+ * @example await redeliver({ db, queue }, { tenantId, deliveryId, now }) // { id: <new>, redeliveryOf: deliveryId, status: "PENDING", attemptCount: 0, attempts: [], … }
  */
-export async function redeliver(db: Db, queue: DeliveryQueue, input: { tenantId: string; deliveryId: string; now: Date }): Promise<DeliveryRecord> {
-  const original = await getDelivery(db, { tenantId: input.tenantId, id: input.deliveryId });
+export async function redeliver(
+  { db, queue }: Pick<VerbDeps, "db" | "queue">,
+  input: { tenantId: string; deliveryId: string; now: Date },
+): Promise<DeliveryRecord> {
+  const original = await getDelivery({ db }, { tenantId: input.tenantId, id: input.deliveryId });
   if (original.status === "PENDING") throw conflict("The delivery is still in progress; redeliver it once it has SUCCEEDED or FAILED");
   if (original.endpointDeletedAt) throw conflict("The delivery's webhook endpoint was deleted");
 

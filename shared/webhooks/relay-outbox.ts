@@ -1,13 +1,13 @@
 import { and, asc, eq, getTableColumns, inArray, isNull } from "drizzle-orm";
 import { chunk, IDS_PER_LIST, rowsPerInsert } from "../../db/chunks.ts";
-import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { newId } from "../domain/ids.ts";
 import { describeEvent } from "../notifications/describe-event.ts";
 import { OWNER_EMAIL_NOT_VERIFIED } from "../notifications/send-notification-email.ts";
-import type { DeliveryMessage, DeliveryQueue } from "./messages.ts";
+import type { VerbDeps } from "../verbs.ts";
+import type { DeliveryMessage } from "./messages.ts";
 
 /** Events relayed per call (under D1's 100 parameters per `IN` list); the cron relay loops until the outbox is drained. */
 export const RELAY_PAGE = 50;
@@ -35,7 +35,10 @@ export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpo
  * A crash after the claim leaves deliveries PENDING with no message; the
  * stalled-delivery requeue of the cron tick sends them.
  */
-export async function relayOutbox(db: Db, queue: DeliveryQueue, input: { now: Date; tenantId?: string }): Promise<{ events: number; messages: number }> {
+export async function relayOutbox(
+  { db, queue }: Pick<VerbDeps, "db" | "queue">,
+  input: { now: Date; tenantId?: string },
+): Promise<{ events: number; messages: number }> {
   const pending = await db
     .select()
     .from(events)
@@ -155,10 +158,10 @@ function emailFor(owner: { verified: boolean } | undefined) {
 }
 
 /** Relays until the outbox is empty (or `maxPages` pages), for the cron tick. */
-export async function drainOutbox(db: Db, queue: DeliveryQueue, now: Date, maxPages = 20) {
+export async function drainOutbox(deps: Pick<VerbDeps, "db" | "queue">, { now, maxPages = 20 }: { now: Date; maxPages?: number }) {
   const total = { events: 0, messages: 0 };
   for (let i = 0; i < maxPages; i++) {
-    const r = await relayOutbox(db, queue, { now });
+    const r = await relayOutbox(deps, { now });
     total.events += r.events;
     total.messages += r.messages;
     if (r.events === 0) break;

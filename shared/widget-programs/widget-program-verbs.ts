@@ -8,6 +8,7 @@ import { notFound, validationError } from "../domain/errors.ts";
 import { checkAllowedOrigins } from "../domain/origins.ts";
 import type { Network, Stablecoin, TenantMode } from "../domain/rails.ts";
 import { createWidgetProgramStatement } from "./widget-program-rows.ts";
+import type { VerbDeps } from "../verbs.ts";
 
 /** A program with the rail and loan product it lends with, read through its configuration. */
 export type WidgetProgramWithRail = typeof widgetPrograms.$inferSelect & {
@@ -56,7 +57,10 @@ function checkOrigins(origins: string[]) {
  * Creates a program with its own freshly generated embed key on one of the
  * tenant's configurations (another tenant's configuration: not found).
  */
-export async function createWidgetProgram(db: Db, input: ProgramTerms & { tenantId: string; mode: TenantMode; now: Date }): Promise<WidgetProgramWithRail> {
+export async function createWidgetProgram(
+  { db }: Pick<VerbDeps, "db">,
+  input: ProgramTerms & { tenantId: string; mode: TenantMode; now: Date },
+): Promise<WidgetProgramWithRail> {
   checkOrigins(input.allowedOrigins);
   const rail = await railOf(db, input.tenantId, input.merchantConfigId);
   const { row, statement } = createWidgetProgramStatement(db, input);
@@ -65,7 +69,7 @@ export async function createWidgetProgram(db: Db, input: ProgramTerms & { tenant
 }
 
 /** The tenant's live programs, newest first (keyset pagination); deleted ones are left out. */
-export async function listWidgetPrograms(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+export async function listWidgetPrograms({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
   const page = newestFirst(widgetPrograms, input.cursor);
   const rows: WidgetProgramWithRail[] = await withRail(db)
     .where(and(eq(widgetPrograms.tenantId, input.tenantId), isNull(widgetPrograms.deletedAt), page.where))
@@ -75,7 +79,7 @@ export async function listWidgetPrograms(db: Db, input: { tenantId: string; limi
 }
 
 /** One live program of the tenant; deleted or another tenant's: not found. */
-export async function getWidgetProgram(db: Db, input: { tenantId: string; id: string }): Promise<WidgetProgramWithRail> {
+export async function getWidgetProgram({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string }): Promise<WidgetProgramWithRail> {
   const [row] = await withRail(db)
     .where(and(eq(widgetPrograms.id, input.id), eq(widgetPrograms.tenantId, input.tenantId), isNull(widgetPrograms.deletedAt)))
     .limit(1);
@@ -88,10 +92,13 @@ export async function getWidgetProgram(db: Db, input: { tenantId: string; id: st
  * never changes. The update is conditional on the program still being live,
  * so a concurrent delete wins and this answers not found.
  */
-export async function updateWidgetProgram(db: Db, input: ProgramTerms & { tenantId: string; id: string; now: Date }): Promise<WidgetProgramWithRail> {
+export async function updateWidgetProgram(
+  { db }: Pick<VerbDeps, "db">,
+  input: ProgramTerms & { tenantId: string; id: string; now: Date },
+): Promise<WidgetProgramWithRail> {
   checkOrigins(input.allowedOrigins);
   // The path's program is reported missing before the body's configuration.
-  await getWidgetProgram(db, input);
+  await getWidgetProgram({ db }, input);
   const rail = await railOf(db, input.tenantId, input.merchantConfigId);
   const [row] = await db
     .update(widgetPrograms)
@@ -106,7 +113,7 @@ export async function updateWidgetProgram(db: Db, input: ProgramTerms & { tenant
  * Soft-deletes a program: the row stays (loans reference it) but its embed
  * key answers 404 and it leaves every list. Deleting a deleted program: not found.
  */
-export async function deleteWidgetProgram(db: Db, input: { tenantId: string; id: string; now: Date }): Promise<void> {
+export async function deleteWidgetProgram({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }): Promise<void> {
   const [row] = await db
     .update(widgetPrograms)
     .set({ deletedAt: input.now, updatedAt: input.now })

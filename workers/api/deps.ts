@@ -86,7 +86,7 @@ export type ApiDeps = {
   /** The sandbox chains themselves (faucet, transfers, signed transactions). */
   simChains: SimulatedChains;
   /** The single writer of each loan (a Durable Object per loan). */
-  loans: LoanWriter;
+  writer: LoanWriter;
   /** Single-use agreement challenges (a Durable Object per challenge). */
   challenges: ChallengeStore;
   /** The webhook deliveries Queue. */
@@ -148,7 +148,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     log: consoleLogger,
     chain: simulatedChainPort(simChains),
     simChains,
-    loans: durableLoanWriter(env.LOANS),
+    writer: durableLoanWriter(env.LOANS),
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
     queue: {
       send: async (body, options) => void (await env.WEBHOOK_DELIVERIES.send(body, options)),

@@ -18,7 +18,7 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     db: createDb(env.DB),
     clock: systemClock,
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
-    loans: durableLoanWriter(env.LOANS),
+    writer: durableLoanWriter(env.LOANS),
     queue: {
       send: async (body, options) => void (await env.WEBHOOK_DELIVERIES.send(body, options)),
       sendBatch: async (messages) => void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),

@@ -35,7 +35,7 @@ export type EmbedDeps = {
   db: Db;
   clock: Clock;
   challenges: ChallengeStore;
-  loans: LoanWriter;
+  writer: LoanWriter;
   queue: DeliveryQueue;
   limiter: RateLimiter;
   limitPeriodSeconds: number;

@@ -35,7 +35,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
   );
   for (const tenantId of failedFor) {
     try {
-      await relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId });
+      await relayOutbox(deps, { now: deps.clock.now(), tenantId });
     } catch (err) {
       deps.log.error("relay after deliveries failed", { tenantId, ...safeErrorFields(err) });
     }

@@ -14,7 +14,7 @@ export const relayAfterWrite: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = c.get("principal");
   if (c.req.method === "GET" || !principal) return;
   const { db, queue, clock, log } = c.get("deps");
-  const task = relayOutbox(db, queue, { now: clock.now(), tenantId: principal.tenant.id }).catch((err) =>
+  const task = relayOutbox({ db, queue }, { now: clock.now(), tenantId: principal.tenant.id }).catch((err) =>
     log.error("relay after write failed", { tenantId: principal.tenant.id, ...safeErrorFields(err) }),
   );
   let waitUntil: ((p: Promise<unknown>) => void) | undefined;

@@ -20,7 +20,7 @@ export const relayOutboxJob: CronJob = {
       sendBatch: async (messages: { body: Parameters<typeof env.WEBHOOK_DELIVERIES.send>[0]; delaySeconds?: number }[]) =>
         void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
     };
-    const relayed = await drainOutbox(db, queue, systemClock.now());
+    const relayed = await drainOutbox({ db, queue }, { now: systemClock.now() });
     const requeued = await requeueStalledDeliveries({ db, queue, clock: systemClock });
     if (relayed.events > 0 || requeued > 0) log.info("outbox relayed", { ...relayed, requeued });
   },

@@ -8,7 +8,7 @@ export const retryFundingJob: CronJob = {
   name: "retry-funding",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await retryFunding(createDb(env.DB), durableLoanWriter(env.LOANS));
+    const report = await retryFunding({ db: createDb(env.DB), writer: durableLoanWriter(env.LOANS) });
     if (report.visited > 0) log.info("funding retried", report);
   },
 };

@@ -28,7 +28,7 @@ export const settlementListenerJob: CronJob = {
     };
     for (const ledger of await ledgersToPoll(deps.db, deps.clock.now(), LEDGERS_PER_TICK)) {
       try {
-        const report = await pollChain(deps, ledger.chain, ledger.sandboxTenantId);
+        const report = await pollChain(deps, { chain: ledger.chain, sandboxTenantId: ledger.sandboxTenantId });
         if (report.transactions > 0) log.info("settlement listener", report);
       } catch (error) {
         // One ledger's failure must not starve the others; it is polled again on a later tick.

@@ -9,7 +9,7 @@ export const sweepLoansJob: CronJob = {
   name: "sweep-loans",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await sweepDueLoans(createDb(env.DB), durableLoanWriter(env.LOANS), systemClock.now());
+    const report = await sweepDueLoans({ db: createDb(env.DB), writer: durableLoanWriter(env.LOANS), clock: systemClock });
     if (report.visited > 0) log.info("loans swept", report);
   },
 };

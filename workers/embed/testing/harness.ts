@@ -19,7 +19,7 @@ export function createEmbedTestApp(
     db: t.db,
     clock: t.clock,
     challenges: t.deps.challenges,
-    loans: t.deps.loans,
+    writer: t.deps.writer,
     queue: t.deps.queue,
     limiter: memoryRateLimiter(options.limit ?? 10_000, 60_000),
     limitPeriodSeconds: 60,

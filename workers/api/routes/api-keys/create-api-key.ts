@@ -36,12 +36,15 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     const { db, clock } = c.get("deps");
-    const created = await createApiKey(db, {
-      tenantId: principal.tenant.id,
-      mode: principal.tenant.mode,
-      name: c.req.valid("json").name,
-      createdByUserId: principal.kind === "user" ? principal.userId : null,
-      now: clock.now(),
-    });
+    const created = await createApiKey(
+      { db },
+      {
+        tenantId: principal.tenant.id,
+        mode: principal.tenant.mode,
+        name: c.req.valid("json").name,
+        createdByUserId: principal.kind === "user" ? principal.userId : null,
+        now: clock.now(),
+      },
+    );
     return c.json({ id: created.id, name: created.name, key: created.key, prefix: created.prefix, createdAt: iso(created.createdAt) }, 201);
   });

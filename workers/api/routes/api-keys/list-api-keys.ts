@@ -23,6 +23,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const page = await listApiKeys(c.get("deps").db, { tenantId: c.get("principal").tenant.id, limit, cursor });
+    const page = await listApiKeys(c.get("deps"), { tenantId: c.get("principal").tenant.id, limit, cursor });
     return c.json({ data: page.data.map(apiKeyView), nextCursor: page.nextCursor }, 200);
   });

@@ -23,6 +23,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const key = await revokeApiKey(db, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
+    const key = await revokeApiKey({ db }, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
     return c.json(apiKeyView(key), 200);
   });

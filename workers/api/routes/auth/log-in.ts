@@ -32,7 +32,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const body = c.req.valid("json");
     // Per account as well as per IP, so guesses spread over many IPs still stop; counted before the password is checked.
     if (!(await limiters.login.limit({ key: `login:${body.email.trim().toLowerCase()}` })).success) throw rateLimited(limiters.periodSeconds);
-    const user = await logIn(db, body);
+    const user = await logIn({ db }, body);
     const session = await issueSessionToken(user, jwtSecret, clock.now(), jwtTtlSeconds);
     return c.json(
       {

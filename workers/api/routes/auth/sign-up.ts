@@ -51,7 +51,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock, jwtSecret, jwtTtlSeconds } = deps;
     const body = c.req.valid("json");
     const now = clock.now();
-    const { tenant, user } = await signUp(db, { ...body, now });
+    const { tenant, user } = await signUp({ db }, { ...body, now });
     // Awaited, so the link is in the mailbox when signup answers; a failed send is logged and can be asked for again.
     await sendVerificationLink(deps, { userId: user.id, email: user.email, baseUrl: baseUrlOf(c), now });
     const session = await issueSessionToken(user, jwtSecret, now, jwtTtlSeconds);

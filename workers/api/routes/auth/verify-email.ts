@@ -40,12 +40,12 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const token: unknown = fromForm ? c.req.valid("form").token : c.req.valid("json").token;
     if (typeof token !== "string") throw validationError(["token: Invalid input: expected string, received undefined"]);
     if (!fromForm) {
-      const verified = await verifyEmailToken(db, { token, now: clock.now() });
+      const verified = await verifyEmailToken({ db }, { token, now: clock.now() });
       return c.json({ userId: verified.userId, email: verified.email, emailVerified: true as const, emailVerifiedAt: iso(verified.emailVerifiedAt) }, 200);
     }
     // A person at a browser: answer with a page either way.
     try {
-      await verifyEmailToken(db, { token, now: clock.now() });
+      await verifyEmailToken({ db }, { token, now: clock.now() });
       return c.html(
         verifyEmailHtml({ heading: "E-mail address verified", message: "Thank you. Account notifications can now be e-mailed to this address." }),
         200,

@@ -24,6 +24,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const found = await getBorrower(c.get("deps").db, { tenantId: c.get("principal").tenant.id, idOrRef: c.req.valid("param").id });
+    const found = await getBorrower(c.get("deps"), { tenantId: c.get("principal").tenant.id, idOrRef: c.req.valid("param").id });
     return c.json(borrowerView(found), 200);
   });

@@ -32,13 +32,16 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { db, clock } = c.get("deps");
     const body = c.req.valid("json");
-    const saved = await setBorrowerKyc(db, {
-      tenantId: principal.tenant.id,
-      idOrRef: c.req.valid("param").id,
-      status: body.status,
-      merchantUserId: body.merchantUserId,
-      actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-      now: tenantClock(clock, principal.tenant).now(),
-    });
+    const saved = await setBorrowerKyc(
+      { db },
+      {
+        tenantId: principal.tenant.id,
+        idOrRef: c.req.valid("param").id,
+        status: body.status,
+        merchantUserId: body.merchantUserId,
+        actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
+        now: tenantClock(clock, principal.tenant).now(),
+      },
+    );
     return c.json(borrowerView(saved), 200);
   });

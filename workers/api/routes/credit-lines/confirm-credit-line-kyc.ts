@@ -50,16 +50,19 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { db, clock } = c.get("deps");
     const body = c.req.valid("json");
-    const line = await confirmCreditLineKyc(db, {
-      tenantId: principal.tenant.id,
-      id: c.req.valid("param").id,
-      verified: body.verified,
-      merchantUserId: body.merchantUserId ?? null,
-      reference: body.reference ?? null,
-      borrowerRef: body.borrowerRef ?? null,
-      actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-      now: tenantClock(clock, principal.tenant).now(),
-    });
+    const line = await confirmCreditLineKyc(
+      { db },
+      {
+        tenantId: principal.tenant.id,
+        id: c.req.valid("param").id,
+        verified: body.verified,
+        merchantUserId: body.merchantUserId ?? null,
+        reference: body.reference ?? null,
+        borrowerRef: body.borrowerRef ?? null,
+        actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
+        now: tenantClock(clock, principal.tenant).now(),
+      },
+    );
     return c.json(
       {
         id: line.id,

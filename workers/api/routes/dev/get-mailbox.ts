@@ -41,7 +41,7 @@ const developmentOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const register = (app: OpenAPIHono<AppEnv>) => {
   app.use(route.getRoutingPath(), developmentOnly);
   return app.openapi(route, async (c) => {
-    const page = await listMailboxForTenant(c.get("deps").db, { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const page = await listMailboxForTenant(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
     const data = page.data.map((m) => ({
       id: m.id,
       to: m.toAddress,

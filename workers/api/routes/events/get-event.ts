@@ -22,6 +22,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const envelope = await getEvent(c.get("deps").db, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id });
+    const envelope = await getEvent(c.get("deps"), { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id });
     return c.json(envelope, 200);
   });

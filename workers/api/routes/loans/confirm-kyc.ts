@@ -43,12 +43,12 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, loans, clock } = c.get("deps");
+    const { db, writer, clock } = c.get("deps");
     const { tenant } = c.get("principal");
     const body = c.req.valid("json");
     const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
     const input = { verified: body.verified, merchantUserId: body.merchantUserId ?? null, reference: body.reference ?? null };
-    const loan = await loans.run({ kind: "kycConfirmation", tenantId: tenant.id, loanId: existing.id, ...input });
+    const loan = await writer.run({ kind: "kycConfirmation", tenantId: tenant.id, loanId: existing.id, ...input });
     const now = tenantClock(clock, tenant).now();
     return c.json({ loanId: loan.id, ...input, recordedAt: now.toISOString(), loan: loanView(loan, now) }, 201);
   });

@@ -35,6 +35,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, challenges, clock } = c.get("deps");
     const { tenant } = c.get("principal");
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
-    const challenge = await issueLoanChallenge(db, challenges, loan, tenant.name, tenantClock(clock, tenant).now());
+    const challenge = await issueLoanChallenge({ db, challenges }, { loan, tenantName: tenant.name, now: tenantClock(clock, tenant).now() });
     return c.json({ id: challenge.id, message: challenge.message, expiresAt: new Date(challenge.expiresAt).toISOString() }, 201);
   });

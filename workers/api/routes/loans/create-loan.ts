@@ -33,13 +33,13 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, loans } = c.get("deps");
+    const { db, clock, writer } = c.get("deps");
     const tenant = await loadTenant(db, c.get("principal").tenant.id);
     const tenantNow = () => tenantClock(clock, tenant).now();
-    const { loan, created } = await createLoan(db, { ...c.req.valid("json"), tenant, now: tenantNow() });
+    const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), tenant, now: tenantNow() });
     let current = loan;
     try {
-      current = await loans.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });
+      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });
     } catch (err) {
       // Another request is moving this loan at the same moment: answer with its state now.
       if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;

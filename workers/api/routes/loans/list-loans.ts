@@ -50,12 +50,15 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock } = c.get("deps");
     const { tenant } = c.get("principal");
     const { limit, cursor, createdFrom, createdTo, ...rest } = c.req.valid("query");
-    const page = await listLoans(db, {
-      tenantId: tenant.id,
-      limit,
-      cursor,
-      filters: { ...rest, createdFrom: createdFrom ? new Date(createdFrom) : undefined, createdTo: createdTo ? new Date(createdTo) : undefined },
-    });
+    const page = await listLoans(
+      { db },
+      {
+        tenantId: tenant.id,
+        limit,
+        cursor,
+        filters: { ...rest, createdFrom: createdFrom ? new Date(createdFrom) : undefined, createdTo: createdTo ? new Date(createdTo) : undefined },
+      },
+    );
     const now = tenantClock(clock, tenant).now();
     return c.json({ data: page.data.map((l) => loanView(l, now)), nextCursor: page.nextCursor }, 200);
   });

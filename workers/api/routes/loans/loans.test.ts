@@ -427,7 +427,7 @@ describe("liquidity", () => {
     expect(await eventTypes(res.body.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funding_failed", "liquidity.unavailable"]);
     // Liquidity returns: the loan's writer funds it.
     await t.db.update(liquidityPools).set({ available: 1_000_000_000n }).where(eq(liquidityPools.tenantId, m.tenantId));
-    const funded = await t.deps.loans.run({ kind: "process", tenantId: m.tenantId, loanId: res.body.id });
+    const funded = await t.deps.writer.run({ kind: "process", tenantId: m.tenantId, loanId: res.body.id });
     expect(funded.status).toBe("ACTIVE");
   });
 

@@ -62,22 +62,24 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, loans, challenges, clock, chain, widgetHost } = c.get("deps");
+    const { db, writer, challenges, clock, chain, widgetHost } = c.get("deps");
     const { tenant } = c.get("principal");
     const body = c.req.valid("json");
     const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
     const ton = { publicKey: body.publicKey, timestamp: body.timestamp, domain: body.domain };
-    const challenge = await verifyLoanAgreement(challenges, {
-      loan: existing,
-      challengeId: body.agreementChallengeId,
-      walletSignature: body.walletSignature,
-      ton,
-      allowedDomains: await apiAgreementDomains(db, tenant.id, widgetHost),
-      now: tenantClock(clock, tenant).now(),
-      realNow: clock.now(),
-      chain,
-    });
-    const loan = await loans.run({
+    const challenge = await verifyLoanAgreement(
+      { challenges, chain },
+      {
+        loan: existing,
+        challengeId: body.agreementChallengeId,
+        walletSignature: body.walletSignature,
+        ton,
+        allowedDomains: await apiAgreementDomains(db, tenant.id, widgetHost),
+        now: tenantClock(clock, tenant).now(),
+        realNow: clock.now(),
+      },
+    );
+    const loan = await writer.run({
       kind: "agreement",
       tenantId: tenant.id,
       loanId: existing.id,

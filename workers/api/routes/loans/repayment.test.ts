@@ -41,7 +41,7 @@ afterAll(() => t.close());
 
 type Merchant = Awaited<ReturnType<typeof sandboxTenant>>;
 
-const listenerDeps = () => ({ db: t.db, chain: t.deps.chain, writer: t.deps.loans, clock: t.clock });
+const listenerDeps = () => ({ db: t.db, chain: t.deps.chain, writer: t.deps.writer, clock: t.clock });
 
 const newAccount = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
 /** A fresh TON account in raw form. */
@@ -672,7 +672,7 @@ describe("spoofing fails", () => {
     const emitted = await t.simChains
       .chain("POLYGON_AMOY", m.tenantId)
       .emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: m.tenantId });
-    const report = await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
+    const report = await pollChain(listenerDeps(), { chain: "POLYGON_AMOY", sandboxTenantId: m.tenantId });
     expect(report.lastBlock).toBeGreaterThanOrEqual(emitted.blockNumber);
     expect(report.payments).toBe(0);
 
@@ -814,12 +814,12 @@ describe("the listener credits a transaction once", () => {
     const [cursor] = await t.db.select().from(sandboxLedgers).where(ledger);
     expect(cursor!.lastBlock).toBeGreaterThanOrEqual(repaid.blockNumber);
     await t.db.update(sandboxLedgers).set({ lastBlock: 0 }).where(ledger);
-    const replay = await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
+    const replay = await pollChain(listenerDeps(), { chain: "POLYGON_AMOY", sandboxTenantId: m.tenantId });
     expect(replay.transactions).toBeGreaterThanOrEqual(repaid.blockNumber);
     expect(replay.lastBlock).toBe(cursor!.lastBlock);
     // And once more from 0, for good measure.
     await t.db.update(sandboxLedgers).set({ lastBlock: 0 }).where(ledger);
-    await pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId);
+    await pollChain(listenerDeps(), { chain: "POLYGON_AMOY", sandboxTenantId: m.tenantId });
 
     await expectCreditedOnce(m, loan.id, repaid.txHash, "USDC", poolBefore);
     expect((await unmatchedOf(m.key)).some((u) => u.txHash === repaid.txHash)).toBe(false);
@@ -853,10 +853,10 @@ describe("the listener credits a transaction once", () => {
     expect((await getLoan(m.key, ton.id)).status).toBe("ACTIVE");
 
     const reports = await Promise.all([
-      pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId),
-      pollChain(listenerDeps(), "POLYGON_AMOY", m.tenantId),
-      pollChain(listenerDeps(), "TON_TESTNET", m.tenantId),
-      pollChain(listenerDeps(), "TON_TESTNET", m.tenantId),
+      pollChain(listenerDeps(), { chain: "POLYGON_AMOY", sandboxTenantId: m.tenantId }),
+      pollChain(listenerDeps(), { chain: "POLYGON_AMOY", sandboxTenantId: m.tenantId }),
+      pollChain(listenerDeps(), { chain: "TON_TESTNET", sandboxTenantId: m.tenantId }),
+      pollChain(listenerDeps(), { chain: "TON_TESTNET", sandboxTenantId: m.tenantId }),
     ]);
     // Both runs of each chain saw the payment; it counts once.
     expect(reports.map((r) => r.payments)).toEqual([1, 1, 1, 1]);

@@ -32,9 +32,9 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     if (principal.kind !== "user") throw new Error("unreachable: JWT route");
-    const { loans, clock } = c.get("deps");
+    const { writer, clock } = c.get("deps");
     const body = c.req.valid("json");
-    const loan = await loans.run({
+    const loan = await writer.run({
       kind: "review",
       tenantId: principal.tenant.id,
       loanId: c.req.valid("param").id,

@@ -29,6 +29,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { tenant } = c.get("principal");
     const { db, clock } = c.get("deps");
-    const row = await createMerchantConfig(db, { tenantId: tenant.id, terms: termsFromBody(c.req.valid("json")), now: clock.now() });
+    const row = await createMerchantConfig({ db }, { tenantId: tenant.id, terms: termsFromBody(c.req.valid("json")), now: clock.now() });
     return c.json(merchantConfigView(row, tenant.mode), 201);
   });

@@ -22,6 +22,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { tenant } = c.get("principal");
-    const row = await getMerchantConfig(c.get("deps").db, { tenantId: tenant.id, id: c.req.valid("param").id });
+    const row = await getMerchantConfig(c.get("deps"), { tenantId: tenant.id, id: c.req.valid("param").id });
     return c.json(merchantConfigView(row, tenant.mode), 200);
   });

@@ -26,6 +26,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
     const { tenant } = c.get("principal");
-    const page = await listMerchantConfigs(c.get("deps").db, { tenantId: tenant.id, limit, cursor });
+    const page = await listMerchantConfigs(c.get("deps"), { tenantId: tenant.id, limit, cursor });
     return c.json({ data: page.data.map((row) => merchantConfigView(row, tenant.mode)), nextCursor: page.nextCursor }, 200);
   });

@@ -32,11 +32,14 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { tenant } = c.get("principal");
     const { db, clock } = c.get("deps");
-    const row = await updateMerchantConfig(db, {
-      tenantId: tenant.id,
-      id: c.req.valid("param").id,
-      terms: termsFromBody(c.req.valid("json")),
-      now: clock.now(),
-    });
+    const row = await updateMerchantConfig(
+      { db },
+      {
+        tenantId: tenant.id,
+        id: c.req.valid("param").id,
+        terms: termsFromBody(c.req.valid("json")),
+        now: clock.now(),
+      },
+    );
     return c.json(merchantConfigView(row, tenant.mode), 200);
   });

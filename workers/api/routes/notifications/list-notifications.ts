@@ -25,7 +25,7 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { unread, limit, cursor } = c.req.valid("query");
-    const page = await listNotifications(c.get("deps").db, {
+    const page = await listNotifications(c.get("deps"), {
       tenantId: c.get("principal").tenant.id,
       unread: unread === undefined ? undefined : unread === "true",
       limit,

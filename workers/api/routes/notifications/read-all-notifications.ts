@@ -23,5 +23,5 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    return c.json(await markAllNotificationsRead(db, { tenantId: c.get("principal").tenant.id, now: clock.now() }), 200);
+    return c.json(await markAllNotificationsRead({ db }, { tenantId: c.get("principal").tenant.id, now: clock.now() }), 200);
   });

@@ -22,6 +22,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const notification = await markNotificationRead(db, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
+    const notification = await markNotificationRead({ db }, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
     return c.json(notificationView(notification), 200);
   });

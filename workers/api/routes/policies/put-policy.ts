@@ -30,11 +30,14 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     const { db, clock } = c.get("deps");
-    const saved = await putPolicy(db, {
-      tenantId: principal.tenant.id,
-      policy: policyFromBody(c.req.valid("json")),
-      actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-      now: tenantClock(clock, principal.tenant).now(),
-    });
+    const saved = await putPolicy(
+      { db },
+      {
+        tenantId: principal.tenant.id,
+        policy: policyFromBody(c.req.valid("json")),
+        actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
+        now: tenantClock(clock, principal.tenant).now(),
+      },
+    );
     return c.json(policyView(saved), 200);
   });

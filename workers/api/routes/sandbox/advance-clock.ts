@@ -24,7 +24,7 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, loans } = c.get("deps");
-    const moved = await advanceSandboxClock(db, loans, clock, { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
+    const { db, clock, writer } = c.get("deps");
+    const moved = await advanceSandboxClock({ db, writer, clock }, { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
     return c.json({ now: moved.now.toISOString(), offsetSeconds: moved.offsetMs / 1000, swept: moved.swept }, 200);
   });

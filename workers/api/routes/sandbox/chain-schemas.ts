@@ -21,5 +21,5 @@ export const SANDBOX_ONLY =
 /** What the sandbox chain verbs need from the request's dependencies. */
 export const chainDeps = (c: { get(k: "deps"): AppEnv["Variables"]["deps"] }) => {
   const d = c.get("deps");
-  return { db: d.db, chain: d.chain, writer: d.loans, clock: d.clock, simChains: d.simChains };
+  return { db: d.db, chain: d.chain, writer: d.writer, clock: d.clock, simChains: d.simChains };
 };

@@ -30,4 +30,4 @@ export const route = defineRoute(
 );
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
-  app.openapi(route, async (c) => c.json(await submitTransaction(chainDeps(c), c.get("principal").tenant, c.req.valid("json")), 200));
+  app.openapi(route, async (c) => c.json(await submitTransaction(chainDeps(c), { ...c.req.valid("json"), tenant: c.get("principal").tenant }), 200));

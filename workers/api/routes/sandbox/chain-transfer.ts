@@ -31,4 +31,4 @@ export const route = defineRoute(
 );
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
-  app.openapi(route, async (c) => c.json(await transfer(chainDeps(c), c.get("principal").tenant, c.req.valid("json")), 200));
+  app.openapi(route, async (c) => c.json(await transfer(chainDeps(c), { ...c.req.valid("json"), tenant: c.get("principal").tenant }), 200));

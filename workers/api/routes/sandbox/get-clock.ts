@@ -23,6 +23,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const read = await readSandboxClock(db, clock, c.get("principal").tenant.id);
+    const read = await readSandboxClock({ db, clock }, { tenantId: c.get("principal").tenant.id });
     return c.json({ now: read.now.toISOString(), offsetSeconds: read.offsetMs / 1000 }, 200);
   });

@@ -29,13 +29,16 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, loans } = c.get("deps");
+    const { db, clock, writer } = c.get("deps");
     const body = c.req.valid("json");
-    const result = await setSandboxLiquidity(db, loans, clock, {
-      tenantId: c.get("principal").tenant.id,
-      stablecoin: body.stablecoin,
-      available: toUnits(body.available),
-      lowThreshold: body.lowThreshold === undefined ? undefined : toUnits(body.lowThreshold),
-    });
+    const result = await setSandboxLiquidity(
+      { db, writer, clock },
+      {
+        tenantId: c.get("principal").tenant.id,
+        stablecoin: body.stablecoin,
+        available: toUnits(body.available),
+        lowThreshold: body.lowThreshold === undefined ? undefined : toUnits(body.lowThreshold),
+      },
+    );
     return c.json({ pool: poolView(result.pool), funded: result.retried.visited, stillWaiting: result.stillWaiting }, 200);
   });

@@ -21,6 +21,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { tenant } = c.get("principal");
-    const settings = await getTenantSettings(c.get("deps").db, { tenantId: tenant.id, tenantName: tenant.name });
+    const settings = await getTenantSettings(c.get("deps"), { tenantId: tenant.id, tenantName: tenant.name });
     return c.json(settingsView(settings), 200);
   });

@@ -28,6 +28,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const { db, clock } = c.get("deps");
-    const saved = await replaceTenantSettings(db, { tenantId: c.get("principal").tenant.id, ...body, now: clock.now() });
+    const saved = await replaceTenantSettings({ db }, { tenantId: c.get("principal").tenant.id, ...body, now: clock.now() });
     return c.json(settingsView(saved), 200);
   });

@@ -35,12 +35,15 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     if (principal.kind !== "user") throw new Error("unreachable: JWT route");
-    const { db, loans, clock } = c.get("deps");
-    const result = await attributeUnmatched(db, loans, {
-      tenantId: principal.tenant.id,
-      id: c.req.valid("param").id,
-      loanId: c.req.valid("json").loanId,
-      by: `user:${principal.userId}`,
-    });
+    const { db, writer, clock } = c.get("deps");
+    const result = await attributeUnmatched(
+      { db, writer },
+      {
+        tenantId: principal.tenant.id,
+        id: c.req.valid("param").id,
+        loanId: c.req.valid("json").loanId,
+        by: `user:${principal.userId}`,
+      },
+    );
     return c.json({ unmatched: unmatchedView(result.unmatched), loan: loanView(result.loan, tenantClock(clock, principal.tenant).now()) }, 200);
   });

@@ -72,6 +72,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const history = await listSettlements(c.get("deps").db, { tenantId: c.get("principal").tenant.id, loanId: c.req.valid("param").loanId });
+    const history = await listSettlements(c.get("deps"), { tenantId: c.get("principal").tenant.id, loanId: c.req.valid("param").loanId });
     return c.json({ loanId: history.loanId, data: history.rows.map(settlementView) }, 200);
   });

@@ -30,6 +30,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { limit, cursor, open } = c.req.valid("query");
-    const page = await listUnmatched(c.get("deps").db, { tenantId: c.get("principal").tenant.id, open: open === "true", limit, cursor });
+    const page = await listUnmatched(c.get("deps"), { tenantId: c.get("principal").tenant.id, open: open === "true", limit, cursor });
     return c.json({ data: page.data.map(unmatchedView), nextCursor: page.nextCursor }, 200);
   });

@@ -175,11 +175,11 @@ describe("attributing an unmatched payment", () => {
     const kept = await strayPayment(m.key, borrower);
     const poolBefore = await poolAvailable(m.tenantId);
 
-    const writer = t.deps.loans;
-    t.deps.loans = meetingWriter(writer, 2);
+    const writer = t.deps.writer;
+    t.deps.writer = meetingWriter(writer, 2);
     const answers = await Promise.all(
       loans.map((loan) => t.request("POST", `/v1/settlements/unmatched/${kept.id}/attribute`, { body: { loanId: loan.id }, headers: bearer(m.token) })),
-    ).finally(() => (t.deps.loans = writer));
+    ).finally(() => (t.deps.writer = writer));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const winner = answers.findIndex((a) => a.status === 200);
     const [won, lost] = [loans[winner], loans[1 - winner]];

@@ -26,6 +26,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     if (principal.kind !== "user") throw new Error("unreachable: JWT route");
     const { db, clock } = c.get("deps");
-    const user = await addUser(db, { ...c.req.valid("json"), tenantId: principal.tenant.id, actorRole: principal.role, now: clock.now() });
+    const user = await addUser({ db }, { ...c.req.valid("json"), tenantId: principal.tenant.id, actorRole: principal.role, now: clock.now() });
     return c.json(user, 201);
   });

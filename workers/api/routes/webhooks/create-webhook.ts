@@ -28,6 +28,9 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, environment, secretsKey } = c.get("deps");
     const { url, events } = c.req.valid("json");
-    const { endpoint, secret } = await createEndpoint(db, { tenantId: c.get("principal").tenant.id, url, events, environment, secretsKey, now: clock.now() });
+    const { endpoint, secret } = await createEndpoint(
+      { db },
+      { tenantId: c.get("principal").tenant.id, url, events, environment, secretsKey, now: clock.now() },
+    );
     return c.json({ ...endpointView(endpoint), secret }, 201);
   });

@@ -27,6 +27,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const page = await listDeliveries(c.get("deps").db, { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const page = await listDeliveries(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
     return c.json({ data: page.data.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });

@@ -24,6 +24,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const page = await listEndpoints(c.get("deps").db, { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const page = await listEndpoints(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
     return c.json({ data: page.data.map(endpointView), nextCursor: page.nextCursor }, 200);
   });

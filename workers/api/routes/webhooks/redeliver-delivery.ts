@@ -24,6 +24,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, queue } = c.get("deps");
-    const delivery = await redeliver(db, queue, { tenantId: c.get("principal").tenant.id, deliveryId: c.req.valid("param").id, now: clock.now() });
+    const delivery = await redeliver({ db, queue }, { tenantId: c.get("principal").tenant.id, deliveryId: c.req.valid("param").id, now: clock.now() });
     return c.json(deliveryView(delivery), 201);
   });

@@ -28,6 +28,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { tenant } = c.get("principal");
     const { db, clock } = c.get("deps");
-    const program = await createWidgetProgram(db, { ...c.req.valid("json"), tenantId: tenant.id, mode: tenant.mode, now: clock.now() });
+    const program = await createWidgetProgram({ db }, { ...c.req.valid("json"), tenantId: tenant.id, mode: tenant.mode, now: clock.now() });
     return c.json(widgetProgramView(program, program), 201);
   });

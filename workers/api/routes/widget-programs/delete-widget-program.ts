@@ -23,6 +23,6 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    await deleteWidgetProgram(db, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
+    await deleteWidgetProgram({ db }, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
     return c.body(null, 204);
   });

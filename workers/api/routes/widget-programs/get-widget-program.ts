@@ -21,6 +21,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const program = await getWidgetProgram(c.get("deps").db, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id });
+    const program = await getWidgetProgram(c.get("deps"), { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id });
     return c.json(widgetProgramView(program, program), 200);
   });

@@ -30,11 +30,14 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const program = await updateWidgetProgram(db, {
-      ...c.req.valid("json"),
-      tenantId: c.get("principal").tenant.id,
-      id: c.req.valid("param").id,
-      now: clock.now(),
-    });
+    const program = await updateWidgetProgram(
+      { db },
+      {
+        ...c.req.valid("json"),
+        tenantId: c.get("principal").tenant.id,
+        id: c.req.valid("param").id,
+        now: clock.now(),
+      },
+    );
     return c.json(widgetProgramView(program, program), 200);
   });

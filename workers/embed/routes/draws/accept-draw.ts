@@ -29,17 +29,15 @@ export const route = defineEmbedRoute(
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
+    const program = c.get("program");
     const deps = c.get("deps");
-    const now = () => tenantClock(deps.clock, ctx.tenant).now();
+    const now = () => tenantClock(deps.clock, program.tenant).now();
     const { loan, created } = await acceptDraw(
-      { db: deps.db, store: deps.challenges, writer: deps.loans, widgetHosts: widgetHostsOf(c), chain: deps.chain },
-      ctx,
-      c.req.valid("json"),
-      now(),
+      { db: deps.db, challenges: deps.challenges, writer: deps.writer, widgetHosts: widgetHostsOf(c), chain: deps.chain },
+      { ...c.req.valid("json"), program, now: now() },
     );
     // The draw's events go out at once (the cron relay is the safety net).
-    const relay = relayOutbox(deps.db, deps.queue, { now: deps.clock.now(), tenantId: ctx.tenant.id }).catch((err) =>
+    const relay = relayOutbox(deps, { now: deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
       deps.log.error("relay after accept failed", safeErrorFields(err)),
     );
     try {

@@ -18,8 +18,8 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
+    const program = c.get("program");
     const { db, clock } = c.get("deps");
-    const loan = await loadProgramLoan(db, ctx, c.req.valid("param").loanId);
-    return c.json({ loan: embedLoanView(loan, tenantClock(clock, ctx.tenant).now()) }, 200);
+    const loan = await loadProgramLoan({ db }, { program, loanId: c.req.valid("param").loanId });
+    return c.json({ loan: embedLoanView(loan, tenantClock(clock, program.tenant).now()) }, 200);
   });

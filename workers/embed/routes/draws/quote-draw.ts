@@ -20,9 +20,9 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
-    const { challenges, clock, db } = c.get("deps");
+    const program = c.get("program");
+    const deps = c.get("deps");
     const body = c.req.valid("json");
     const walletSession = await walletSessionOf(c, body.walletAddress);
-    return c.json(await quoteDraw(db, challenges, ctx, { ...body, now: tenantClock(clock, ctx.tenant).now(), walletSession }), 200);
+    return c.json(await quoteDraw(deps, { ...body, program, now: tenantClock(deps.clock, program.tenant).now(), walletSession }), 200);
   });

@@ -26,7 +26,7 @@ export const route = defineEmbedRoute(
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
-    const loan = await loadProgramLoan(c.get("deps").db, ctx, c.req.valid("param").loanId);
-    return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, ctx.tenant).now()) as never, 200);
+    const program = c.get("program");
+    const loan = await loadProgramLoan(c.get("deps"), { program, loanId: c.req.valid("param").loanId });
+    return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, program.tenant).now()) as never, 200);
   });

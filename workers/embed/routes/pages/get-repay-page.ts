@@ -34,9 +34,9 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   });
   return app.get("/embed/:embedKey/repay/:loanId", async (c) => {
     const deps = c.get("deps");
-    const ctx = await programContext(deps.db, c.req.param("embedKey"));
-    const loan = await loadProgramLoan(deps.db, ctx, c.req.param("loanId"));
-    const now = tenantClock(deps.clock, ctx.tenant).now();
+    const program = await programContext(deps.db, c.req.param("embedKey"));
+    const loan = await loadProgramLoan(deps, { program, loanId: c.req.param("loanId") });
+    const now = tenantClock(deps.clock, program.tenant).now();
     let instructions = null;
     if (loan.status === "ACTIVE" || loan.status === "DEFAULTED") {
       try {
@@ -49,12 +49,12 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const nonce = newNonce();
     const page = RepayPage({
       nonce,
-      branding: ctx.settings.branding,
+      branding: program.settings.branding,
       loan: { id: loan.id, status: loan.status, chain: loan.chain, stablecoin: loan.stablecoin, amountDue: view.amountDue, dueAt: view.dueAt },
       instructions,
-      embedKey: ctx.program.embedKey,
-      parentOrigin: parentOriginFor(ctx, c.req.query("parent")),
+      embedKey: program.program.embedKey,
+      parentOrigin: parentOriginFor(program, c.req.query("parent")),
     });
-    return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins }));
+    return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: program.program.allowedOrigins }));
   });
 };

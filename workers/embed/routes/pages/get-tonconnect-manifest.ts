@@ -22,13 +22,13 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     notFound: "Unknown or deleted embed key",
   });
   return app.get("/embed/:embedKey/tonconnect-manifest.json", async (c) => {
-    const ctx = await programContext(c.get("deps").db, c.req.param("embedKey"));
+    const program = await programContext(c.get("deps").db, c.req.param("embedKey"));
     const origin = new URL(c.req.url).origin;
-    const b = ctx.settings.branding;
+    const b = program.settings.branding;
     return c.json(
       {
         url: origin,
-        name: b.companyName ?? ctx.tenant.name,
+        name: b.companyName ?? program.tenant.name,
         iconUrl: b.logoUrl ?? `${origin}/embed-assets/icon.png`,
         ...(b.termsUrl ? { termsOfUseUrl: b.termsUrl } : {}),
       },

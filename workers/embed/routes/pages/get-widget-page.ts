@@ -37,27 +37,27 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
   });
   return app.get("/embed/:embedKey", async (c) => {
     const deps = c.get("deps");
-    const ctx = await programContext(deps.db, c.req.param("embedKey"));
-    const key = ctx.program.embedKey;
+    const program = await programContext(deps.db, c.req.param("embedKey"));
+    const key = program.program.embedKey;
     const asked = c.req.query("channel") ?? "";
     const channel = (CHANNELS as readonly string[]).includes(asked) ? (asked as WidgetBoot["channel"]) : "WEB";
-    const family = chainConfig(ctx.chain).family;
+    const family = chainConfig(program.chain).family;
     const origin = new URL(c.req.url).origin;
     const boot: WidgetBoot = {
       embedKey: key,
       channel,
-      parentOrigin: parentOriginFor(ctx, c.req.query("parent")),
+      parentOrigin: parentOriginFor(program, c.req.query("parent")),
       apiBase: `/v1/embed/${encodeURIComponent(key)}`,
       repayPath: `/embed/${encodeURIComponent(key)}/repay/`,
-      config: widgetConfigView(ctx),
+      config: widgetConfigView(program),
       family,
-      evmChainId: family === "EVM" ? (chainConfig(ctx.chain).chainId ?? null) : null,
+      evmChainId: family === "EVM" ? (chainConfig(program.chain).chainId ?? null) : null,
       walletConnectProjectId: family === "EVM" ? deps.walletConnectProjectId : null,
       tonManifestUrl: `${origin}/embed/${encodeURIComponent(key)}/tonconnect-manifest.json`,
     };
     const nonce = newNonce();
     const connectSrc = family === "TON" ? TONCONNECT_SRC : boot.walletConnectProjectId ? WALLETCONNECT_SRC : [];
     const page = WidgetPage({ nonce, boot, entryUrl: `${ASSET_PREFIX}${WIDGET_APP_ENTRY}` });
-    return c.html(page, 200, { ...pageSecurityHeaders({ nonce, frameAncestors: ctx.program.allowedOrigins, connectSrc }), "cache-control": "no-store" });
+    return c.html(page, 200, { ...pageSecurityHeaders({ nonce, frameAncestors: program.program.allowedOrigins, connectSrc }), "cache-control": "no-store" });
   });
 };

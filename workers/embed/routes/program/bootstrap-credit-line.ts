@@ -21,11 +21,11 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
+    const program = c.get("program");
     const { db, clock } = c.get("deps");
     const { walletAddress } = c.req.valid("json");
     const walletSession = await walletSessionOf(c, walletAddress);
-    const line = await bootstrapCreditLine(db, ctx, walletAddress, tenantClock(clock, ctx.tenant).now(), walletSession);
+    const line = await bootstrapCreditLine({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant).now(), walletSession });
     return c.json(
       { ...line, creditLine: { ...line.creditLine, limit: formatAmount(line.creditLine.limit), available: formatAmount(line.creditLine.available) } },
       200,

@@ -20,9 +20,9 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
+    const program = c.get("program");
     const { db, clock } = c.get("deps");
     const { walletAddress } = c.req.valid("json");
     const walletSession = await walletSessionOf(c, walletAddress);
-    return c.json(await checkEligibility(db, ctx, walletAddress, tenantClock(clock, ctx.tenant).now(), walletSession), 200);
+    return c.json(await checkEligibility({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant).now(), walletSession }), 200);
   });

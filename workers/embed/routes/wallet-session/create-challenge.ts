@@ -19,7 +19,8 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
-    const { clock, sessionSecret } = c.get("deps");
-    return c.json(await issueWalletSessionChallenge(sessionSecret, ctx, c.req.valid("json").walletAddress, tenantClock(clock, ctx.tenant).now()), 200);
+    const program = c.get("program");
+    const deps = c.get("deps");
+    const { walletAddress } = c.req.valid("json");
+    return c.json(await issueWalletSessionChallenge(deps, { program, walletAddress, now: tenantClock(deps.clock, program.tenant).now() }), 200);
   });

@@ -20,11 +20,14 @@ export const route = defineEmbedRoute({
 
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
-    const ctx = c.get("program");
+    const program = c.get("program");
     const deps = c.get("deps");
-    const now = tenantClock(deps.clock, ctx.tenant).now();
+    const now = tenantClock(deps.clock, program.tenant).now();
     return c.json(
-      await openWalletSession({ db: deps.db, secret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain }, ctx, c.req.valid("json"), now),
+      await openWalletSession(
+        { db: deps.db, sessionSecret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain },
+        { ...c.req.valid("json"), program, now },
+      ),
       200,
     );
   });

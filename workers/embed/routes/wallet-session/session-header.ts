@@ -18,7 +18,8 @@ export const SESSION_401 = {
 
 /** Whether the request carries a live wallet session for `walletAddress` (absent: false; invalid: 401). */
 export function walletSessionOf(c: Context<EmbedAppEnv>, walletAddress: string): Promise<boolean> {
-  const ctx = c.get("program");
+  const program = c.get("program");
   const deps = c.get("deps");
-  return hasWalletSession(deps.sessionSecret, ctx, c.req.header(WALLET_SESSION_HEADER), walletAddress, tenantClock(deps.clock, ctx.tenant).now());
+  const token = c.req.header(WALLET_SESSION_HEADER);
+  return hasWalletSession(deps, { program, token, walletAddress, now: tenantClock(deps.clock, program.tenant).now() });
 }
