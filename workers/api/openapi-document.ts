@@ -2,7 +2,7 @@ import type { Context } from "hono";
 
 /** The tags of the api document, declared with what each holds (every operation's tag is one of these). */
 export const API_TAGS = [
-  { name: "Platform", description: "Liveness of the api worker." },
+  { name: "Platform", description: "Liveness of the api worker, and the chains this deployment is configured for." },
   { name: "Dashboard identity", description: "Signup, login, e-mail verification, users and API keys: a tenant's people and its backend's credentials." },
   { name: "Merchant configuration", description: "Loan products (merchant configurations), tenant settings and widget programs." },
   { name: "Loans", description: "Creating, reviewing and reading loans; KYC confirmation and the borrower's signed agreement." },

@@ -10,6 +10,7 @@ import * as verifyEmail from "./routes/auth/verify-email.ts";
 import * as verifyEmailPage from "./routes/auth/verify-email-page.ts";
 import * as resendVerification from "./routes/auth/resend-verification.ts";
 import * as getHealth from "./routes/health/get-health.ts";
+import * as listChains from "./routes/chains/list-chains.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
 import * as chainFaucet from "./routes/sandbox/chain-faucet.ts";
@@ -67,6 +68,7 @@ export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<
  */
 export const ROUTES: ApiRouteModule[] = [
   getHealth,
+  listChains,
   signUp,
   logIn,
   verifyEmailPage,
