@@ -17,6 +17,7 @@ import { tenants } from "./schema/tenants.ts";
 import { users } from "./schema/users.ts";
 import { walletSessionChallenges } from "./schema/wallet-session-challenges.ts";
 import { widgetPrograms } from "./schema/widget-programs.ts";
+import { signers, walletChallenges, wallets } from "./schema/wallets.ts";
 
 export const schema = {
   tenants,
@@ -46,5 +47,8 @@ export const schema = {
   creditLines,
   walletSessionChallenges,
   sandboxLedgers,
+  wallets,
+  walletChallenges,
+  signers,
 };
 export type Schema = typeof schema;

@@ -31,7 +31,20 @@ export interface ChainPort {
    * cannot be asked (RPC down): a bad signature is `false`.
    */
   verifyContractSignature?(chain: Chain, input: ContractSignatureInput): Promise<boolean>;
+  /**
+   * Optional: `address`'s balances on `chain` in base units, the chain's
+   * stablecoin (its token decimals, 6) and its native coin (wei on EVM,
+   * nanoton on TON), for live wallets (DECISIONS.md "Live wallets"). Null
+   * when this port cannot read that chain. Only adapters that read a live
+   * chain offer it; until they exist (the next issue) no deployed port has
+   * it and wallets show null balances. Throws only when the chain cannot be
+   * asked (RPC down).
+   */
+  balances?(chain: Chain, address: string): Promise<WalletBalances | null>;
 }
+
+/** What `balances` reads: base units of the chain's stablecoin and of its native coin. */
+export type WalletBalances = { stablecoin: bigint; native: bigint };
 
 /**
  * Which ledger of a chain a call is about. A sandbox chain is simulated once

@@ -235,9 +235,9 @@ describe("isDeclined and isOpen", () => {
 });
 
 describe("event vocabulary", () => {
-  test("all 13 event types of SPEC.md, the loan ones first", () => {
-    expect(EVENT_TYPES.length).toBe(13);
-    expect(new Set(EVENT_TYPES).size).toBe(13);
+  test('all 14 event types (SPEC.md and wallet.gas_low of DECISIONS.md "Live wallets"), the loan ones first', () => {
+    expect(EVENT_TYPES.length).toBe(14);
+    expect(new Set(EVENT_TYPES).size).toBe(14);
     expect([...LOAN_EVENT_TYPES]).toEqual([
       "loan.application_submitted",
       "loan.decision",
@@ -250,6 +250,6 @@ describe("event vocabulary", () => {
       "loan.overdue",
       "loan.defaulted",
     ]);
-    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual(["liquidity.low", "liquidity.unavailable", "webhook.delivery_failed"]);
+    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual(["liquidity.low", "liquidity.unavailable", "webhook.delivery_failed", "wallet.gas_low"]);
   });
 });

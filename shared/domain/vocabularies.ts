@@ -31,7 +31,11 @@ export const EVENT_TYPES = [
   "liquidity.low",
   "liquidity.unavailable",
   "webhook.delivery_failed",
+  "wallet.gas_low",
 ] as const;
+
+/** The roles of a tenant's live wallet (DECISIONS.md "Live wallets"). */
+export const WALLET_ROLES = ["TREASURY", "DISBURSEMENT", "COLLECTIONS", "GAS"] as const;
 
 /** Webhook deliveries (DECISIONS.md "Webhooks, notifications"). */
 export const DELIVERY_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;

@@ -282,8 +282,8 @@ function decodeTonPublicKey(input: string): Uint8Array | null {
 
 const V5R1_NETWORK_GLOBAL_IDS = [-239, -3];
 
-/** Addresses of the standard wallets, default subwallet, that `publicKey` controls on `workchain`. */
-function standardWalletAddresses(workchain: number, publicKey: Uint8Array): Address[] {
+/** Addresses of the standard wallets (v4, v5r1), default subwallet, that `publicKey` controls on `workchain` (also the signer check of shared/wallets/install-signer.ts). */
+export function standardWalletAddresses(workchain: number, publicKey: Uint8Array): Address[] {
   const key = Buffer.from(publicKey);
   const out: Address[] = [WalletContractV4.create({ workchain, publicKey: key }).address];
   for (const networkGlobalId of V5R1_NETWORK_GLOBAL_IDS) {

@@ -24,6 +24,7 @@ const TITLES: Record<EventEnvelope["type"], string> = {
   "liquidity.low": "Liquidity is running low",
   "liquidity.unavailable": "Liquidity unavailable for a draw",
   "webhook.delivery_failed": "Webhook delivery failed",
+  "wallet.gas_low": "Gas wallet running low",
 };
 
 /** The dashboard notification (and owner e-mail) text of an event. Plain text; no secrets in events. */
@@ -33,6 +34,7 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     loan?: LoanData;
     delivery?: { endpointUrl?: string; eventType?: string; eventId?: string };
     pool?: { headroom?: string; stablecoin?: string };
+    wallet?: { address?: string; chain?: string; nativeBalance?: string | null; gasThreshold?: string | null };
   };
   const lines: string[] = [];
   if (data.loan) {
@@ -42,6 +44,10 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
   }
   if (data.pool) lines.push(`Pool headroom: ${data.pool.headroom} ${data.pool.stablecoin}.`);
+  if (data.wallet) {
+    const w = data.wallet;
+    lines.push(`GAS wallet ${w.address} on ${w.chain} holds ${w.nativeBalance}, under its threshold of ${w.gasThreshold}: top it up, or funding waits.`);
+  }
   if (data.delivery)
     lines.push(`Event ${data.delivery.eventType} (${data.delivery.eventId}) could not be delivered to ${data.delivery.endpointUrl} after 3 attempts.`);
   lines.push(`Event ${envelope.type} (${envelope.id}) at ${envelope.createdAt}.`);

@@ -14,7 +14,7 @@ let counter = 0;
  * A sandbox tenant holding one real resource of every kind a path parameter
  * can name: loan, borrower (id and ref), API key, merchant configuration,
  * widget program and embed key, webhook endpoint, delivery, event,
- * notification, unmatched payment and credit line; with an OWNER session, a
+ * notification, unmatched payment, credit line and live wallet; with an OWNER session, a
  * MEMBER session and an API key. For the table-driven security suites and the
  * OpenAPI fuzzers, which need real ids rather than random ones.
  */
@@ -59,6 +59,8 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
     reason: "seeded for the security suite",
     createdAt: t.clock.now(),
   });
+  const liveWallet = await t.request("POST", "/v1/wallets", { body: { chain: "POLYGON", role: "GAS", address: newWallet() }, headers: bearer(m.token) });
+  if (liveWallet.status !== 201) throw new Error(`create wallet failed: ${liveWallet.status} ${JSON.stringify(liveWallet.body)}`);
   const found = { delivery, notification, event: events[0] };
   for (const [what, row] of Object.entries(found)) if (!row) throw new Error(`seededTenant: no ${what} was made`);
   const borrower = (await t.request("GET", `/v1/borrowers/${encodeURIComponent(borrowerRef)}`, { headers: apiKey(m.key) })).body;
@@ -80,6 +82,7 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
     unmatchedId,
     creditLineId: creditLine.id,
     creditLineWallet: wallet,
+    walletId: liveWallet.body.id as string,
   };
 }
 
@@ -104,6 +107,7 @@ export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
   "webhooks/{id}": (s) => [s.webhookId],
   "deliveries/{id}": (s) => [s.deliveryId],
   "notifications/{id}": (s) => [s.notificationId],
+  "wallets/{id}": (s) => [s.walletId],
   "embed/{embedKey}": (s) => [s.embedKey],
   "loans/{loanId}": (s) => [s.loanId],
   "repay/{loanId}": (s) => [s.loanId],

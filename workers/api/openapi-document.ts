@@ -14,6 +14,7 @@ export const API_TAGS = [
   { name: "Webhooks", description: "Webhook endpoints and their deliveries (signed with HMAC-SHA256 and the Standard Webhooks headers)." },
   { name: "Notifications", description: "The dashboard's notifications." },
   { name: "Sandbox", description: "Sandbox tenants only: the simulated chains' faucet and transfers, the tenant's clock and the pool's liquidity." },
+  { name: "Wallets", description: "The tenant's own wallets on live chains: roles, proof of control by a signed challenge, balances and GAS thresholds." },
   { name: "Development", description: "Local development only: the mailbox of e-mails the platform sent." },
 ];
 

@@ -57,6 +57,13 @@ import * as listNotifications from "./routes/notifications/list-notifications.ts
 import * as readAllNotifications from "./routes/notifications/read-all-notifications.ts";
 import * as readNotification from "./routes/notifications/read-notification.ts";
 import * as getDevMailbox from "./routes/dev/get-mailbox.ts";
+import * as listWallets from "./routes/wallets/list-wallets.ts";
+import * as createWallet from "./routes/wallets/create-wallet.ts";
+import * as getWallet from "./routes/wallets/get-wallet.ts";
+import * as updateWallet from "./routes/wallets/update-wallet.ts";
+import * as deleteWallet from "./routes/wallets/delete-wallet.ts";
+import * as createWalletChallenge from "./routes/wallets/create-wallet-challenge.ts";
+import * as verifyWallet from "./routes/wallets/verify-wallet.ts";
 
 /** One operation: its route (method, path, schemas and auth spec) and how it registers its handler. */
 export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<AppEnv>) => unknown };
@@ -124,4 +131,11 @@ export const ROUTES: ApiRouteModule[] = [
   readAllNotifications,
   readNotification,
   getDevMailbox,
+  listWallets,
+  createWallet,
+  getWallet,
+  updateWallet,
+  deleteWallet,
+  createWalletChallenge,
+  verifyWallet,
 ];

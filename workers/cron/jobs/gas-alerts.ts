@@ -1,0 +1,26 @@
+import { createDb } from "../../../db/create-db.ts";
+import { durableSimulatedChains } from "../../../shared/chains/simulated/durable-simulated-chains.ts";
+import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
+import { systemClock } from "../../../shared/domain/clock.ts";
+import { checkGasWallets } from "../../../shared/wallets/gas-alerts.ts";
+import type { CronJob } from "../job.ts";
+
+/**
+ * DECISIONS.md "Live wallets", gas: `wallet.gas_low` once per dip of a GAS
+ * wallet under its threshold. Balances come from the chain port's optional
+ * `balances`; the port here is the simulated chains', which has none, so
+ * until the live adapters plug in (the next issue) every balance is unread
+ * and this job records nothing.
+ */
+export const gasAlertsJob: CronJob = {
+  name: "gas-alerts",
+  crons: ["* * * * *"],
+  async run({ env, log }) {
+    const report = await checkGasWallets({
+      db: createDb(env.DB),
+      chain: simulatedChainPort(durableSimulatedChains(env.SIM_CHAINS)),
+      clock: systemClock,
+    });
+    if (report.alerted > 0 || report.rearmed > 0) log.info("gas alerts", report);
+  },
+};
