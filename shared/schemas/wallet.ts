@@ -1,9 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { WalletBalances } from "../chains/chain-port.ts";
-import { chainConfig } from "../chains/chain-config.ts";
-import { formatBaseUnits, LIVE_WALLET_CHAINS, nativeDecimals, WALLET_ROLES } from "../domain/wallets.ts";
-import type { Chain } from "../domain/rails.ts";
-import { iso, isoOrNull, TimestampSchema } from "./common.ts";
+import { LIVE_WALLET_CHAINS, WALLET_ROLES } from "../domain/wallets.ts";
+import { TimestampSchema } from "./common.ts";
 
 const NOT_READ = "null: not read (the chain is not configured in this deployment, or did not answer).";
 
@@ -37,24 +34,4 @@ export const WalletSchema = z
   })
   .openapi("Wallet");
 
-export type WalletView = z.infer<typeof WalletSchema>;
-
-/** The response body of a wallet with the balances read for it (null: not read). */
-export function walletView(
-  w: { id: string; chain: Chain; role: (typeof WALLET_ROLES)[number]; address: string; verifiedAt: Date | null; gasThreshold: string | null; createdAt: Date },
-  balances: WalletBalances | null,
-): WalletView {
-  const native = nativeDecimals(w.chain);
-  return {
-    id: w.id,
-    chain: w.chain as WalletView["chain"],
-    role: w.role,
-    address: w.address,
-    controlVerified: w.verifiedAt !== null,
-    verifiedAt: isoOrNull(w.verifiedAt),
-    stablecoinBalance: balances ? formatBaseUnits(balances.stablecoin, chainConfig(w.chain).token.decimals) : null,
-    nativeBalance: balances ? formatBaseUnits(balances.native, native) : null,
-    gasThreshold: w.gasThreshold === null ? null : formatBaseUnits(BigInt(w.gasThreshold), native),
-    createdAt: iso(w.createdAt),
-  };
-}
+export { walletView } from "../wallets/wallet-view.ts";

@@ -3,7 +3,7 @@ import type { EventEnvelope } from "../../db/schema/events.ts";
 import { wallets, type WalletRow } from "../../db/schema/wallets.ts";
 import { newId } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
-import { walletView } from "../schemas/wallet.ts";
+import { walletView } from "./wallet-view.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 /** GAS wallets read per page; the job pages through all of them each tick. */
