@@ -56,6 +56,12 @@ import * as listNotifications from "./routes/notifications/list-notifications.ts
 import * as readAllNotifications from "./routes/notifications/read-all-notifications.ts";
 import * as readNotification from "./routes/notifications/read-notification.ts";
 import * as getDevMailbox from "./routes/dev/get-mailbox.ts";
+import * as getGoLive from "./routes/go-live/get-go-live.ts";
+import * as submitKyb from "./routes/go-live/submit-kyb.ts";
+import * as certifyGoLive from "./routes/go-live/certify.ts";
+import * as listOperatorTenants from "./routes/operator/list-tenants.ts";
+import * as decideOperatorKyb from "./routes/operator/decide-kyb.ts";
+import * as recordCommercialTerms from "./routes/operator/record-commercial-terms.ts";
 
 /** One operation: its route (method, path, schemas and auth spec) and how it registers its handler. */
 export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<AppEnv>) => unknown };
@@ -122,4 +128,10 @@ export const ROUTES: ApiRouteModule[] = [
   readAllNotifications,
   readNotification,
   getDevMailbox,
+  getGoLive,
+  submitKyb,
+  certifyGoLive,
+  listOperatorTenants,
+  decideOperatorKyb,
+  recordCommercialTerms,
 ];
