@@ -34,7 +34,7 @@ describe("the api document, fuzzed with real ids and generated bodies", () => {
         const schemes = (op.op.security ?? []).flatMap((s) => Object.keys(s));
         const key = { "x-api-key": m.key };
         const session = { authorization: `Bearer ${m.token}` };
-        if (schemes.includes("OperatorKey")) return { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
+        if (schemes.includes("OperatorKey")) return { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY } as Record<string, string>;
         if (schemes.includes("ApiKey") && schemes.includes("DashboardSession")) return rng() < 0.5 ? key : session;
         if (schemes.includes("ApiKey")) return key;
         if (schemes.includes("DashboardSession")) return session;
