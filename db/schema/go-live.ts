@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { KYB_STATUSES } from "../../shared/domain/go-live.ts";
 import { json, timestamp } from "./columns.ts";
@@ -59,3 +60,13 @@ export const operatorAudit = sqliteTable(
   },
   (t) => [index("operator_audit_tenant_idx").on(t.tenantId, t.createdAt)],
 );
+
+/**
+ * Insertion order, for rows written in the same millisecond (a newer KYB
+ * submission, audit entries in the order they were written): SQLite's rowid,
+ * which these tables keep (they are not WITHOUT ROWID) and which only grows
+ * while rows are never deleted (operator_audit refuses deletes; KYB rows are
+ * never deleted).
+ */
+export const KYB_INSERTION_ORDER = sql.raw("kyb_submissions.rowid");
+export const AUDIT_INSERTION_ORDER = sql.raw("operator_audit.rowid");

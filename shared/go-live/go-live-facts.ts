@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNotNull, isNull, min } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
-import { commercialTerms, kybSubmissions } from "../../db/schema/go-live.ts";
+import { commercialTerms, KYB_INSERTION_ORDER, kybSubmissions } from "../../db/schema/go-live.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { policies } from "../../db/schema/policies.ts";
@@ -28,7 +28,7 @@ export async function loadGoLiveFacts(deps: GoLiveFactsDeps, input: { tenantId: 
   const { db } = deps;
   const { tenantId } = input;
   const [kyb, terms, policy, product, webhook, key, owner, settings, cycle] = await Promise.all([
-    db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, tenantId)).orderBy(desc(kybSubmissions.submittedAt), desc(kybSubmissions.id)).limit(1),
+    db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, tenantId)).orderBy(desc(kybSubmissions.submittedAt), desc(KYB_INSERTION_ORDER)).limit(1),
     db
       .select({ at: min(commercialTerms.recordedAt) })
       .from(commercialTerms)

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
-import { type KybDocument, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
+import { AUDIT_INSERTION_ORDER, KYB_INSERTION_ORDER, type KybDocument, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { conflict } from "../domain/errors.ts";
 import { evaluateGoLive, notCertifiableMessage } from "../domain/go-live.ts";
@@ -12,7 +12,7 @@ export async function goLiveStatus(deps: GoLiveFactsDeps, input: { tenantId: str
   const [tenant, facts, audit] = await Promise.all([
     loadTenant(deps.db, input.tenantId),
     loadGoLiveFacts(deps, input),
-    deps.db.select().from(operatorAudit).where(eq(operatorAudit.tenantId, input.tenantId)).orderBy(asc(operatorAudit.createdAt), asc(operatorAudit.id)),
+    deps.db.select().from(operatorAudit).where(eq(operatorAudit.tenantId, input.tenantId)).orderBy(asc(operatorAudit.createdAt), asc(AUDIT_INSERTION_ORDER)),
   ]);
   return { mode: tenant.mode, certifiedAt: tenant.certifiedAt, ...evaluateGoLive(facts), audit };
 }
@@ -31,7 +31,7 @@ export async function submitKyb(deps: Pick<GoLiveFactsDeps, "db">, input: { tena
     .select({ status: kybSubmissions.status })
     .from(kybSubmissions)
     .where(eq(kybSubmissions.tenantId, input.tenantId))
-    .orderBy(desc(kybSubmissions.submittedAt), desc(kybSubmissions.id))
+    .orderBy(desc(kybSubmissions.submittedAt), desc(KYB_INSERTION_ORDER))
     .limit(1);
   if (latest?.status === "APPROVED") throw conflict("Your business verification is already approved");
   const row = {

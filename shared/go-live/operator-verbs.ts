@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
-import { commercialTerms, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
+import { commercialTerms, KYB_INSERTION_ORDER, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { conflict, notFound } from "../domain/errors.ts";
@@ -11,7 +11,7 @@ import { newId } from "../domain/ids.ts";
 export const OPERATOR_ACTOR = "operator";
 
 const latestKyb = (db: Db, tenantId: string) =>
-  db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, tenantId)).orderBy(desc(kybSubmissions.submittedAt), desc(kybSubmissions.id)).limit(1);
+  db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, tenantId)).orderBy(desc(kybSubmissions.submittedAt), desc(KYB_INSERTION_ORDER)).limit(1);
 
 async function requireTenant(db: Db, tenantId: string) {
   const [row] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
