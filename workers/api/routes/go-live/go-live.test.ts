@@ -8,6 +8,7 @@ import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
 import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go-live/go-live-facts.ts";
 import { certifyTenant, goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
+import { decideKyb } from "../../../../shared/go-live/operator-verbs.ts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
@@ -295,6 +296,30 @@ describe("the platform operator", () => {
     expect((await goLive(apiKey(m.key))).body.nextStep).toBe("COMMERCIAL_TERMS_AGREED");
     expect(await decide(m.tenantId, { decision: "MAYBE" })).toMatchObject({ status: 400 });
     expect(await terms(m.tenantId, { reference: "" })).toMatchObject({ status: 400 });
+  });
+
+  test("a decision that lost the race (the KYB was decided between its read and its write): 409, no audit entry, the first decision stands", async () => {
+    const m = await sandboxTenant(t, "Op Race");
+    expect((await submitKyb(m.token)).status).toBe(201);
+    const input = { tenantId: m.tenantId, note: null, actor: "operator", now: new Date() };
+    // A database whose batch first lets a competing decision commit, as a second request would.
+    let raced = false;
+    const racingDb = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        if (prop !== "batch") return Reflect.get(target, prop, receiver);
+        return async (statements: unknown) => {
+          if (!raced) {
+            raced = true;
+            await decideKyb({ db: t.db }, { ...input, decision: "REJECTED" });
+          }
+          return (target.batch as (s: unknown) => unknown)(statements);
+        };
+      },
+    });
+    await expect(decideKyb({ db: racingDb }, { ...input, decision: "APPROVED" })).rejects.toThrow("decided meanwhile");
+    const after = (await goLive(apiKey(m.key))).body;
+    expect(after.audit).toEqual([expect.objectContaining({ action: "KYB_DECIDED", decision: "REJECTED" })]);
+    expect(after.steps[0]).toMatchObject({ status: "PENDING", detail: expect.stringContaining("rejected") });
   });
 
   test("the audit is immutable: the database refuses UPDATE and DELETE", async () => {
