@@ -4,6 +4,7 @@ import { creditLines } from "./schema/credit-lines.ts";
 import { borrowerKycAudit, borrowers } from "./schema/borrowers.ts";
 import { emailVerifications } from "./schema/email-verifications.ts";
 import { events } from "./schema/events.ts";
+import { commercialTerms, kybSubmissions, operatorAudit } from "./schema/go-live.ts";
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
@@ -50,5 +51,8 @@ export const schema = {
   wallets,
   walletChallenges,
   signers,
+  kybSubmissions,
+  commercialTerms,
+  operatorAudit,
 };
 export type Schema = typeof schema;

@@ -6,6 +6,7 @@ import { simulatedChainPort } from "../chains/simulated/simulated-chain-port.ts"
 import { fixedClock } from "../domain/clock.ts";
 import { inProcessLoanWriter } from "../loans/loan-commands.ts";
 import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
+import { DEV_OPERATOR_KEY } from "../auth/operator-key.ts";
 import { memoryDeliveryQueue } from "../webhooks/memory-queue.ts";
 import { createApiApp } from "../../workers/api/app.ts";
 import type { ApiDeps, ApiEnv } from "../../workers/api/deps.ts";
@@ -58,6 +59,7 @@ export async function createTestApp(
     secretsKey: DEV_SECRETS_KEY,
     queue: memoryDeliveryQueue(),
     widgetHost: "embed.svc-credit.test",
+    operatorKey: DEV_OPERATOR_KEY,
   };
   const app = createApiApp(() => deps);
 

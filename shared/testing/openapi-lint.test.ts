@@ -41,6 +41,9 @@ const WITH_EXAMPLE = [
   "embed.creditLine.bootstrap",
   "embed.walletSession.challenge",
   "embed.walletSession.open",
+  "goLive.submitKyb",
+  "operator.tenants.decideKyb",
+  "operator.tenants.recordCommercialTerms",
 ];
 
 type Operation = {

@@ -111,6 +111,8 @@ export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
   "embed/{embedKey}": (s) => [s.embedKey],
   "loans/{loanId}": (s) => [s.loanId],
   "repay/{loanId}": (s) => [s.loanId],
+  // The operator names any tenant: the security suite checks an unknown id instead of another tenant's.
+  "tenants/{id}": (s) => [s.tenantId],
 };
 
 /** The key PARAM_RESOURCES knows a path parameter by: "<segment before it>/{<name>}". */

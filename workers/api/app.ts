@@ -41,6 +41,12 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     bearerFormat: "JWT",
     description: "Dashboard session from POST /v1/auth/login or /v1/auth/signup; expires (default 1 hour).",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorKey", {
+    type: "apiKey",
+    in: "header",
+    name: "x-operator-key",
+    description: "The platform operator's key (worker secret OPERATOR_KEY); for /v1/operator/* only, never a merchant's.",
+  });
   app.doc31("/v1/openapi.json", apiDocumentConfig);
   registerDocs(app);
 

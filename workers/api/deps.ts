@@ -9,6 +9,7 @@ import type { SimulatedChainObject } from "../../shared/chains/simulated/simulat
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
 import { simulatedChainPort } from "../../shared/chains/simulated/simulated-chain-port.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
+import { DEV_OPERATOR_KEY } from "../../shared/auth/operator-key.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
 import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
@@ -54,6 +55,8 @@ export type ApiEnv = {
   SECRETS_KEY?: string;
   /** The widget host ({embed_url}): a TON Connect domain API agreements may name too. */
   EMBED_HOST?: string;
+  /** Worker secret: the platform operator's key (`x-operator-key` on /v1/operator/*). */
+  OPERATOR_KEY?: string;
 };
 
 export type ApiDeps = {
@@ -94,6 +97,8 @@ export type ApiDeps = {
   secretsKey: string;
   /** The widget host (EMBED_HOST), a TON Connect domain of API agreements; null when not configured. */
   widgetHost?: string | null;
+  /** The platform operator's key (OPERATOR_KEY; `svc_operator_dev` under development); absent: operator routes answer 401. */
+  operatorKey?: string | null;
 };
 
 /** Only `npm run dev` and tests may run without a configured JWT secret. */
@@ -109,6 +114,7 @@ const EnvSchema = z.object({
   MAIL_API_URL: z.url().optional(),
   MAIL_API_KEY: z.string().min(1).optional(),
   MAIL_FROM: z.string().min(3).optional(),
+  OPERATOR_KEY: z.string().min(16).optional(),
 });
 
 /** IPs over their failed-authentication budget, remembered by this worker instance until their window ends. */
@@ -120,7 +126,7 @@ export class ConfigurationError extends Error {}
 export function depsFromEnv(env: ApiEnv): ApiDeps {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) throw new ConfigurationError("invalid worker configuration");
-  const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS, BASE_URL } = parsed.data;
+  const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS, BASE_URL, OPERATOR_KEY } = parsed.data;
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
@@ -156,5 +162,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     },
     secretsKey,
     widgetHost: env.EMBED_HOST || null,
+    // No default outside development: a deployment without the secret has no operator access.
+    operatorKey: OPERATOR_KEY ?? (ENVIRONMENT === "development" ? DEV_OPERATOR_KEY : null),
   };
 }

@@ -15,6 +15,8 @@ export const API_TAGS = [
   { name: "Notifications", description: "The dashboard's notifications." },
   { name: "Sandbox", description: "Sandbox tenants only: the simulated chains' faucet and transfers, the tenant's clock and the pool's liquidity." },
   { name: "Wallets", description: "The tenant's own wallets on live chains: roles, proof of control by a signed challenge, balances and GAS thresholds." },
+  { name: "Go live", description: "The tenant's go-live certification: the 10 steps, its KYB and the operator's audit." },
+  { name: "Platform operator", description: "The platform operator (`x-operator-key`): KYB decisions and commercial terms, every action audited." },
   { name: "Development", description: "Local development only: the mailbox of e-mails the platform sent." },
 ];
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import fc from "fast-check";
 import { PASSWORD, uniqueEmail } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
@@ -33,6 +34,7 @@ describe("the api document, fuzzed with real ids and generated bodies", () => {
         const schemes = (op.op.security ?? []).flatMap((s) => Object.keys(s));
         const key = { "x-api-key": m.key };
         const session = { authorization: `Bearer ${m.token}` };
+        if (schemes.includes("OperatorKey")) return { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY } as Record<string, string>;
         if (schemes.includes("ApiKey") && schemes.includes("DashboardSession")) return rng() < 0.5 ? key : session;
         if (schemes.includes("ApiKey")) return key;
         if (schemes.includes("DashboardSession")) return session;

@@ -11,6 +11,7 @@ const SECURITY: Record<AuthMode, RouteConfig["security"]> = {
   KEY: [{ ApiKey: [] }],
   JWT: [{ DashboardSession: [] }],
   KEY_OR_JWT: [{ ApiKey: [] }, { DashboardSession: [] }],
+  OPERATOR: [{ OperatorKey: [] }],
 };
 
 const AUTH_TEXT: Record<AuthMode, string> = {
@@ -18,6 +19,7 @@ const AUTH_TEXT: Record<AuthMode, string> = {
   KEY: "API key (`x-api-key`)",
   JWT: "dashboard session (`Authorization: Bearer`)",
   KEY_OR_JWT: "API key (`x-api-key`) or dashboard session (`Authorization: Bearer`)",
+  OPERATOR: "platform operator key (`x-operator-key`; merchant credentials are refused; rate limited per client IP)",
 };
 
 const ERROR_TEXT: Record<number, string> = {

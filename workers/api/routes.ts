@@ -64,6 +64,12 @@ import * as updateWallet from "./routes/wallets/update-wallet.ts";
 import * as deleteWallet from "./routes/wallets/delete-wallet.ts";
 import * as createWalletChallenge from "./routes/wallets/create-wallet-challenge.ts";
 import * as verifyWallet from "./routes/wallets/verify-wallet.ts";
+import * as getGoLive from "./routes/go-live/get-go-live.ts";
+import * as submitKyb from "./routes/go-live/submit-kyb.ts";
+import * as certifyGoLive from "./routes/go-live/certify.ts";
+import * as listOperatorTenants from "./routes/operator/list-tenants.ts";
+import * as decideOperatorKyb from "./routes/operator/decide-kyb.ts";
+import * as recordCommercialTerms from "./routes/operator/record-commercial-terms.ts";
 
 /** One operation: its route (method, path, schemas and auth spec) and how it registers its handler. */
 export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<AppEnv>) => unknown };
@@ -138,4 +144,10 @@ export const ROUTES: ApiRouteModule[] = [
   deleteWallet,
   createWalletChallenge,
   verifyWallet,
+  getGoLive,
+  submitKyb,
+  certifyGoLive,
+  listOperatorTenants,
+  decideOperatorKyb,
+  recordCommercialTerms,
 ];

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import fc from "fast-check";
 import { tenants } from "../../db/schema/tenants.ts";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { issueSessionToken } from "../../shared/auth/session-tokens.ts";
 import { bearer, uniqueEmail } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp, type TestResponse } from "../../shared/testing/harness.ts";
@@ -97,8 +98,10 @@ function pathFor(r: ApiRouteModule, s: SeededTenant, override: Record<string, st
   });
 }
 
-/** The owner's credential the route accepts: its API key on key routes, its session otherwise. */
-const ownerCredential = (r: ApiRouteModule, s: SeededTenant) => (specOf(r).auth === "KEY" ? apiKey(s.key) : bearer(s.token));
+/** The owner's credential the route accepts: its API key on key routes, its session otherwise; the operator's key on operator routes. */
+const ownerCredential = (r: ApiRouteModule, s: SeededTenant) =>
+  specOf(r).auth === "OPERATOR" ? { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY } : specOf(r).auth === "KEY" ? apiKey(s.key) : bearer(s.token);
+const isOperator = (r: ApiRouteModule) => specOf(r).auth === "OPERATOR";
 
 const call = (r: ApiRouteModule, s: SeededTenant, headers: Record<string, string>, override: Record<string, string> = {}) =>
   t.request(r.route.method.toUpperCase(), pathFor(r, s, override), { headers, body: bodyFor(r, s) });
@@ -120,7 +123,7 @@ describe("every route, by its auth spec", () => {
   test("the table is data: every route carries its spec and is in the OpenAPI document", () => {
     const keys = ROUTES.map(routeKey);
     expect(new Set(keys).size).toBe(ROUTES.length);
-    for (const r of ROUTES) expect(["NONE", "KEY", "JWT", "KEY_OR_JWT"], routeKey(r)).toContain(specOf(r)?.auth);
+    for (const r of ROUTES) expect(["NONE", "KEY", "JWT", "KEY_OR_JWT", "OPERATOR"], routeKey(r)).toContain(specOf(r)?.auth);
     const documented = operationsOf(doc)
       .map((o) => `${o.method} ${o.path}`)
       .sort();
@@ -217,6 +220,13 @@ describe("every route, by its auth spec", () => {
           unknownParams.push(`${routeKey(r)}: {${name}}`);
           continue;
         }
+        // The operator acts on every tenant: its boundary is the operator key (checked above), and an id naming no tenant is 404.
+        if (isOperator(r)) {
+          failures.push(
+            ...expectError(await call(r, caller, ownerCredential(r, caller), { [name]: crypto.randomUUID() }), 404, `${routeKey(r)} with an unknown ${name}`),
+          );
+          continue;
+        }
         for (const theirs of resources(victim)) {
           const what = `${routeKey(r)} with the other tenant's ${name} ${theirs}`;
           const res = await call(r, caller, ownerCredential(r, caller), { [name]: theirs });
@@ -250,6 +260,26 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
+  test("the operator key: a wrong one is 401 on operator routes; on every other route it is no credential (401) and grants nothing", async () => {
+    const failures: string[] = [];
+    for (const r of ROUTES) {
+      const spec = specOf(r);
+      if (spec.auth === "NONE") continue;
+      if (isOperator(r)) {
+        for (const wrong of ["svc_operator_wrong", `${DEV_OPERATOR_KEY}x`, DEV_OPERATOR_KEY.slice(0, -1), ""]) {
+          failures.push(
+            ...expectError(await call(r, caller, { [OPERATOR_KEY_HEADER]: wrong }), 401, `${routeKey(r)} with operator key ${JSON.stringify(wrong)}`),
+          );
+        }
+        failures.push(...expectAdmitted(await call(r, caller, ownerCredential(r, caller)), `${routeKey(r)} with the operator key`));
+      } else {
+        failures.push(...expectError(await call(r, caller, { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY }), 401, `${routeKey(r)} with only the operator key`));
+      }
+      mark(r, "operator key");
+    }
+    expect(failures).toEqual([]);
+  });
+
   test("mode-restricted routes: the sandbox helpers are marked sandbox-only, and a tenant of the other mode gets 403", async () => {
     const unmarked = ROUTES.filter((r) => r.route.path.startsWith("/v1/sandbox/") && specOf(r).mode !== "sandbox").map(routeKey);
     expect(unmarked, 'routes under /v1/sandbox/ must declare mode: "sandbox"').toEqual([]);
@@ -276,7 +306,7 @@ describe("every route, by its auth spec", () => {
     for (const r of ROUTES) {
       const spec = specOf(r);
       const expected = ["no credential"];
-      if (spec.auth !== "NONE") expected.push("bad key", "bad session", "member", "api key");
+      if (spec.auth !== "NONE") expected.push("bad key", "bad session", "member", "api key", "operator key");
       if (paramNames(r.route.path).length > 0) expected.push("other tenant's id");
       if (spec.mode) expected.push("mode");
       const got = exercised.get(routeKey(r)) ?? new Set();

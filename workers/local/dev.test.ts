@@ -17,9 +17,19 @@ afterEach(async () => {
   }
 });
 
-async function startDev(dataDir: string): Promise<{ baseUrl: string; embedUrl: string; proc: Subprocess }> {
+async function startDev(dataDir: string): Promise<{ baseUrl: string; embedUrl: string; operatorKey: string; proc: Subprocess }> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: "0",
+    EMBED_PORT: "0",
+    DATA_DIR: dataDir,
+    CRON_INTERVAL_SECONDS: "0",
+    LOG_LEVEL: "warn",
+  };
+  // The development default applies only when OPERATOR_KEY is unset.
+  delete env.OPERATOR_KEY;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "dev.ts")], {
-    env: { ...process.env, PORT: "0", EMBED_PORT: "0", DATA_DIR: dataDir, CRON_INTERVAL_SECONDS: "0", LOG_LEVEL: "warn" },
+    env,
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -33,9 +43,10 @@ async function startDev(dataDir: string): Promise<{ baseUrl: string; embedUrl: s
     out += new TextDecoder().decode(value);
     const base = /\{base_url\}\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
     const embed = /\{embed_url\}\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    if (base && embed && out.includes("Credentials:")) {
+    const operator = /x-operator-key: (\S+?)"/.exec(out);
+    if (base && embed && operator && out.includes("Credentials:")) {
       reader.releaseLock();
-      return { baseUrl: base[1]!, embedUrl: embed[1]!, proc };
+      return { baseUrl: base[1]!, embedUrl: embed[1]!, operatorKey: operator[1]!, proc };
     }
   }
   throw new Error(`dev did not print its URLs:\n${out}\n${await new Response(proc.stderr).text()}`);
@@ -62,6 +73,12 @@ test("npm run dev serves both URLs and persists its database across restarts", a
       body: JSON.stringify({ email, password: "correct horse battery", companyName: "Dev Co" }),
     });
     expect(signup.status).toBe(201);
+    // The printed operator key is the development default, and the api worker accepts it.
+    expect(first.operatorKey).toBe("svc_operator_dev");
+    const tenants = await fetch(`${first.baseUrl}/v1/operator/tenants`, { headers: { "x-operator-key": first.operatorKey } });
+    expect(tenants.status).toBe(200);
+    expect(((await tenants.json()) as { data: { name: string }[] }).data.map((x) => x.name)).toContain("Dev Co");
+    expect((await fetch(`${first.baseUrl}/v1/operator/tenants`, { headers: { "x-operator-key": "svc_operator_wrong" } })).status).toBe(401);
     await stop(first.proc);
 
     const second = await startDev(dataDir);

@@ -1,3 +1,4 @@
+import { DEV_OPERATOR_KEY } from "../../shared/auth/operator-key.ts";
 import { startStack } from "./stack.ts";
 
 /**
@@ -21,7 +22,12 @@ const stack = await startStack({
   logLevel,
   logRequests: logLevel === "info" || logLevel === "debug",
   // Locally, webhook retries come after seconds, not minutes (production: 30 s, then 120 s).
-  vars: { WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? "5,15", EMBED_HOST: `127.0.0.1:${embedPort}` },
+  vars: {
+    WEBHOOK_RETRY_DELAYS_SECONDS: process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? "5,15",
+    EMBED_HOST: `127.0.0.1:${embedPort}`,
+    // Unset: the api worker uses svc_operator_dev (development only).
+    ...(process.env.OPERATOR_KEY ? { OPERATOR_KEY: process.env.OPERATOR_KEY } : {}),
+  },
 });
 const base = stack.baseUrl;
 
@@ -41,6 +47,9 @@ Credentials:
     -H 'content-type: application/json' -d '{"name":"backend"}' \\
     | sed -E 's/.*"key":"([^"]+)".*/\\1/')
   curl -s ${base}/v1/me -H "x-api-key: $KEY"
+
+Platform operator (go-live KYB decisions, commercial terms):
+  curl -s ${base}/v1/operator/tenants -H "x-operator-key: ${process.env.OPERATOR_KEY ? "$OPERATOR_KEY" : DEV_OPERATOR_KEY}"${process.env.OPERATOR_KEY ? "" : "   (the development default; set OPERATOR_KEY to use your own)"}
 
 Ctrl-C stops.
 `);

@@ -134,4 +134,37 @@ describe("platform on workerd", () => {
       expect(Object.keys(res.body.paths)).toContain(path);
     }
   });
+
+  test("go-live on D1: KYB submitted, approved by the operator (decision and audit in one batch), terms recorded; a second decision 409", async () => {
+    const owner = await signUp();
+    const operator = () => ({ ...ip(), "x-operator-key": "svc_operator_dev" });
+    const kyb = await stack.fetch("/v1/go-live/kyb", {
+      json: {
+        legalName: "Acme Pay Ltd",
+        registrationNumber: "HRB 1",
+        country: "FR",
+        documents: [{ kind: "registry", fileName: "kbis.pdf", sha256: "a".repeat(64) }],
+      },
+      headers: { ...bearer(owner.token), ...ip() },
+    });
+    expect(kyb.status).toBe(201);
+    const approved = await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/kyb`, { json: { decision: "APPROVED", note: "ok" }, headers: operator() });
+    expect(approved.status).toBe(200);
+    expect((await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/kyb`, { json: { decision: "REJECTED" }, headers: operator() })).status).toBe(409);
+    expect((await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/commercial-terms`, { json: { reference: "MSA-1" }, headers: operator() })).status).toBe(
+      201,
+    );
+    expect((await stack.fetch("/v1/operator/tenants", { headers: { ...bearer(owner.token), ...ip() } })).status).toBe(401);
+    const goLive = await stack.fetch("/v1/go-live", { headers: { ...bearer(owner.token), ...ip() } });
+    expect(goLive.status).toBe(200);
+    expect(goLive.body.nextStep).toBe("LIQUIDITY_AVAILABLE");
+    expect(goLive.body.steps.map((s: { status: string }) => s.status)).toEqual(["DONE", "DONE", "DONE", "DONE", "PENDING", ...Array(5).fill("BLOCKED")]);
+    expect(goLive.body.audit.map((a: { action: string; decision: string }) => `${a.action} ${a.decision}`)).toEqual([
+      "KYB_DECIDED APPROVED",
+      "COMMERCIAL_TERMS_RECORDED MSA-1",
+    ]);
+    const refused = await stack.fetch("/v1/go-live/certify", { method: "POST", headers: { ...bearer(owner.token), ...ip() } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain("LIQUIDITY_AVAILABLE");
+  });
 });

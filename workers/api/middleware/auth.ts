@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../../db/schema/users.ts";
+import { OPERATOR_KEY_HEADER, operatorKeyMatches } from "../../../shared/auth/operator-key.ts";
 import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
 import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
 import type { TenantMode } from "../../../shared/domain/rails.ts";
@@ -7,7 +8,7 @@ import { notASandboxTenant } from "../../../shared/sandbox/sandbox-tenant.ts";
 import type { AppEnv } from "../context.ts";
 
 /** Which credentials a route accepts (SPEC.md "Authentication"). */
-export type AuthMode = "NONE" | "KEY" | "JWT" | "KEY_OR_JWT";
+export type AuthMode = "NONE" | "KEY" | "JWT" | "KEY_OR_JWT" | "OPERATOR";
 
 const bearer = (header: string | undefined): string | null => {
   const m = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
@@ -39,6 +40,7 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = 
       }
       return next();
     }
+    if (mode === "OPERATOR") return authenticateOperator(c, next);
     const key = c.req.header("x-api-key");
     const token = bearer(c.req.header("authorization"));
     const useKey = key !== undefined && (mode === "KEY" || mode === "KEY_OR_JWT");
@@ -64,6 +66,28 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = 
     c.set("principal", principal);
     return next();
   };
+}
+
+/**
+ * The platform operator (/v1/operator/*): `x-operator-key` against the worker
+ * secret, hashed and compared in constant time. Merchant credentials mean
+ * nothing here (401). Rate limited per client IP, and a wrong key spends the
+ * IP's failed-authentication budget like any bad credential. No principal is
+ * set: the operator acts on the tenant its path names.
+ */
+async function authenticateOperator(c: Parameters<MiddlewareHandler<AppEnv>>[0], next: () => Promise<void>) {
+  const { limiters, authFailures, operatorKey } = c.get("deps");
+  const ip = clientIp(c.req);
+  if (!(await limiters.ip.limit({ key: `operator:${ip}` })).success) throw rateLimited(limiters.periodSeconds);
+  const presented = c.req.header(OPERATOR_KEY_HEADER);
+  if (presented === undefined) throw unauthorized(`This route requires the platform operator key (${OPERATOR_KEY_HEADER})`);
+  const wait = authFailures.blockedFor(ip);
+  if (wait > 0) throw rateLimited(wait);
+  if (!(await operatorKeyMatches(operatorKey, presented))) {
+    if (!(await authFailures.spend(ip))) throw rateLimited(authFailures.periodSeconds);
+    throw unauthorized("Invalid operator key");
+  }
+  return next();
 }
 
 /**

@@ -1,0 +1,72 @@
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { AUDIT_INSERTION_ORDER, KYB_INSERTION_ORDER, type KybDocument, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { conflict } from "../domain/errors.ts";
+import { evaluateGoLive, notCertifiableMessage } from "../domain/go-live.ts";
+import { newId } from "../domain/ids.ts";
+import { loadTenant } from "../tenants/tenant-context.ts";
+import { type GoLiveFactsDeps, loadGoLiveFacts } from "./go-live-facts.ts";
+
+/** The tenant's certification: mode, certifiedAt, the 10 steps in order, and the operator's audit (oldest first). */
+export async function goLiveStatus(deps: GoLiveFactsDeps, input: { tenantId: string }) {
+  const [tenant, facts, audit] = await Promise.all([
+    loadTenant(deps.db, input.tenantId),
+    loadGoLiveFacts(deps, input),
+    deps.db.select().from(operatorAudit).where(eq(operatorAudit.tenantId, input.tenantId)).orderBy(asc(operatorAudit.createdAt), asc(AUDIT_INSERTION_ORDER)),
+  ]);
+  return { mode: tenant.mode, certifiedAt: tenant.certifiedAt, ...evaluateGoLive(facts), audit };
+}
+
+export type KybInput = { legalName: string; registrationNumber: string; country: string; documents: KybDocument[] };
+
+/**
+ * Records a KYB submission for the operator to decide. A tenant whose KYB is
+ * approved cannot submit again (409): the approval is what certification
+ * rests on. Otherwise the new submission supersedes any earlier one (a
+ * correction while SUBMITTED, or a new try after REJECTED).
+ */
+export async function submitKyb(deps: Pick<GoLiveFactsDeps, "db">, input: { tenantId: string; submittedBy: string; kyb: KybInput; now: Date }) {
+  const { db } = deps;
+  const [latest] = await db
+    .select({ status: kybSubmissions.status })
+    .from(kybSubmissions)
+    .where(eq(kybSubmissions.tenantId, input.tenantId))
+    .orderBy(desc(kybSubmissions.submittedAt), desc(KYB_INSERTION_ORDER))
+    .limit(1);
+  if (latest?.status === "APPROVED") throw conflict("Your business verification is already approved");
+  const row = {
+    id: newId(),
+    tenantId: input.tenantId,
+    legalName: input.kyb.legalName,
+    registrationNumber: input.kyb.registrationNumber,
+    country: input.kyb.country.toUpperCase(),
+    documents: input.kyb.documents.map((d) => ({ kind: d.kind, fileName: d.fileName, sha256: d.sha256.toLowerCase() })),
+    status: "SUBMITTED" as const,
+    submittedBy: input.submittedBy,
+    submittedAt: input.now,
+    decidedAt: null,
+    decisionNote: null,
+  };
+  await db.insert(kybSubmissions).values(row);
+  return row;
+}
+
+/**
+ * Certifies the tenant for live when all 10 steps are DONE: writes
+ * `certifiedAt` and the live mode once (the update only matches an
+ * uncertified tenant, so two concurrent calls keep one certifiedAt).
+ * Certifying again answers the first certifiedAt. Otherwise 409 naming the
+ * first incomplete step.
+ */
+export async function certifyTenant(deps: GoLiveFactsDeps, input: { tenantId: string; now: Date }) {
+  const tenant = await loadTenant(deps.db, input.tenantId);
+  if (tenant.certifiedAt) return { mode: "live" as const, certifiedAt: tenant.certifiedAt };
+  const evaluation = evaluateGoLive(await loadGoLiveFacts(deps, input));
+  if (evaluation.nextStep !== null) throw conflict(notCertifiableMessage(evaluation));
+  await deps.db
+    .update(tenants)
+    .set({ mode: "live", certifiedAt: input.now })
+    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt)));
+  const after = await loadTenant(deps.db, input.tenantId);
+  return { mode: "live" as const, certifiedAt: after.certifiedAt! };
+}

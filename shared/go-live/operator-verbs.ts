@@ -1,0 +1,92 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
+import { commercialTerms, KYB_INSERTION_ORDER, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { conflict, notFound } from "../domain/errors.ts";
+import { newId } from "../domain/ids.ts";
+
+/** Who the audit names for an action taken with the platform operator key. */
+export const OPERATOR_ACTOR = "operator";
+
+const latestKyb = (db: Db, tenantId: string) =>
+  db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, tenantId)).orderBy(desc(kybSubmissions.submittedAt), desc(KYB_INSERTION_ORDER)).limit(1);
+
+async function requireTenant(db: Db, tenantId: string) {
+  const [row] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+  if (!row) throw notFound("Tenant");
+}
+
+/** Every tenant, newest first, with its latest KYB status and certification (the operator's queue). */
+export async function listOperatorTenants(deps: { db: Db }, input: { limit: number; cursor?: string }) {
+  const { where, orderBy } = newestFirst({ createdAt: tenants.createdAt, id: tenants.id }, input.cursor);
+  const rows = await deps.db
+    .select()
+    .from(tenants)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(input.limit + 1);
+  const page = pageOf(rows, input.limit);
+  const data = await Promise.all(
+    page.data.map(async (t) => {
+      const [kyb] = await latestKyb(deps.db, t.id);
+      return { tenant: t, kyb: kyb ?? null };
+    }),
+  );
+  return { data, nextCursor: page.nextCursor };
+}
+
+/**
+ * The operator's KYB decision on the tenant's newest submission, which must
+ * be SUBMITTED (409 otherwise). The audit row and the status change are one
+ * batch, each guarded by the same condition, so a decision is never recorded
+ * without its audit, nor twice.
+ */
+export async function decideKyb(
+  deps: { db: Db },
+  input: { tenantId: string; decision: "APPROVED" | "REJECTED"; note: string | null; actor: string; now: Date },
+) {
+  const { db } = deps;
+  await requireTenant(db, input.tenantId);
+  const [kyb] = await latestKyb(db, input.tenantId);
+  if (!kyb || kyb.status !== "SUBMITTED") throw conflict(kyb ? `The tenant's KYB is ${kyb.status}, not SUBMITTED` : "The tenant has not submitted KYB");
+  const audit = {
+    id: newId(),
+    tenantId: input.tenantId,
+    actor: input.actor,
+    action: "KYB_DECIDED" as const,
+    decision: input.decision,
+    note: input.note,
+    createdAt: input.now,
+  };
+  const stillSubmitted = sql`EXISTS (SELECT 1 FROM kyb_submissions WHERE id = ${kyb.id} AND status = 'SUBMITTED')`;
+  const [, updated] = await db.batch([
+    insertIf(db, operatorAudit, audit, stillSubmitted),
+    db
+      .update(kybSubmissions)
+      .set({ status: input.decision, decidedAt: input.now, decisionNote: input.note })
+      .where(and(eq(kybSubmissions.id, kyb.id), eq(kybSubmissions.status, "SUBMITTED")))
+      .returning({ id: kybSubmissions.id }),
+  ]);
+  if (updated.length === 0) throw conflict("The tenant's KYB was decided meanwhile");
+  return { kybId: kyb.id, status: input.decision, decidedAt: input.now, audit };
+}
+
+/** Records commercial terms agreed with the tenant, with its audit row, in one batch. */
+export async function recordCommercialTerms(deps: { db: Db }, input: { tenantId: string; reference: string; note: string | null; actor: string; now: Date }) {
+  const { db } = deps;
+  await requireTenant(db, input.tenantId);
+  const terms = { id: newId(), tenantId: input.tenantId, reference: input.reference, note: input.note, recordedAt: input.now };
+  const audit = {
+    id: newId(),
+    tenantId: input.tenantId,
+    actor: input.actor,
+    action: "COMMERCIAL_TERMS_RECORDED" as const,
+    decision: input.reference,
+    note: input.note,
+    createdAt: input.now,
+  };
+  await db.batch([db.insert(commercialTerms).values(terms), db.insert(operatorAudit).values(audit)]);
+  return { terms, audit };
+}

@@ -1,0 +1,40 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
+import { isoOrNull } from "../../../../shared/schemas/common.ts";
+import { auditView, GoLiveSchema, stepView } from "../../../../shared/schemas/go-live.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+export const route = defineRoute(
+  { auth: "KEY_OR_JWT" },
+  {
+    method: "get",
+    path: "/v1/go-live",
+    operationId: "goLive.get",
+    tags: ["Go live"],
+    summary: "The go-live certification checklist",
+    description: [
+      "The 10 steps to live, evaluated in order from the tenant's current state: `KYB_APPROVED`, `COMMERCIAL_TERMS_AGREED`, `UNDERWRITING_POLICY_ACTIVE`, `LOAN_PRODUCT_ACTIVE`, `LIQUIDITY_AVAILABLE`, `WEBHOOK_CONFIGURED`, `API_KEY_ISSUED`, `OWNER_EXISTS`, `BRANDING_CONFIGURED`, `SANDBOX_CYCLE_COMPLETED`.",
+      "Each step up to the first incomplete one is `DONE` (with `completedAt`), that one is `PENDING` and its `detail` says what to do next, every later step is `BLOCKED`. `nextStep` is the PENDING step's key, or null when all are DONE.",
+      "`LIQUIDITY_AVAILABLE` needs a verified live DISBURSEMENT wallet holding at least the loan product's minimum ticket; live wallets are not available yet, so this step stays PENDING for now.",
+      "`audit`: every platform operator action on this tenant (KYB decisions, commercial terms), oldest first: who decided what and when.",
+    ].join("\n\n"),
+    responses: { 200: { description: "The checklist", content: { "application/json": { schema: GoLiveSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const { db } = c.get("deps");
+    const status = await goLiveStatus({ db }, { tenantId: c.get("principal").tenant.id });
+    return c.json(
+      {
+        mode: status.mode,
+        certifiedAt: isoOrNull(status.certifiedAt),
+        nextStep: status.nextStep,
+        steps: status.steps.map(stepView),
+        audit: status.audit.map(auditView),
+      },
+      200,
+    );
+  });
