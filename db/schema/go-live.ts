@@ -41,7 +41,7 @@ export const commercialTerms = sqliteTable(
   (t) => [index("commercial_terms_tenant_idx").on(t.tenantId, t.recordedAt)],
 );
 
-export const OPERATOR_ACTIONS = ["KYB_DECIDED", "COMMERCIAL_TERMS_RECORDED"] as const;
+export const OPERATOR_ACTIONS = ["KYB_DECIDED", "COMMERCIAL_TERMS_RECORDED", "SIGNER_INSTALLED"] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 /** Every operator action on a tenant, written with the change; immutable (triggers in 0012). */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
+import { type kybSubmissions, OPERATOR_ACTIONS, type operatorAudit } from "../../db/schema/go-live.ts";
 import { ISO_COUNTRY_CODES } from "../domain/countries.ts";
 import { GO_LIVE_STATUSES, GO_LIVE_STEP_KEYS, type GoLiveStep, KYB_STATUSES } from "../domain/go-live.ts";
 import { TENANT_MODES } from "../domain/vocabularies.ts";
@@ -66,7 +66,7 @@ export const GoLiveStepSchema = z
 export const OperatorAuditEntrySchema = z
   .object({
     id: z.uuid(),
-    action: z.enum(["KYB_DECIDED", "COMMERCIAL_TERMS_RECORDED"]),
+    action: z.enum(OPERATOR_ACTIONS),
     decision: z.string().nullable().openapi({ description: "APPROVED or REJECTED for a KYB decision; the terms' reference for commercial terms." }),
     note: z.string().nullable(),
     actor: z.string().openapi({ example: "operator" }),

@@ -44,6 +44,7 @@ const WITH_EXAMPLE = [
   "goLive.submitKyb",
   "operator.tenants.decideKyb",
   "operator.tenants.recordCommercialTerms",
+  "operator.tenants.installSigner",
 ];
 
 type Operation = {

@@ -1,6 +1,7 @@
 import { Address } from "@ton/core";
 import { getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { operatorAudit } from "../../db/schema/go-live.ts";
 import { signers } from "../../db/schema/wallets.ts";
 import { sealSecret } from "../crypto/secret-box.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
@@ -20,7 +21,7 @@ export type InstallSignerDeps = Pick<VerbDeps, "db"> & {
   log?: Logger;
 };
 
-export type InstallSignerInput = { tenantId: string; chain: string; address: string; privateKey: string; now: Date };
+export type InstallSignerInput = { tenantId: string; chain: string; address: string; privateKey: string; now: Date; actor?: string };
 
 /** What installing answers: never the key, sealed or not. */
 export type InstalledSigner = { id: string; chain: Chain; address: string };
@@ -43,6 +44,9 @@ const KEY_DOES_NOT_DERIVE = "privateKey: does not derive address (the key must c
  *   the standard v4 or v5r1 wallet of the key must have the address.
  */
 export async function installSigner(deps: InstallSignerDeps, input: InstallSignerInput): Promise<InstalledSigner> {
+  // An unknown tenant is 404 whatever the body says.
+  const [tenant] = await deps.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
+  if (!tenant) throw notFound("Tenant");
   if (!isLiveWalletChain(input.chain)) throw validationError([`chain: must be a live chain (${LIVE_WALLET_CHAINS.join(", ")})`]);
   const chain = input.chain;
   const canonical = canonicalAddress(chain, input.address);
@@ -51,15 +55,24 @@ export async function installSigner(deps: InstallSignerDeps, input: InstallSigne
 
   const normalizedKey = chain === "TON" ? await tonKeyFor(address, input.privateKey) : evmKeyFor(address, input.privateKey);
 
-  const [tenant] = await deps.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
-  if (!tenant) throw notFound("Tenant");
-
   const sealedKey = await sealSecret(normalizedKey, deps.secretsKey);
-  const [row] = await deps.db
-    .insert(signers)
-    .values({ id: newId(), tenantId: input.tenantId, chain, address, sealedKey, createdAt: input.now, updatedAt: input.now })
-    .onConflictDoUpdate({ target: [signers.tenantId, signers.chain, signers.address], set: { sealedKey, updatedAt: input.now } })
-    .returning({ id: signers.id, chain: signers.chain, address: signers.address });
+  // The signer and the operator's audit entry (which the tenant reads in GET /v1/go-live) in one batch.
+  const [[row]] = await deps.db.batch([
+    deps.db
+      .insert(signers)
+      .values({ id: newId(), tenantId: input.tenantId, chain, address, sealedKey, createdAt: input.now, updatedAt: input.now })
+      .onConflictDoUpdate({ target: [signers.tenantId, signers.chain, signers.address], set: { sealedKey, updatedAt: input.now } })
+      .returning({ id: signers.id, chain: signers.chain, address: signers.address }),
+    deps.db.insert(operatorAudit).values({
+      id: newId(),
+      tenantId: input.tenantId,
+      actor: input.actor ?? "operator",
+      action: "SIGNER_INSTALLED",
+      decision: `${chain} ${address}`,
+      note: null,
+      createdAt: input.now,
+    }),
+  ]);
   deps.log?.info("signer installed", { tenantId: input.tenantId, signerId: row!.id, chain, address });
   return { id: row!.id, chain: row!.chain, address: row!.address };
 }

@@ -70,6 +70,7 @@ import * as certifyGoLive from "./routes/go-live/certify.ts";
 import * as listOperatorTenants from "./routes/operator/list-tenants.ts";
 import * as decideOperatorKyb from "./routes/operator/decide-kyb.ts";
 import * as recordCommercialTerms from "./routes/operator/record-commercial-terms.ts";
+import * as installOperatorSigner from "./routes/operator/install-signer.ts";
 
 /** One operation: its route (method, path, schemas and auth spec) and how it registers its handler. */
 export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<AppEnv>) => unknown };
@@ -150,4 +151,5 @@ export const ROUTES: ApiRouteModule[] = [
   listOperatorTenants,
   decideOperatorKyb,
   recordCommercialTerms,
+  installOperatorSigner,
 ];

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { certifyTenant } from "../../../../shared/go-live/go-live-verbs.ts";
+import { liveLiquidityFromWallets } from "../../../../shared/go-live/live-liquidity.ts";
 import { iso } from "../../../../shared/schemas/common.ts";
 import { CertifiedSchema } from "../../../../shared/schemas/go-live.ts";
 import type { AppEnv } from "../../context.ts";
@@ -21,7 +22,10 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock } = c.get("deps");
-    const certified = await certifyTenant({ db }, { tenantId: c.get("principal").tenant.id, now: clock.now() });
+    const { db, chain, clock } = c.get("deps");
+    const certified = await certifyTenant(
+      { db, liveLiquidity: liveLiquidityFromWallets({ db, chain }) },
+      { tenantId: c.get("principal").tenant.id, now: clock.now() },
+    );
     return c.json({ mode: certified.mode, certifiedAt: iso(certified.certifiedAt) }, 200);
   });

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
+import { liveLiquidityFromWallets } from "../../../../shared/go-live/live-liquidity.ts";
 import { isoOrNull } from "../../../../shared/schemas/common.ts";
 import { auditView, GoLiveSchema, stepView } from "../../../../shared/schemas/go-live.ts";
 import type { AppEnv } from "../../context.ts";
@@ -25,8 +26,8 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db } = c.get("deps");
-    const status = await goLiveStatus({ db }, { tenantId: c.get("principal").tenant.id });
+    const { db, chain } = c.get("deps");
+    const status = await goLiveStatus({ db, liveLiquidity: liveLiquidityFromWallets({ db, chain }) }, { tenantId: c.get("principal").tenant.id });
     return c.json(
       {
         mode: status.mode,

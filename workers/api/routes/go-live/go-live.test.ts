@@ -10,6 +10,7 @@ import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go
 import { certifyTenant, goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
 import { decideKyb } from "../../../../shared/go-live/operator-verbs.ts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { chainPortDouble, type ChainPortDouble } from "../../../../shared/testing/chain-port-double.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
@@ -23,8 +24,12 @@ import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/l
  */
 
 let t: TestApp;
+let chain: ChainPortDouble;
 beforeAll(async () => {
   t = await createTestApp();
+  // Live chains that answer (test only): balances per (chain, address), for step 5's DISBURSEMENT wallet.
+  chain = chainPortDouble(t.deps.chain);
+  t.deps.chain = chain;
 });
 afterAll(() => t.close());
 
@@ -81,6 +86,55 @@ async function repayInSandbox(key: string, account: PrivateKeyAccount, loanId: s
 }
 
 describe("GET /v1/go-live and certify", () => {
+  test("the whole walk over HTTP: a verified DISBURSEMENT wallet holding the minimum ticket completes step 5, and certify → 200 live", async () => {
+    const m = await sandboxTenant(t, "Whole Walk Ltd");
+    expect((await submitKyb(m.token)).status).toBe(201);
+    expect((await decide(m.tenantId, { decision: "APPROVED", note: "ok" })).status).toBe(200);
+    expect((await terms(m.tenantId, { reference: "MSA-1", note: "signed" })).status).toBe(201);
+    expect((await goLive(apiKey(m.key))).body.nextStep).toBe("LIQUIDITY_AVAILABLE");
+
+    // A DISBURSEMENT wallet on the product's live chain (POLYGON for the signup's POLYGON/USDC rail).
+    const account = privateKeyToAccount(generatePrivateKey());
+    const wallet = await t.request("POST", "/v1/wallets", {
+      headers: bearer(m.token),
+      body: { chain: "POLYGON", role: "DISBURSEMENT", address: account.address },
+    });
+    expect(wallet.status).toBe(201);
+    // Funded but not yet proven: not enough.
+    chain.setBalances("POLYGON", account.address, { stablecoin: 10_000_000n, native: 0n });
+    expect((await goLive(apiKey(m.key))).body.nextStep).toBe("LIQUIDITY_AVAILABLE");
+    const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(m.token) });
+    expect(challenge.status).toBe(201);
+    const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
+      headers: bearer(m.token),
+      body: { challengeId: challenge.body.id, signature: await account.signMessage({ message: challenge.body.message }) },
+    });
+    expect(verified.status).toBe(200);
+    // Proven, but holding less than the minimum ticket (10.00): still step 5.
+    chain.setBalances("POLYGON", account.address, { stablecoin: 9_990_000n, native: 0n });
+    let res = await goLive(apiKey(m.key));
+    expect(res.body.nextStep).toBe("LIQUIDITY_AVAILABLE");
+    chain.setBalances("POLYGON", account.address, { stablecoin: 10_000_000n, native: 0n });
+    res = await goLive(apiKey(m.key));
+    expect(res.body.steps[4]).toMatchObject({ key: "LIQUIDITY_AVAILABLE", status: "DONE", completedAt: verified.body.verifiedAt });
+    expect(res.body.nextStep).toBe("WEBHOOK_CONFIGURED");
+
+    expect(
+      (await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/walk", events: ["*"] }, headers: apiKey(m.key) })).status,
+    ).toBe(201);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
+    await repayInSandbox(m.key, borrower, loan.id);
+    res = await goLive(bearer(m.token));
+    expect(statuses(res.body)).toEqual(GO_LIVE_STEP_KEYS.map(() => "DONE"));
+    expect(res.body.nextStep).toBeNull();
+
+    const certified = await certify(m.token);
+    expect(certified.status).toBe(200);
+    expect(certified.body).toEqual({ mode: "live", certifiedAt: expect.any(String) });
+    expect((await goLive(apiKey(m.key))).body).toMatchObject({ mode: "live", certifiedAt: certified.body.certifiedAt });
+  });
+
   test("a new tenant: step 1 PENDING, steps 2–10 BLOCKED, no audit; certify → 409 naming KYB_APPROVED", async () => {
     const m = await sandboxTenant(t, "Fresh Co");
     for (const headers of [apiKey(m.key), bearer(m.token)]) {
@@ -252,6 +306,37 @@ describe("POST /v1/go-live/kyb", () => {
 });
 
 describe("the platform operator", () => {
+  test("POST /v1/operator/tenants/:id/signers: the key must derive the address, is sealed and never shown, and the tenant sees the audit entry", async () => {
+    const m = await sandboxTenant(t, "Signer Co");
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    const install = (body: unknown, headers: Record<string, string> = OPERATOR, tenantId = m.tenantId) =>
+      t.request("POST", `/v1/operator/tenants/${tenantId}/signers`, { body, headers });
+
+    const wrong = await install({ chain: "POLYGON", address: account.address, privateKey: generatePrivateKey() });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message[0]).toStartWith("privateKey:");
+    expect(JSON.stringify(wrong.body)).not.toContain(key.slice(2));
+    expect((await install({ chain: "POLYGON", address: account.address, privateKey: key }, bearer(m.token))).status).toBe(401);
+    expect((await install({ chain: "POLYGON", address: account.address, privateKey: key }, OPERATOR, crypto.randomUUID())).status).toBe(404);
+
+    const installed = await install({ chain: "POLYGON", address: account.address.toLowerCase(), privateKey: key });
+    expect(installed.status).toBe(201);
+    expect(installed.body).toEqual({ id: expect.any(String), chain: "POLYGON", address: account.address });
+    const status = await goLive(bearer(m.token));
+    expect(status.body.audit).toContainEqual({
+      id: expect.any(String),
+      action: "SIGNER_INSTALLED",
+      decision: `POLYGON ${account.address}`,
+      note: null,
+      actor: "operator",
+      at: expect.any(String),
+    });
+    for (const body of [installed.body, status.body]) {
+      expect(JSON.stringify(body).toLowerCase()).not.toContain(key.slice(2).toLowerCase());
+    }
+  });
+
   test("a wrong or missing key, a merchant JWT or API key: 401; an unknown tenant 404", async () => {
     const m = await sandboxTenant(t, "Op Auth");
     expect((await submitKyb(m.token)).status).toBe(201);
