@@ -2,7 +2,7 @@ import type { TenantMode } from "../domain/rails.ts";
 import { randomToken } from "../domain/ids.ts";
 
 /**
- * API keys: `svc_test_…` for sandbox tenants, `svc_live_…` for live ones, 32
+ * API keys: `svc_test_…` for sandbox keys, `svc_live_…` for live ones (the key's mode, DECISIONS.md "Modes"), 32
  * random base62 characters (~190 bits). Only the SHA-256 of a key is stored:
  * with that much entropy a salt adds nothing, and the hash is the lookup key.
  */

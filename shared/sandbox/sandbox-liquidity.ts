@@ -34,8 +34,8 @@ const ownPool = async (db: Db, tenantId: string, stablecoin: Stablecoin) =>
     await db
       .select()
       .from(liquidityPools)
-      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, stablecoin)))
-      // The pool `poolFor` draws from: the tenant's oldest in this stablecoin.
+      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.mode, "sandbox"), eq(liquidityPools.stablecoin, stablecoin)))
+      // The pool `poolFor` draws from for sandbox loans: the tenant's oldest sandbox pool in this stablecoin (never a live one).
       .orderBy(asc(liquidityPools.createdAt), asc(liquidityPools.id))
       .limit(1)
   )[0];
@@ -46,7 +46,7 @@ async function ensureOwnPool(db: Db, tenantId: string, stablecoin: Stablecoin, l
     db,
     liquidityPools,
     { id: newId(), tenantId, mode: "sandbox", stablecoin, available: 0n, reserved: 0n, lowThreshold, lowAlertEventId: null, createdAt: now, updatedAt: now },
-    sql`NOT EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.tenantId} = ${tenantId} AND ${liquidityPools.stablecoin} = ${stablecoin})`,
+    sql`NOT EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.tenantId} = ${tenantId} AND ${liquidityPools.mode} = 'sandbox' AND ${liquidityPools.stablecoin} = ${stablecoin})`,
   );
   return (await ownPool(db, tenantId, stablecoin))!;
 }
@@ -95,6 +95,7 @@ export async function setSandboxLiquidity(
     type: "liquidity.low",
     createdAt: now.toISOString(),
     tenantId: tenant.id,
+    mode: "sandbox",
     data: { pool: poolView({ ...pool, available: input.available, lowThreshold: threshold }), loanId: null },
     program: null,
     channel: null,

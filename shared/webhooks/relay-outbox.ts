@@ -85,6 +85,7 @@ export async function relayOutbox(
       tenantId: e.tenantId,
       eventId: e.id,
       eventType: e.type,
+      mode: e.mode,
       title,
       body,
       readAt: null,
