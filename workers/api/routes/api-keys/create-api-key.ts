@@ -10,7 +10,8 @@ import { API_KEY_EXAMPLE } from "../../openapi-examples.ts";
 const BodySchema = z
   .object({
     name: z.string().trim().min(1).max(100),
-    mode: z.enum(TENANT_MODES).default("sandbox").openapi({
+    // Optional rather than defaulted, so the document (and typed clients) do not require it.
+    mode: z.enum(TENANT_MODES).optional().openapi({
       description: "sandbox (default, a `svc_test_…` key) or live (a `svc_live_…` key; 403 until the tenant is certified).",
     }),
   })
@@ -50,7 +51,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       { db },
       {
         tenantId: principal.tenant.id,
-        mode: body.mode,
+        mode: body.mode ?? "sandbox",
         name: body.name,
         createdByUserId: principal.kind === "user" ? principal.userId : null,
         now: clock.now(),
