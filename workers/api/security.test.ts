@@ -39,6 +39,13 @@ const ERROR_NAMES: Record<number, string> = {
  */
 const CREATES_ON_FIRST_USE = new Set(["PATCH /v1/borrowers/{id}/kyc"]);
 
+/**
+ * Path parameters naming something that records a mode (DECISIONS.md
+ * "Modes"): an API key of the other mode finds it no more than another
+ * tenant's (404).
+ */
+const MODE_SCOPED_PARAMS = new Set(["loans/{id}", "settlements/{loanId}", "events/{id}", "notifications/{id}"]);
+
 const routeKey = (r: ApiRouteModule) => `${r.route.method.toUpperCase()} ${r.route.path}`;
 const specOf = (r: ApiRouteModule): RouteSpec => r.route.spec;
 const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -235,6 +242,22 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
+  test("another mode's real id: a live key of the same tenant gets 404 for every sandbox loan, settlement, event and notification", async () => {
+    const own = await seededTenant(t, "Other mode");
+    await t.db.update(tenants).set({ certifiedAt: new Date() }).where(eq(tenants.id, own.tenantId));
+    const created = await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(own.token) });
+    expect(created.status).toBe(201);
+    const failures: string[] = [];
+    for (const r of ROUTES) {
+      const moded = paramNames(r.route.path).filter((name) => MODE_SCOPED_PARAMS.has(paramKey(r.route.path, name)));
+      if (moded.length === 0 || !acceptsKey(specOf(r))) continue;
+      // The seeded ids are all of the sandbox (the seeded loan is on POLYGON_AMOY).
+      failures.push(...expectError(await call(r, own, apiKey(created.body.key)), 404, `${routeKey(r)} with a live key and sandbox ${moded.join(", ")}`));
+      mark(r, "other mode's id");
+    }
+    expect(failures).toEqual([]);
+  });
+
   test("control: with its own ids, the same calls are not 404 (so the 404s above are the tenant boundary)", async () => {
     const own = await seededTenant(t, "Control");
     const failures: string[] = [];
@@ -283,6 +306,7 @@ describe("every route, by its auth spec", () => {
       if (spec.auth !== "NONE") expected.push("bad key", "bad session", "member", "api key");
       if (paramNames(r.route.path).length > 0) expected.push("other tenant's id");
       if (spec.mode) expected.push("mode");
+      if (acceptsKey(spec) && paramNames(r.route.path).some((name) => MODE_SCOPED_PARAMS.has(paramKey(r.route.path, name)))) expected.push("other mode's id");
       const got = exercised.get(routeKey(r)) ?? new Set();
       for (const check of expected) if (!got.has(check)) missing.push(`${routeKey(r)}: ${check}`);
     }
