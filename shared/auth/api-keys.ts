@@ -20,3 +20,10 @@ export async function hashApiKey(key: string): Promise<string> {
 
 /** Embed keys identify a widget program publicly; they grant nothing. */
 export const generateEmbedKey = (mode: TenantMode): string => `ek_${mode === "live" ? "live" : "test"}_${randomToken(24)}`;
+
+/**
+ * The mode a widget program acts in: its embed key's, fixed when the program
+ * was made (DECISIONS.md "Modes"), so a sandbox program (`ek_test_…`) keeps
+ * lending on the sandbox chain after its tenant is certified.
+ */
+export const embedKeyMode = (embedKey: string): TenantMode => (embedKey.startsWith("ek_live_") ? "live" : "sandbox");

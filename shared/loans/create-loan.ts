@@ -40,9 +40,9 @@ export type CreateLoanInput = {
    */
   agreement?: AgreementRecord;
   /**
-   * The mode of the API key that asks (DECISIONS.md "Modes"): a sandbox key
-   * lends only on sandbox chains, a live key only on live chains (403
-   * otherwise). Widget draws have no key: their chain is the program's.
+   * The mode of the key that asks (DECISIONS.md "Modes"): an API key's, or
+   * for a widget draw its program's embed key's. A sandbox key lends only on
+   * sandbox chains, a live key only on live chains (403 otherwise).
    */
   keyMode?: TenantMode;
 };

@@ -5,6 +5,7 @@ import { events } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
+import { programContext } from "../../shared/embed/program-context.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { apiKey, createdLoan, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
@@ -157,6 +158,17 @@ describe("a request acts in its key's mode", () => {
     const again = await createLoan(t, m.key, { idempotencyKey: "same-key" });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(sandboxLoan.id);
+  });
+});
+
+describe("widget programs keep their embed key's mode", () => {
+  test("a sandbox program (ek_test_…) of a certified tenant still lends on the sandbox chain", async () => {
+    const m = await sandboxTenant(t);
+    const me = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body;
+    const embedKey = me.widgetPrograms[0].embedKey as string;
+    expect(embedKey).toStartWith("ek_test_");
+    await certify(m.tenantId);
+    expect((await programContext(t.db, embedKey)).chain).toBe("POLYGON_AMOY");
   });
 });
 
