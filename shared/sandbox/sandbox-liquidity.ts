@@ -14,7 +14,6 @@ import { retryFunding, type SweepReport } from "../sweeps/run-sweeps.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { SANDBOX_POOL_LOW_THRESHOLD_UNITS } from "../tenants/sign-up.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
-import { requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** Pool amounts move in whole cents; anything else (a pool edited by hand) is shown exactly rather than refused. */
 const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
@@ -83,8 +82,9 @@ export async function setSandboxLiquidity(
   { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
   input: SetSandboxLiquidityInput,
 ): Promise<SetSandboxLiquidityResult> {
+  // No tenant-mode check: a certified tenant keeps its sandbox, and only sandbox keys reach this
+  // (`requireMode`); it moves the tenant's own sandbox pool, never a live one (`ownPool`).
   const tenant = await loadTenant(db, input.tenantId);
-  requireSandboxTenant(tenant);
   const now = tenantClock(systemClock, tenant).now();
   const pool = await ensureOwnPool(db, tenant.id, input.stablecoin, input.lowThreshold ?? SANDBOX_POOL_LOW_THRESHOLD_UNITS, now);
 

@@ -136,6 +136,13 @@ describe("a request acts in its key's mode", () => {
     expect(made.map((r) => r.key)).not.toContain("wrong-chain-2");
   });
 
+  test("a certified tenant's sandbox key keeps the sandbox chain helpers; its live key is refused them", async () => {
+    const m = await tenantOfBothModes();
+    const body = { chain: "POLYGON_AMOY", address: m.sandboxLoan.borrowerWalletAddress, amount: "5.00" };
+    expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body, headers: apiKey(m.key) })).status).toBe(200);
+    expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body, headers: apiKey(m.liveKey) })).status).toBe(403);
+  });
+
   test("a live key on the sandbox helpers: 403 before anything moves", async () => {
     const m = await tenantOfBothModes();
     const [before] = await t.db.select({ offset: tenants.clockOffsetMs }).from(tenants).where(eq(tenants.id, m.tenantId));
