@@ -7,6 +7,9 @@ ALTER TABLE loans ADD COLUMN mode TEXT NOT NULL DEFAULT 'sandbox';
 ALTER TABLE events ADD COLUMN mode TEXT NOT NULL DEFAULT 'sandbox';
 ALTER TABLE settlements ADD COLUMN mode TEXT NOT NULL DEFAULT 'sandbox';
 ALTER TABLE notifications ADD COLUMN mode TEXT NOT NULL DEFAULT 'sandbox';
+-- A webhook endpoint receives the events of one mode: a sandbox key's endpoint never sees live
+-- loans. Existing endpoints only ever received sandbox events.
+ALTER TABLE webhook_endpoints ADD COLUMN mode TEXT NOT NULL DEFAULT 'sandbox';
 
 -- The lists of one mode read these ranges (a key sees only its own mode).
 CREATE INDEX loans_tenant_mode_created_idx ON loans (tenant_id, mode, created_at, id);

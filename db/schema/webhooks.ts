@@ -14,6 +14,8 @@ export const webhookEndpoints = sqliteTable(
     url: text("url").notNull(),
     /** Event types, or `["*"]` for all. */
     events: json<string[]>("events").notNull(),
+    /** The mode whose events it receives (DECISIONS.md "Modes"). */
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     secretCiphertext: text("secret_ciphertext").notNull(),
     /** The secret's first characters, to tell endpoints apart in lists. */
     secretPrefix: text("secret_prefix").notNull(),

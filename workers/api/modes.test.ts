@@ -5,6 +5,7 @@ import { events } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
+import { webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { programContext } from "../../shared/embed/program-context.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
@@ -247,6 +248,45 @@ describe("a key sees only its own mode", () => {
     expect(sandbox.status).toBe(200);
     expect((await t.request("GET", "/v1/settlements/unmatched?mode=live", { headers: apiKey(m.key) })).status).toBe(403);
     expect((await t.request("GET", "/v1/settlements/unmatched", { headers: apiKey(m.liveKey) })).body.data).toEqual([]);
+  });
+});
+
+describe("webhook endpoints are per mode", () => {
+  test("an endpoint receives only its mode's events; a key manages only its mode's endpoints and deliveries", async () => {
+    const m = await sandboxTenant(t);
+    await certify(m.tenantId);
+    const liveKey = (await newKey(m.token, { name: "live", mode: "live" })).body.key as string;
+    const hook = (key: string, body: Record<string, unknown> = {}) =>
+      t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/svc", events: ["*"], ...body }, headers: apiKey(key) });
+    const sandboxHook = await hook(m.key);
+    const liveHook = await hook(liveKey);
+    expect([sandboxHook.status, sandboxHook.body.mode, liveHook.status, liveHook.body.mode]).toEqual([201, "sandbox", 201, "live"]);
+    const across = await hook(m.key, { mode: "live" });
+    expect(across.status).toBe(403);
+
+    await createdLoan(t, m.key);
+    expect((await createLoan(t, liveKey, { chain: "POLYGON" })).status).toBe(201);
+
+    const rows = await t.db
+      .select({ endpointId: webhookDeliveries.endpointId, mode: events.mode })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(eq(webhookDeliveries.tenantId, m.tenantId));
+    expect(rows.filter((r) => r.endpointId === sandboxHook.body.id).map((r) => r.mode)).toEqual(["sandbox", "sandbox", "sandbox"]);
+    expect(rows.filter((r) => r.endpointId === liveHook.body.id).map((r) => r.mode)).toEqual(["live", "live", "live", "live"]);
+
+    const deliveriesOf = async (headers: Record<string, string>, query = "") =>
+      new Set((await t.request("GET", `/v1/webhooks/deliveries${query}`, { headers })).body.data.map((d: { endpointId: string }) => d.endpointId));
+    expect(await deliveriesOf(apiKey(m.key))).toEqual(new Set([sandboxHook.body.id]));
+    expect(await deliveriesOf(apiKey(liveKey))).toEqual(new Set([liveHook.body.id]));
+    expect(await deliveriesOf(bearer(m.token))).toEqual(new Set([sandboxHook.body.id, liveHook.body.id]));
+    expect(await deliveriesOf(bearer(m.token), "?mode=live")).toEqual(new Set([liveHook.body.id]));
+
+    const listed = (await t.request("GET", "/v1/webhooks", { headers: apiKey(liveKey) })).body.data;
+    expect(listed.map((e: { id: string }) => e.id)).toEqual([liveHook.body.id]);
+    expect((await t.request("GET", "/v1/webhooks", { headers: bearer(m.token) })).body.data).toHaveLength(2);
+    expect((await t.request("DELETE", `/v1/webhooks/${sandboxHook.body.id}`, { headers: apiKey(liveKey) })).status).toBe(404);
+    expect((await t.request("DELETE", `/v1/webhooks/${sandboxHook.body.id}`, { headers: apiKey(m.key) })).status).toBe(204);
   });
 });
 
