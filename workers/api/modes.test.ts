@@ -37,7 +37,21 @@ async function certify(tenantId: string) {
   await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, tenantId));
 }
 
-/** A certified tenant with a sandbox key (and a funded sandbox loan) and a live key with a live loan waiting for liquidity. */
+/** Live lending as the safe defaults want it: a policy that requires KYC (set with the live key), and `ref` verified. */
+async function requireKyc(liveKey: string, ref: string, over: Record<string, unknown> = {}) {
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [], ...over };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+  const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
+  expect((await t.request("PATCH", `/v1/borrowers/${encodeURIComponent(ref)}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
+}
+
+let borrowers = 0;
+
+/**
+ * A certified tenant with a sandbox key (and a funded sandbox loan) and a
+ * live key with a live loan, approved under a KYC policy for a verified
+ * borrower (`liveBorrower`), waiting for liquidity.
+ */
 async function tenantOfBothModes() {
   const m = await sandboxTenant(t);
   const sandboxLoan = await createdLoan(t, m.key);
@@ -45,10 +59,12 @@ async function tenantOfBothModes() {
   const created = await newKey(m.token, { name: "live backend", mode: "live" });
   expect(created.status).toBe(201);
   const liveKey = created.body.key as string;
+  const liveBorrower = `live-borrower-${++borrowers}`;
+  await requireKyc(liveKey, liveBorrower);
   const poolsBefore = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
-  const live = await createLoan(t, liveKey, { chain: "POLYGON" });
+  const live = await createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: liveBorrower });
   expect(live.status).toBe(201);
-  return { ...m, liveKey, sandboxLoan, liveLoan: live.body, poolsBefore };
+  return { ...m, liveKey, liveBorrower, sandboxLoan, liveLoan: live.body, poolsBefore };
 }
 
 const typesOf = (page: { data: { type: string }[] }) => page.data.map((e) => e.type);
@@ -116,7 +132,8 @@ describe("a request acts in its key's mode", () => {
 
   test("a sandbox key still lends on sandbox chains after certification, from the sandbox pool", async () => {
     const m = await tenantOfBothModes();
-    const loan = await createdLoan(t, m.key);
+    // The policy now requires KYC (shared by both modes): a verified borrower.
+    const loan = await createdLoan(t, m.key, { borrowerRef: m.liveBorrower });
     expect(loan).toMatchObject({ chain: "POLYGON_AMOY", mode: "sandbox", status: "ACTIVE", fundingState: "FUNDED" });
   });
 
@@ -251,6 +268,35 @@ describe("a key sees only its own mode", () => {
   });
 });
 
+describe("what both modes share", () => {
+  test("once certified, a sandbox key may no longer change the policy or a borrower's KYC; the live key may", async () => {
+    const m = await tenantOfBothModes();
+    const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+    const bySandbox = await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.key) });
+    expect(bySandbox.status).toBe(403);
+    expect(bySandbox.body).toEqual(forbidden(/^The underwriting policy applies to live loans too once the tenant is certified/));
+    expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.liveKey) })).status).toBe(200);
+
+    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
+    const path = `/v1/borrowers/${encodeURIComponent(m.liveLoan.borrowerRef)}/kyc`;
+    const kycBySandbox = await t.request("PATCH", path, { body: kyc, headers: apiKey(m.key) });
+    expect(kycBySandbox.status).toBe(403);
+    expect(kycBySandbox.body).toEqual(forbidden(/^A borrower's KYC status applies to live loans too/));
+    expect((await t.request("PATCH", path, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+  });
+
+  test("maxOpenLoansPerBorrower counts the loan's own mode: an open sandbox loan does not block the borrower's live loan", async () => {
+    const m = await tenantOfBothModes();
+    await requireKyc(m.liveKey, m.sandboxLoan.borrowerRef, { maxOpenLoansPerBorrower: 1 });
+    const live = await createLoan(t, m.liveKey, { chain: "POLYGON", borrowerRef: m.sandboxLoan.borrowerRef });
+    expect(live.status).toBe(201);
+    expect(live.body).toMatchObject({ mode: "live", decision: { outcome: "APPROVED" } });
+    // The same mode still counts: a second sandbox loan of that borrower is declined for it.
+    const second = await createLoan(t, m.key, { borrowerRef: m.sandboxLoan.borrowerRef });
+    expect(second.body.decision).toMatchObject({ outcome: "DECLINED", reasons: [expect.objectContaining({ code: "MAX_OPEN_LOANS" })] });
+  });
+});
+
 describe("webhook endpoints are per mode", () => {
   test("an endpoint receives only its mode's events; a key manages only its mode's endpoints and deliveries", async () => {
     const m = await sandboxTenant(t);
@@ -272,8 +318,10 @@ describe("webhook endpoints are per mode", () => {
       .from(webhookDeliveries)
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .where(eq(webhookDeliveries.tenantId, m.tenantId));
-    expect(rows.filter((r) => r.endpointId === sandboxHook.body.id).map((r) => r.mode)).toEqual(["sandbox", "sandbox", "sandbox"]);
-    expect(rows.filter((r) => r.endpointId === liveHook.body.id).map((r) => r.mode)).toEqual(["live", "live", "live", "live"]);
+    const modesAt = (id: string) => [...new Set(rows.filter((r) => r.endpointId === id).map((r) => r.mode))];
+    expect(modesAt(sandboxHook.body.id)).toEqual(["sandbox"]);
+    expect(modesAt(liveHook.body.id)).toEqual(["live"]);
+    expect(rows).toHaveLength(rows.filter((r) => r.endpointId === sandboxHook.body.id || r.endpointId === liveHook.body.id).length);
 
     const deliveriesOf = async (headers: Record<string, string>, query = "") =>
       new Set((await t.request("GET", `/v1/webhooks/deliveries${query}`, { headers })).body.data.map((d: { endpointId: string }) => d.endpointId));
