@@ -6,10 +6,11 @@ import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { creditLineFor } from "../../shared/embed/credit-lines.ts";
 import { programContext } from "../../shared/embed/program-context.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
-import { apiKey, createdLoan, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+import { apiKey, createdLoan, createLoan, newWallet, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
 
 /**
  * DECISIONS.md "Modes: sandbox and live side by side": keys carry a mode, a
@@ -283,6 +284,18 @@ describe("what both modes share", () => {
     expect(kycBySandbox.status).toBe(403);
     expect(kycBySandbox.body).toEqual(forbidden(/^A borrower's KYC status applies to live loans too/));
     expect((await t.request("PATCH", path, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+
+    // A widget line's KYC confirmation sets the borrower's KYC too: the same rule.
+    const me = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body;
+    const program = await programContext(t.db, me.widgetPrograms[0].embedKey);
+    const line = await creditLineFor({ db: t.db }, { program, wallet: newWallet(), now: t.clock.now() });
+    const confirm = await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { body: { verified: true }, headers: apiKey(m.key) });
+    expect(confirm.status).toBe(403);
+    expect(confirm.body).toEqual(forbidden(/^A borrower's KYC status applies to live loans too/));
+    // And the live key does not find a sandbox program's line.
+    expect((await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { body: { verified: true }, headers: apiKey(m.liveKey) })).status).toBe(
+      404,
+    );
   });
 
   test("maxOpenLoansPerBorrower counts the loan's own mode: an open sandbox loan does not block the borrower's live loan", async () => {

@@ -44,7 +44,15 @@ const CREATES_ON_FIRST_USE = new Set(["PATCH /v1/borrowers/{id}/kyc"]);
  * "Modes"): an API key of the other mode finds it no more than another
  * tenant's (404).
  */
-const MODE_SCOPED_PARAMS = new Set(["loans/{id}", "settlements/{loanId}", "events/{id}", "notifications/{id}", "webhooks/{id}", "deliveries/{id}"]);
+const MODE_SCOPED_PARAMS = new Set([
+  "loans/{id}",
+  "settlements/{loanId}",
+  "events/{id}",
+  "notifications/{id}",
+  "webhooks/{id}",
+  "deliveries/{id}",
+  "credit-lines/{id}",
+]);
 
 const routeKey = (r: ApiRouteModule) => `${r.route.method.toUpperCase()} ${r.route.path}`;
 const specOf = (r: ApiRouteModule): RouteSpec => r.route.spec;
@@ -242,7 +250,7 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
-  test("another mode's real id: a live key of the same tenant gets 404 for every sandbox loan, settlement, event, notification, webhook endpoint and delivery", async () => {
+  test("another mode's real id: a live key of the same tenant gets 404 for every sandbox loan, settlement, event, notification, webhook endpoint, delivery and credit line", async () => {
     const own = await seededTenant(t, "Other mode");
     await t.db.update(tenants).set({ certifiedAt: new Date() }).where(eq(tenants.id, own.tenantId));
     const created = await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(own.token) });
