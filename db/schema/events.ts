@@ -1,14 +1,16 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { json, timestamp } from "./columns.ts";
-import { EVENT_TYPES } from "../../shared/domain/vocabularies.ts";
+import { EVENT_TYPES, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 
-/** DECISIONS.md "Webhooks": `{ id, type, createdAt, tenantId, data, program, channel }`. */
+/** DECISIONS.md "Webhooks": `{ id, type, createdAt, tenantId, mode, data, program, channel }`. */
 export type EventEnvelope = {
   id: string;
   type: (typeof EVENT_TYPES)[number];
   createdAt: string;
   tenantId: string;
+  /** The mode of what caused the event (its loan's; DECISIONS.md "Modes"). Envelopes stored before it existed lack it: read the column. */
+  mode: (typeof TENANT_MODES)[number];
   data: Record<string, unknown>;
   program: string | null;
   channel: string | null;
@@ -30,6 +32,7 @@ export const events = sqliteTable(
     seq: integer("seq").notNull().unique(),
     tenantId: tenantIdColumn(),
     type: text("type", { enum: EVENT_TYPES }).notNull(),
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     loanId: text("loan_id"),
     envelope: json<EventEnvelope>("envelope").notNull(),
     createdAt: timestamp("created_at").notNull(),
@@ -37,6 +40,7 @@ export const events = sqliteTable(
   },
   (t) => [
     index("events_tenant_seq_idx").on(t.tenantId, t.seq),
+    index("events_tenant_mode_seq_idx").on(t.tenantId, t.mode, t.seq),
     index("events_tenant_type_idx").on(t.tenantId, t.type, t.seq),
     index("events_tenant_loan_idx").on(t.tenantId, t.loanId, t.seq),
     index("events_unrelayed_idx").on(t.relayedAt, t.seq),

@@ -3,7 +3,7 @@ import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, timestamp, units } from "./columns.ts";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
 import { loans } from "./loans.ts";
-import { CHAINS, STABLECOINS } from "../../shared/domain/vocabularies.ts";
+import { CHAINS, STABLECOINS, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 
 /** Loan-level KYC confirmations from the merchant's backend; immutable, newest wins. */
 export const loanKycConfirmations = sqliteTable(
@@ -58,6 +58,8 @@ export const settlements = sqliteTable(
     status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),
     amount: units("amount_units").notNull(),
     chain: text("chain", { enum: CHAINS }).notNull(),
+    /** The loan's mode. */
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     asset: text("asset", { enum: STABLECOINS }).notNull(),
     txHash: text("tx_hash"),
     fromAddress: text("from_address"),

@@ -5,7 +5,7 @@ import { bool, json, timestamp, units } from "./columns.ts";
 import { liquidityPools } from "./liquidity-pools.ts";
 import { CHANNELS, FUNDING_STATES } from "./loan-vocabularies.ts";
 import { loanProducts } from "./loan-products.ts";
-import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS } from "../../shared/domain/vocabularies.ts";
+import { CHAINS, DECISION_OUTCOMES, FEE_TYPES, LOAN_STATUSES, STABLECOINS, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 import { widgetPrograms } from "./widget-programs.ts";
 
 export type DecisionReason = { code: string; message: string };
@@ -35,6 +35,8 @@ export const loans = sqliteTable(
     borrowerRef: text("borrower_ref").notNull(),
     borrowerWalletAddress: text("borrower_wallet_address").notNull(),
     chain: text("chain", { enum: CHAINS }).notNull(),
+    /** From the chain at creation (a sandbox chain: sandbox); its events, settlements and notifications carry it. */
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
     principal: units("principal_units").notNull(),
     processingFee: units("processing_fee_units").notNull(),
@@ -85,6 +87,7 @@ export const loans = sqliteTable(
   (t) => [
     uniqueIndex("loans_tenant_scope_idempotency_idx").on(t.tenantId, t.idempotencyScope, t.idempotencyKey),
     index("loans_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+    index("loans_tenant_mode_created_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
     index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
     index("loans_tenant_borrower_idx").on(t.tenantId, t.borrowerId, t.status),
     index("loans_status_due_idx").on(t.status, t.dueAt),

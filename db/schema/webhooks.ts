@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { bool, json, timestamp } from "./columns.ts";
 import { events } from "./events.ts";
 import { tenantIdColumn } from "./tenant-ref.ts";
-import { DELIVERY_STATUSES, EMAIL_STATUSES, EVENT_TYPES } from "../../shared/domain/vocabularies.ts";
+import { DELIVERY_STATUSES, EMAIL_STATUSES, EVENT_TYPES, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 
 /** A merchant's webhook endpoint. The secret signs deliveries, so it is encrypted, not hashed. */
 export const webhookEndpoints = sqliteTable(
@@ -14,6 +14,8 @@ export const webhookEndpoints = sqliteTable(
     url: text("url").notNull(),
     /** Event types, or `["*"]` for all. */
     events: json<string[]>("events").notNull(),
+    /** The mode whose events it receives (DECISIONS.md "Modes"). */
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     secretCiphertext: text("secret_ciphertext").notNull(),
     /** The secret's first characters, to tell endpoints apart in lists. */
     secretPrefix: text("secret_prefix").notNull(),
@@ -84,6 +86,8 @@ export const notifications = sqliteTable(
       .unique()
       .references(() => events.id),
     eventType: text("event_type", { enum: EVENT_TYPES }).notNull(),
+    /** The event's mode. */
+    mode: text("mode", { enum: TENANT_MODES }).notNull().default("sandbox"),
     title: text("title").notNull(),
     body: text("body").notNull(),
     readAt: timestamp("read_at"),
@@ -94,7 +98,10 @@ export const notifications = sqliteTable(
     emailSentAt: timestamp("email_sent_at"),
     createdAt: timestamp("created_at").notNull(),
   },
-  (t) => [index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+  (t) => [
+    index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    index("notifications_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
+  ],
 );
 
 /** Development runs' e-mail: the mail provider of `ENVIRONMENT=development` writes here. */

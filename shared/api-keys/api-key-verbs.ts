@@ -1,9 +1,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { insertIf } from "../../db/guarded-writes.ts";
+import type { Db } from "../../db/create-db.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
+import { tenants } from "../../db/schema/tenants.ts";
 import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import { conflict, notFound } from "../domain/errors.ts";
+import { conflict, forbidden, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -12,9 +14,12 @@ import type { VerbDeps } from "../verbs.ts";
 export const MAX_ACTIVE_API_KEYS = 20;
 
 /**
- * Creates a key; the returned `key` is the only time the secret exists
- * outside the caller. The insert itself checks the tenant's count of
- * unrevoked keys, so concurrent creations cannot pass the cap together (409).
+ * Creates a key of a mode (DECISIONS.md "Modes"); the returned `key` is the
+ * only time the secret exists outside the caller. A live key needs a
+ * certified tenant (403), checked by the insert itself too, so no key is
+ * created live for a tenant whose certification is not written. The insert
+ * also checks the tenant's count of unrevoked keys, so concurrent creations
+ * cannot pass the cap together (409).
  */
 export async function createApiKey(
   { db }: Pick<VerbDeps, "db">,
@@ -26,14 +31,17 @@ export async function createApiKey(
     tenantId: input.tenantId,
     name: input.name,
     prefix,
+    mode: input.mode,
     keyHash: await hashApiKey(key),
     createdByUserId: input.createdByUserId,
     createdAt: input.now,
     revokedAt: null,
   };
   const underCap = sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.tenantId} = ${input.tenantId} AND ${apiKeys.revokedAt} IS NULL) < ${MAX_ACTIVE_API_KEYS}`;
-  const inserted = await insertIf(db, apiKeys, row, underCap).returning({ id: apiKeys.id });
+  const certified = sql`EXISTS (SELECT 1 FROM ${tenants} WHERE ${tenants.id} = ${input.tenantId} AND ${tenants.certifiedAt} IS NOT NULL)`;
+  const inserted = await insertIf(db, apiKeys, row, input.mode === "live" ? and(underCap, certified)! : underCap).returning({ id: apiKeys.id });
   if (inserted.length === 0) {
+    if (input.mode === "live" && !(await isCertified(db, input.tenantId))) throw notCertified();
     throw conflict(
       `This tenant already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another`,
     );
@@ -41,11 +49,19 @@ export async function createApiKey(
   return { ...row, key };
 }
 
+const notCertified = () =>
+  forbidden('Live API keys are issued after go-live certification (GET /v1/go-live), and this tenant is not certified; create a sandbox key (mode: "sandbox")');
+
+async function isCertified(db: Db, tenantId: string): Promise<boolean> {
+  const [row] = await db.select({ certifiedAt: tenants.certifiedAt }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+  return !!row?.certifiedAt;
+}
+
 /** The tenant's keys, newest first, without secrets or hashes. */
 export async function listApiKeys({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
   const page = newestFirst(apiKeys, input.cursor);
   const rows = await db
-    .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .where(and(eq(apiKeys.tenantId, input.tenantId), page.where))
     .orderBy(...page.orderBy)
@@ -64,7 +80,7 @@ export async function revokeApiKey({ db }: Pick<VerbDeps, "db">, input: { tenant
     .set({ revokedAt: input.now })
     .where(and(eq(apiKeys.id, input.id), eq(apiKeys.tenantId, input.tenantId), isNull(apiKeys.revokedAt)));
   const [row] = await db
-    .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
     .from(apiKeys)
     .where(and(eq(apiKeys.id, input.id), eq(apiKeys.tenantId, input.tenantId)))
     .limit(1);

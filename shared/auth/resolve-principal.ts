@@ -23,12 +23,12 @@ const tenantColumns = {
 export async function principalForApiKey(db: Db, key: string): Promise<Principal | null> {
   if (key.length < 10 || key.length > 100) return null;
   const [row] = await db
-    .select({ apiKeyId: apiKeys.id, tenant: tenantColumns })
+    .select({ apiKeyId: apiKeys.id, mode: apiKeys.mode, tenant: tenantColumns })
     .from(apiKeys)
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
     .where(and(eq(apiKeys.keyHash, await hashApiKey(key)), isNull(apiKeys.revokedAt)))
     .limit(1);
-  return row ? { kind: "apiKey", apiKeyId: row.apiKeyId, tenant: row.tenant } : null;
+  return row ? { kind: "apiKey", apiKeyId: row.apiKeyId, mode: row.mode, tenant: row.tenant } : null;
 }
 
 /** The session's user with the role the database holds now, or null. */

@@ -26,6 +26,9 @@ export const SANDBOX_CHAINS: readonly Chain[] = ["POLYGON_AMOY", "BASE_SEPOLIA",
 
 export const isSandboxChain = (chain: Chain): boolean => SANDBOX_CHAINS.includes(chain);
 
+/** The mode of what happens on a chain (DECISIONS.md "Modes"): a sandbox chain is sandbox, every other chain live. */
+export const modeOfChain = (chain: Chain): TenantMode => (isSandboxChain(chain) ? "sandbox" : "live");
+
 /** True when the pair is one of the supported rails (TON/USDT, POLYGON/USDC, BASE/USDC). */
 export const isSupportedRail = (network: Network, stablecoin: Stablecoin): boolean => RAILS[network].stablecoin === stablecoin;
 

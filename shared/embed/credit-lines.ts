@@ -1,11 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
+import { widgetPrograms } from "../../db/schema/widget-programs.ts";
+import { embedKeyMode } from "../auth/api-keys.ts";
 import { setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { conflict, notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
-import type { Chain } from "../domain/rails.ts";
+import type { Chain, TenantMode } from "../domain/rails.ts";
 import { openPrincipalOfLine } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -119,6 +121,8 @@ export async function confirmCreditLineKyc(
   { db }: Pick<VerbDeps, "db">,
   input: {
     tenantId: string;
+    /** An API key's mode: a line of a program of the other mode is not found (DECISIONS.md "Modes"). */
+    mode?: TenantMode;
     id: string;
     verified: boolean;
     merchantUserId: string | null;
@@ -135,6 +139,10 @@ export async function confirmCreditLineKyc(
     .where(and(eq(creditLines.id, input.id), eq(creditLines.tenantId, input.tenantId)))
     .limit(1);
   if (!line) throw notFound("Credit line");
+  if (input.mode) {
+    const [program] = await db.select({ embedKey: widgetPrograms.embedKey }).from(widgetPrograms).where(eq(widgetPrograms.id, line.programId)).limit(1);
+    if (!program || embedKeyMode(program.embedKey) !== input.mode) throw notFound("Credit line");
+  }
   if (input.borrowerRef && line.agreementAcceptedAt && input.borrowerRef !== line.borrowerRef) {
     throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");
   }

@@ -11,6 +11,7 @@ import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
+import { embedKeyMode } from "../auth/api-keys.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
@@ -185,6 +186,7 @@ export async function acceptDraw(
       borrowerRef: line.borrowerRef,
       borrowerWalletAddress: wallet,
       chain: program.chain,
+      keyMode: embedKeyMode(program.program.embedKey),
       principalAmount: input.amount,
       tenureDays: input.tenureDays,
       idempotencyKey,

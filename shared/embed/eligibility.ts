@@ -6,6 +6,7 @@ import { currentPolicy } from "../underwriting/policies.ts";
 import { creditLineFor, programRequiresKyc, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
+import { embedKeyMode } from "../auth/api-keys.ts";
 
 const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify your identity first" };
 
@@ -35,7 +36,15 @@ export async function checkEligibility(
     db
       .select({ n: sql<number>`count(*)` })
       .from(loans)
-      .where(and(eq(loans.tenantId, program.tenant.id), eq(loans.borrowerRef, line.borrowerRef), loanIsOpen())),
+      // The program's mode only, as underwriting counts them.
+      .where(
+        and(
+          eq(loans.tenantId, program.tenant.id),
+          eq(loans.borrowerRef, line.borrowerRef),
+          eq(loans.mode, embedKeyMode(program.program.embedKey)),
+          loanIsOpen(),
+        ),
+      ),
     db
       .select({ kycStatus: borrowers.kycStatus })
       .from(borrowers)

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
+import { embedKeyMode } from "../auth/api-keys.ts";
 import { notFound } from "../domain/errors.ts";
 import { chainForRail } from "../domain/rails.ts";
 import { getTenantSettings } from "../settings/tenant-settings-verbs.ts";
@@ -25,7 +26,8 @@ export async function programContext(db: Db, embedKey: string) {
   ]);
   if (!product) throw notFound("Loan product of this program");
   const settings = await getTenantSettings({ db }, { tenantId: tenant.id, tenantName: tenant.name });
-  return { program, tenant, product, settings, chain: chainForRail(product.network, tenant.mode) };
+  // The program's own mode (its embed key's), not the tenant's: a certified tenant keeps its sandbox programs.
+  return { program, tenant, product, settings, chain: chainForRail(product.network, embedKeyMode(program.embedKey)) };
 }
 
 export type ProgramContext = Awaited<ReturnType<typeof programContext>>;

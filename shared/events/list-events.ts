@@ -2,6 +2,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import type { EventType } from "./loan-events.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -24,8 +25,13 @@ export function decodeEventCursor(cursor: string): number | null {
   }
 }
 
+/** The envelope with its mode from the column: envelopes stored before modes lack it. */
+const withMode = (r: { envelope: EventEnvelope; mode: TenantMode }): EventEnvelope => ({ ...r.envelope, mode: r.mode });
+
 export type ListEventsInput = {
   tenantId: string;
+  /** Only this mode's events (a key's own; a dashboard session's filter, if any). */
+  mode?: TenantMode;
   type?: EventType;
   loanId?: string;
   limit: number;
@@ -42,11 +48,12 @@ export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEvents
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
   if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
   const rows = await db
-    .select({ seq: events.seq, envelope: events.envelope })
+    .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)
     .where(
       and(
         eq(events.tenantId, input.tenantId),
+        input.mode ? eq(events.mode, input.mode) : undefined,
         input.type ? eq(events.type, input.type) : undefined,
         input.loanId ? eq(events.loanId, input.loanId) : undefined,
         before === null ? undefined : lt(events.seq, before),
@@ -56,17 +63,17 @@ export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEvents
     .limit(input.limit + 1);
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  return { data: page.map((r) => r.envelope), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
+  return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
 }
 
 /** One event of the tenant; another tenant's (or none): 404. */
-export async function getEvent({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string }): Promise<EventEnvelope> {
+export async function getEvent({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; mode?: TenantMode }): Promise<EventEnvelope> {
   if (!isUuid(input.id)) throw notFound("Event");
   const [row] = await db
-    .select({ envelope: events.envelope })
+    .select({ envelope: events.envelope, mode: events.mode })
     .from(events)
-    .where(and(eq(events.id, input.id), eq(events.tenantId, input.tenantId)))
+    .where(and(eq(events.id, input.id), eq(events.tenantId, input.tenantId), input.mode ? eq(events.mode, input.mode) : undefined))
     .limit(1);
   if (!row) throw notFound("Event");
-  return row.envelope;
+  return withMode(row);
 }

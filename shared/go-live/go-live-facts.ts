@@ -54,12 +54,11 @@ export async function loadGoLiveFacts(deps: GoLiveFactsDeps, input: { tenantId: 
       .from(users)
       .where(and(eq(users.tenantId, tenantId), eq(users.role, "OWNER"))),
     db.select({ companyName: tenantSettings.companyName, at: tenantSettings.updatedAt }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)),
-    // Every loan before certification is a sandbox loan (live chains answer 403 until then), so a
-    // loan funded and then repaid is a sandbox cycle.
+    // A sandbox loan funded and then repaid.
     db
       .select({ at: min(loans.repaidAt) })
       .from(loans)
-      .where(and(eq(loans.tenantId, tenantId), eq(loans.status, "REPAID"), isNotNull(loans.fundedAt), isNotNull(loans.repaidAt))),
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.mode, "sandbox"), eq(loans.status, "REPAID"), isNotNull(loans.fundedAt), isNotNull(loans.repaidAt))),
   ]);
   const k = kyb[0];
   const p = product[0];

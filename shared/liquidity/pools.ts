@@ -1,26 +1,29 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
-import type { Stablecoin } from "../domain/rails.ts";
+import type { Stablecoin, TenantMode } from "../domain/rails.ts";
 
 export type PoolRow = typeof liquidityPools.$inferSelect;
 
 /**
- * The pool a tenant's loans in `stablecoin` draw from: the tenant's own, else
- * a shared pool (tenant null) of the tenant's mode.
+ * The pool a tenant's loans of one mode in `stablecoin` draw from: the
+ * tenant's own of that mode, else a shared pool (tenant null) of that mode.
+ * `mode` is the loan's (DECISIONS.md "Modes"), never the tenant's: a live
+ * loan never draws on a sandbox pool, and a certified tenant's sandbox loans
+ * keep drawing on their sandbox pool.
  */
-export async function poolFor(db: Db, tenant: { id: string; mode: "sandbox" | "live" }, stablecoin: Stablecoin): Promise<PoolRow | null> {
+export async function poolFor(db: Db, scope: { tenantId: string; mode: TenantMode }, stablecoin: Stablecoin): Promise<PoolRow | null> {
   const [own] = await db
     .select()
     .from(liquidityPools)
-    .where(and(eq(liquidityPools.tenantId, tenant.id), eq(liquidityPools.stablecoin, stablecoin)))
+    .where(and(eq(liquidityPools.tenantId, scope.tenantId), eq(liquidityPools.mode, scope.mode), eq(liquidityPools.stablecoin, stablecoin)))
     .orderBy(asc(liquidityPools.createdAt))
     .limit(1);
   if (own) return own;
   const [shared] = await db
     .select()
     .from(liquidityPools)
-    .where(and(isNull(liquidityPools.tenantId), eq(liquidityPools.mode, tenant.mode), eq(liquidityPools.stablecoin, stablecoin)))
+    .where(and(isNull(liquidityPools.tenantId), eq(liquidityPools.mode, scope.mode), eq(liquidityPools.stablecoin, stablecoin)))
     .orderBy(asc(liquidityPools.createdAt))
     .limit(1);
   return shared ?? null;

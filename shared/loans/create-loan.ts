@@ -11,7 +11,7 @@ import { DomainError, forbidden, notFound, validationError } from "../domain/err
 import { newId, isUuid } from "../domain/ids.ts";
 import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
-import { isSandboxChain, RAILS, type Chain, type Network, type Stablecoin } from "../domain/rails.ts";
+import { isSandboxChain, modeOfChain, RAILS, type Chain, type Network, type Stablecoin, type TenantMode } from "../domain/rails.ts";
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -39,12 +39,18 @@ export type CreateLoanInput = {
    * linked as its `agreementId`, so there is no loan without it.
    */
   agreement?: AgreementRecord;
+  /**
+   * The mode of the key that asks (DECISIONS.md "Modes"): an API key's, or
+   * for a widget draw its program's embed key's. A sandbox key lends only on
+   * sandbox chains, a live key only on live chains (403 otherwise).
+   */
+  keyMode?: TenantMode;
 };
 
 /**
- * The chains a product lends on for a tenant: its rail's sandbox chain (plus
+ * The chains a product lends on in a mode: its rail's sandbox chain (plus
  * SOLANA_DEVNET for USDC, DECISIONS.md "Chains") in sandbox, its live chain
- * once certified.
+ * in live (a live key's, which exists once the tenant is certified).
  */
 export function chainsFor(product: { network: Network; stablecoin: Stablecoin }, tenant: { mode: string }): Chain[] {
   const rail = RAILS[product.network];
@@ -73,10 +79,17 @@ function checkRequest(input: CreateLoanInput, product: Awaited<ReturnType<typeof
   if (!isSandboxChain(input.chain) && !tenant.certifiedAt) {
     throw forbidden(`chain ${input.chain} is a live chain; live chains are enabled after go-live certification, and this tenant is not certified`);
   }
+  if (input.keyMode === "sandbox" && !isSandboxChain(input.chain)) {
+    throw forbidden(`chain ${input.chain} is a live chain and this is a sandbox API key (svc_test_…); live loans need a live key (svc_live_…)`);
+  }
+  if (input.keyMode === "live" && isSandboxChain(input.chain)) {
+    throw forbidden(`chain ${input.chain} is a sandbox chain and this is a live API key (svc_live_…); sandbox loans need a sandbox key (svc_test_…)`);
+  }
+  const mode = input.keyMode ?? tenant.mode;
   const errors: string[] = [];
-  const allowed = chainsFor(product, tenant);
+  const allowed = chainsFor(product, { mode });
   if (!allowed.includes(input.chain)) {
-    errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} for a ${tenant.mode} tenant`);
+    errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} in ${mode}`);
   }
   const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
   if (!address.ok) errors.push(`borrowerWalletAddress: ${address.reason}`);
@@ -116,18 +129,24 @@ async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now:
 const withinCreditLimit = (row: LoanRow, limit: bigint) =>
   sql`${openPrincipalOfLine({ tenantId: row.tenantId, programId: row.programId!, walletAddress: row.borrowerWalletAddress })} + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
 
-/** The idempotency key space of POST /v1/loans. */
+/** The idempotency key space of POST /v1/loans with a sandbox key (a live key's: `api:live`). */
 export const API_IDEMPOTENCY_SCOPE = "api";
 
 /**
  * The key space a loan's idempotency key lives in: "api" for the merchant's
  * POST /v1/loans, `embed:<programId>:<wallet>` for a widget draw. Uniqueness
  * is per (tenant, scope, key), and the scope is a column of its own that the
- * API always sets to "api", so no key either side sends (however crafted)
- * reaches a loan of the other side, or of another program or wallet.
+ * API always sets to "api" ("api:live" for a live key), so no key either
+ * side sends (however crafted) reaches a loan of the other side, of another
+ * program or wallet, or of the other mode (a sandbox key never gets a live
+ * loan back, DECISIONS.md "Modes").
  */
-export const idempotencyScopeOf = (input: { program?: { id: string }; borrowerWalletAddress: string }) =>
-  input.program ? `embed:${input.program.id}:${input.borrowerWalletAddress}` : API_IDEMPOTENCY_SCOPE;
+export const idempotencyScopeOf = (input: { program?: { id: string }; borrowerWalletAddress: string; keyMode?: TenantMode }) =>
+  input.program
+    ? `embed:${input.program.id}:${input.borrowerWalletAddress}`
+    : input.keyMode === "live"
+      ? `${API_IDEMPOTENCY_SCOPE}:live`
+      : API_IDEMPOTENCY_SCOPE;
 
 /** The loan a key made in one key space of the tenant, if any. */
 export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key: string): Promise<LoanRow | undefined> =>
@@ -170,6 +189,7 @@ export async function createLoan(
     borrowerRef: input.borrowerRef,
     borrowerWalletAddress: checked.walletAddress,
     chain: input.chain,
+    mode: modeOfChain(input.chain),
     stablecoin: product.stablecoin,
     principal: checked.principal,
     processingFee: processingFeeUnits(checked.principal, { type: product.processingFeeType, value: product.processingFeeValue }),

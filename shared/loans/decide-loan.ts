@@ -9,14 +9,15 @@ import { loanIsOpen } from "./open-loans.ts";
 import { commitTransition } from "./commit-transition.ts";
 
 /**
- * The borrower's other open loans (unpaid): CREATED and not declined,
- * ACTIVE, or DEFAULTED. Read through the (tenant, borrower, status) index.
+ * The borrower's other open loans (unpaid) of the same mode: CREATED and
+ * not declined, ACTIVE, or DEFAULTED. Read through the (tenant, borrower, status) index.
  */
 async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)
-    .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), ne(loans.id, loan.id), loanIsOpen()));
+    // Of the loan's own mode (DECISIONS.md "Modes"): a sandbox test loan never blocks a live one.
+    .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), eq(loans.mode, loan.mode), ne(loans.id, loan.id), loanIsOpen()));
   return Number(row?.n ?? 0);
 }
 

@@ -35,6 +35,8 @@ function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: 
     id: newId(),
     type: "liquidity.low" as const,
     createdAt: now.toISOString(),
+    // The loan's mode, which is its pool's (poolFor selects by it).
+    mode: loan.mode,
     tenantId: loan.tenantId,
     data: { pool: poolSummary({ ...pool, reserved: pool.reserved + loan.principal }, headroomAfter), loanId: loan.id },
     program: null,
@@ -119,7 +121,7 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
 
   let current = loan;
   if (current.fundingState !== "RESERVED") {
-    const pool = await poolFor(db, tenant, current.stablecoin);
+    const pool = await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
     const reserved = await reserve(db, current, pool, now);
     if (!reserved) {
@@ -152,6 +154,7 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
     status,
     amount: current.principal,
     chain: current.chain,
+    mode: current.mode,
     asset: current.stablecoin,
     txHash,
     fromAddress: source,

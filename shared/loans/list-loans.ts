@@ -1,13 +1,15 @@
 import { and, eq, gte, isNull, lte, ne, or, type SQL } from "drizzle-orm";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { loans } from "../../db/schema/loans.ts";
-import type { Chain } from "../domain/rails.ts";
+import type { Chain, TenantMode } from "../domain/rails.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 export const LOAN_LIST_STATUSES = ["CREATED", "ACTIVE", "REPAID", "DEFAULTED", "DECLINED"] as const;
 export type LoanListStatus = (typeof LOAN_LIST_STATUSES)[number];
 
 export type LoanFilters = {
+  /** A key's own mode (DECISIONS.md "Modes"); none: both. */
+  mode?: TenantMode;
   status?: LoanListStatus;
   borrowerRef?: string;
   chain?: Chain;
@@ -39,6 +41,7 @@ export async function listLoans({ db }: Pick<VerbDeps, "db">, input: { tenantId:
     .where(
       and(
         eq(loans.tenantId, input.tenantId),
+        filters.mode ? eq(loans.mode, filters.mode) : undefined,
         filters.status ? statusCondition(filters.status) : undefined,
         filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
         filters.chain ? eq(loans.chain, filters.chain) : undefined,

@@ -40,6 +40,7 @@ export function loanView(loan: LoanRow, now: Date) {
     borrowerRef: loan.borrowerRef,
     borrowerWalletAddress: loan.borrowerWalletAddress,
     chain: loan.chain,
+    mode: loan.mode,
     stablecoin: loan.stablecoin,
     principalAmount: formatAmount(loan.principal),
     processingFee: formatAmount(loan.processingFee),

@@ -5,6 +5,7 @@ import { users } from "../../db/schema/users.ts";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import { decodeEventCursor, encodeEventCursor } from "../events/list-events.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -20,7 +21,7 @@ export type Notification = typeof notifications.$inferSelect;
  */
 export async function listNotifications(
   { db }: Pick<VerbDeps, "db">,
-  input: { tenantId: string; unread?: boolean; limit: number; cursor?: string },
+  input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number; cursor?: string },
 ): Promise<{ data: Notification[]; nextCursor: string | null }> {
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
   if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
@@ -32,6 +33,7 @@ export async function listNotifications(
       and(
         eq(events.tenantId, input.tenantId),
         eq(notifications.tenantId, input.tenantId),
+        input.mode ? eq(notifications.mode, input.mode) : undefined,
         input.unread === undefined ? undefined : input.unread ? isNull(notifications.readAt) : isNotNull(notifications.readAt),
         before === null ? undefined : lt(events.seq, before),
       ),
@@ -47,9 +49,13 @@ export async function listNotifications(
  * Marks one notification read. Idempotent: the update only touches an
  * unread row, so the first `readAt` is kept. Another tenant's: not found.
  */
-export async function markNotificationRead({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }): Promise<Notification> {
+export async function markNotificationRead(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; mode?: TenantMode; id: string; now: Date },
+): Promise<Notification> {
   if (!isUuid(input.id)) throw notFound("Notification");
-  const mine = and(eq(notifications.id, input.id), eq(notifications.tenantId, input.tenantId));
+  // An API key's mode too: another mode's notification is not found, like another tenant's.
+  const mine = and(eq(notifications.id, input.id), eq(notifications.tenantId, input.tenantId), input.mode ? eq(notifications.mode, input.mode) : undefined);
   const [, [row]] = await db.batch([
     db
       .update(notifications)
@@ -61,12 +67,15 @@ export async function markNotificationRead({ db }: Pick<VerbDeps, "db">, input: 
   return row;
 }
 
-/** Marks every unread notification of the tenant read; returns how many changed. */
-export async function markAllNotificationsRead({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; now: Date }): Promise<{ updated: number }> {
+/** Marks every unread notification of the tenant (of one mode, for an API key) read; returns how many changed. */
+export async function markAllNotificationsRead(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; mode?: TenantMode; now: Date },
+): Promise<{ updated: number }> {
   const changed = await db
     .update(notifications)
     .set({ readAt: input.now })
-    .where(and(eq(notifications.tenantId, input.tenantId), isNull(notifications.readAt)))
+    .where(and(eq(notifications.tenantId, input.tenantId), input.mode ? eq(notifications.mode, input.mode) : undefined, isNull(notifications.readAt)))
     .returning({ id: notifications.id });
   return { updated: changed.length };
 }

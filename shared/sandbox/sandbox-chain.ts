@@ -6,7 +6,6 @@ import { forbidden, validationError } from "../domain/errors.ts";
 import { parseAmount } from "../domain/money.ts";
 import { isSandboxChain, type Chain } from "../domain/rails.ts";
 import { markLedgerWritten, pollChain, type ListenerDeps } from "../settlement/listener.ts";
-import { requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** One faucet call gives at most this much test stablecoin. */
 export const FAUCET_MAX_UNITS = 1_000_000n * 1_000_000n;
@@ -14,8 +13,12 @@ export const FAUCET_MAX_UNITS = 1_000_000n * 1_000_000n;
 type Tenant = { id: string; mode: "sandbox" | "live" };
 type Deps = ListenerDeps & { simChains: SimulatedChains };
 
-function sandboxChain(tenant: Tenant, chain: Chain) {
-  requireSandboxTenant(tenant);
+/**
+ * The helpers work on sandbox chains only. They do not ask the tenant's mode:
+ * a certified tenant keeps its sandbox (DECISIONS.md "Modes"), and the routes
+ * admit sandbox keys only (`requireMode`), so a live key never gets here.
+ */
+function sandboxChain(chain: Chain) {
   if (!isSandboxChain(chain)) throw forbidden(`${chain} is a live chain; the sandbox helpers work on sandbox chains only`);
 }
 
@@ -65,7 +68,7 @@ async function orRejected<T>(field: string | ((reason: string) => string), op: (
 
 /** Test stablecoin for a wallet on a sandbox chain. */
 export async function faucet(deps: Deps, { tenant, ...input }: { tenant: Tenant; chain: Chain; address: string; amount: string }) {
-  sandboxChain(tenant, input.chain);
+  sandboxChain(input.chain);
   const amount = amountOf(input.amount);
   if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
   const to = address(input.chain, "address", input.address);
@@ -87,7 +90,7 @@ export async function transfer(
   deps: Deps,
   { tenant, ...input }: { tenant: Tenant; chain: Chain; from: string; to: string; amount: string; comment?: string | null; token?: string },
 ) {
-  sandboxChain(tenant, input.chain);
+  sandboxChain(input.chain);
   if (chainConfig(input.chain).family === "EVM") {
     throw validationError(["chain: EVM chains take signed transactions: POST /v1/sandbox/chain/transactions"]);
   }
@@ -113,7 +116,7 @@ export async function transfer(
  * on this ledger (as a node refuses an account without gas): 400.
  */
 export async function submitTransaction(deps: Deps, { tenant, ...input }: { tenant: Tenant; chain: Chain; signedTransaction: string }) {
-  sandboxChain(tenant, input.chain);
+  sandboxChain(input.chain);
   if (chainConfig(input.chain).family !== "EVM") {
     throw validationError(["chain: signed transactions are for EVM chains; TON and Solana take POST /v1/sandbox/chain/transfers"]);
   }

@@ -14,7 +14,6 @@ import { retryFunding, type SweepReport } from "../sweeps/run-sweeps.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { SANDBOX_POOL_LOW_THRESHOLD_UNITS } from "../tenants/sign-up.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
-import { requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** Pool amounts move in whole cents; anything else (a pool edited by hand) is shown exactly rather than refused. */
 const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
@@ -34,8 +33,8 @@ const ownPool = async (db: Db, tenantId: string, stablecoin: Stablecoin) =>
     await db
       .select()
       .from(liquidityPools)
-      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.stablecoin, stablecoin)))
-      // The pool `poolFor` draws from: the tenant's oldest in this stablecoin.
+      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.mode, "sandbox"), eq(liquidityPools.stablecoin, stablecoin)))
+      // The pool `poolFor` draws from for sandbox loans: the tenant's oldest sandbox pool in this stablecoin (never a live one).
       .orderBy(asc(liquidityPools.createdAt), asc(liquidityPools.id))
       .limit(1)
   )[0];
@@ -46,7 +45,7 @@ async function ensureOwnPool(db: Db, tenantId: string, stablecoin: Stablecoin, l
     db,
     liquidityPools,
     { id: newId(), tenantId, mode: "sandbox", stablecoin, available: 0n, reserved: 0n, lowThreshold, lowAlertEventId: null, createdAt: now, updatedAt: now },
-    sql`NOT EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.tenantId} = ${tenantId} AND ${liquidityPools.stablecoin} = ${stablecoin})`,
+    sql`NOT EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.tenantId} = ${tenantId} AND ${liquidityPools.mode} = 'sandbox' AND ${liquidityPools.stablecoin} = ${stablecoin})`,
   );
   return (await ownPool(db, tenantId, stablecoin))!;
 }
@@ -83,8 +82,9 @@ export async function setSandboxLiquidity(
   { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
   input: SetSandboxLiquidityInput,
 ): Promise<SetSandboxLiquidityResult> {
+  // No tenant-mode check: a certified tenant keeps its sandbox, and only sandbox keys reach this
+  // (`requireMode`); it moves the tenant's own sandbox pool, never a live one (`ownPool`).
   const tenant = await loadTenant(db, input.tenantId);
-  requireSandboxTenant(tenant);
   const now = tenantClock(systemClock, tenant).now();
   const pool = await ensureOwnPool(db, tenant.id, input.stablecoin, input.lowThreshold ?? SANDBOX_POOL_LOW_THRESHOLD_UNITS, now);
 
@@ -95,6 +95,7 @@ export async function setSandboxLiquidity(
     type: "liquidity.low",
     createdAt: now.toISOString(),
     tenantId: tenant.id,
+    mode: "sandbox",
     data: { pool: poolView({ ...pool, available: input.available, lowThreshold: threshold }), loanId: null },
     program: null,
     channel: null,

@@ -42,3 +42,16 @@ export const PageQuerySchema = z.object({
 });
 
 export const pageOf = <T extends z.ZodTypeAny>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/**
+ * The `mode` filter of the lists (DECISIONS.md "Modes"): an API key sees only
+ * its own mode (the other one: 403); a dashboard session sees both unless it
+ * names one.
+ */
+export const ModeQuerySchema = z
+  .enum(["sandbox", "live"])
+  .optional()
+  .openapi({
+    param: { name: "mode", in: "query" },
+    description: "sandbox or live. An API key sees only its own mode (asking for the other: 403); a dashboard session sees both unless it names one.",
+  });

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS, FUNDING_STATES } from "../../db/schema/loan-vocabularies.ts";
 import { DECISION_OUTCOMES, LOAN_STATUSES } from "../domain/vocabularies.ts";
-import { CHAINS } from "../domain/rails.ts";
+import { CHAINS, TENANT_MODES } from "../domain/rails.ts";
 import { TimestampSchema } from "./common.ts";
 import { AmountSchema } from "./money.ts";
 import { ChainSchema, StablecoinSchema } from "./merchant-config.ts";
@@ -19,7 +19,8 @@ export const CreateLoanSchema = z
       example: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
     }),
     chain: z.enum(CHAINS).openapi({
-      description: "The product rail's chain for the tenant's mode (sandbox: POLYGON_AMOY, BASE_SEPOLIA, TON_TESTNET; SOLANA_DEVNET for USDC products)",
+      description:
+        "The product rail's chain in the API key's mode: a sandbox key (svc_test_…) lends on POLYGON_AMOY, BASE_SEPOLIA, TON_TESTNET (SOLANA_DEVNET for USDC products), a live key (svc_live_…) on POLYGON, BASE, TON; the other mode's chain: 403",
     }),
     principalAmount: AmountSchema,
     idempotencyKey: z
@@ -74,6 +75,9 @@ export const LoanSchema = z
     borrowerRef: z.string(),
     borrowerWalletAddress: z.string(),
     chain: ChainSchema,
+    mode: z
+      .enum(TENANT_MODES)
+      .openapi({ description: 'sandbox or live, from the chain (DECISIONS.md "Modes"); its events, settlements and notifications carry it' }),
     stablecoin: StablecoinSchema,
     principalAmount: Money,
     processingFee: Money,

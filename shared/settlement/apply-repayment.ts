@@ -43,6 +43,7 @@ const settlementRow = (
   status,
   amount,
   chain: payment.chain,
+  mode: loan.mode,
   asset: loan.stablecoin,
   txHash: payment.txHash,
   fromAddress: payment.from,

@@ -1,9 +1,10 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, notInArray } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { conflict, DomainError, notFound, validationError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import { SANDBOX_CHAINS, type TenantMode } from "../domain/rails.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
@@ -11,12 +12,30 @@ import type { Observation } from "./classify-transaction.ts";
 export type UnmatchedRow = typeof unmatchedPayments.$inferSelect;
 
 /** The tenant's unmatched payments, newest first; `open` leaves out attributed ones. */
-export async function listUnmatched({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; open?: boolean; limit: number; cursor?: string }) {
+/**
+ * The tenant's kept payments, newest first; with `mode`, only those on that
+ * mode's chains (a payment's mode is its chain's: no column needed).
+ */
+export async function listUnmatched(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; mode?: TenantMode; open?: boolean; limit: number; cursor?: string },
+) {
   const page = newestFirst(unmatchedPayments, input.cursor);
   const rows = await db
     .select()
     .from(unmatchedPayments)
-    .where(and(eq(unmatchedPayments.tenantId, input.tenantId), input.open ? isNull(unmatchedPayments.attributedLoanId) : undefined, page.where))
+    .where(
+      and(
+        eq(unmatchedPayments.tenantId, input.tenantId),
+        input.mode === undefined
+          ? undefined
+          : input.mode === "sandbox"
+            ? inArray(unmatchedPayments.chain, [...SANDBOX_CHAINS])
+            : notInArray(unmatchedPayments.chain, [...SANDBOX_CHAINS]),
+        input.open ? isNull(unmatchedPayments.attributedLoanId) : undefined,
+        page.where,
+      ),
+    )
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return pageOf(rows, input.limit);

@@ -80,6 +80,8 @@ async function raiseGasLow(
     data: { wallet: walletView(wallet, balances) },
     program: null,
     channel: null,
+    // Wallets exist on live chains only.
+    mode: "live",
   };
   const [marked] = await db.batch([
     db

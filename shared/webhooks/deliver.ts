@@ -43,6 +43,7 @@ async function loadDelivery(db: Db, deliveryId: string) {
       secretCiphertext: webhookEndpoints.secretCiphertext,
       endpointDeleted: webhookEndpoints.deletedAt,
       envelope: events.envelope,
+      mode: events.mode,
     })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
@@ -113,6 +114,8 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       type: "webhook.delivery_failed",
       createdAt: now.toISOString(),
       tenantId: d.tenantId,
+      // The mode of the event whose delivery failed.
+      mode: loaded.mode,
       data: {
         delivery: {
           id: d.id,

@@ -5,6 +5,7 @@ import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import type { EventType } from "../events/loan-events.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -25,6 +26,8 @@ export type DeliveryRecord = typeof webhookDeliveries.$inferSelect & { url: stri
 
 export type ListDeliveriesInput = {
   tenantId: string;
+  /** Only deliveries to endpoints of this mode (an API key's own). */
+  mode?: TenantMode;
   endpointId?: string;
   status?: DeliveryStatus;
   eventType?: EventType;
@@ -69,6 +72,7 @@ export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDe
     .where(
       and(
         eq(webhookDeliveries.tenantId, input.tenantId),
+        input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
         input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
         input.status ? eq(webhookDeliveries.status, input.status) : undefined,
         input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
@@ -88,14 +92,16 @@ export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDe
 /** One delivery of the tenant with its attempts; another tenant's (or none): not found. */
 export async function getDelivery(
   { db }: Pick<VerbDeps, "db">,
-  input: { tenantId: string; id: string },
+  input: { tenantId: string; mode?: TenantMode; id: string },
 ): Promise<DeliveryRecord & { endpointDeletedAt: Date | null }> {
   if (!isUuid(input.id)) throw notFound("Webhook delivery");
   const [row] = await db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url, endpointDeletedAt: webhookEndpoints.deletedAt })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.id, input.id), eq(webhookDeliveries.tenantId, input.tenantId)))
+    .where(
+      and(eq(webhookDeliveries.id, input.id), eq(webhookDeliveries.tenantId, input.tenantId), input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined),
+    )
     .limit(1);
   if (!row) throw notFound("Webhook delivery");
   const attempts = await attemptsOf(db, [row.id]);

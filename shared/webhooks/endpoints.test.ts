@@ -12,7 +12,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (tenantId: string, url: string, events: string[], offsetMs: number) =>
-  createEndpoint({ db: t.db }, { tenantId, url, events, environment: "production", secretsKey: DEV_SECRETS_KEY, now: new Date(1_800_000_000_000 + offsetMs) });
+  createEndpoint(
+    { db: t.db },
+    { tenantId, mode: "sandbox", url, events, environment: "production", secretsKey: DEV_SECRETS_KEY, now: new Date(1_800_000_000_000 + offsetMs) },
+  );
 
 test('subscribedEndpoints: the tenant\'s live endpoints with the type or "*", oldest first, with the sealed secret', async () => {
   const a = await signUpTenant(t);
@@ -42,6 +45,7 @@ test("createEndpoint judges the URL for its environment and stores it normalized
     { db: t.db },
     {
       tenantId: a.tenantId,
+      mode: "sandbox",
       url: "http://localhost:4000",
       events: ["*"],
       environment: "development",
@@ -52,5 +56,5 @@ test("createEndpoint judges the URL for its environment and stores it normalized
   expect(local.endpoint.url).toBe("http://localhost:4000/");
   const page = await listEndpoints({ db: t.db }, { tenantId: a.tenantId, limit: 10 });
   expect(page.data).toEqual([local.endpoint]);
-  expect(Object.keys(page.data[0]!).sort()).toEqual(["createdAt", "events", "id", "secretPrefix", "url"]);
+  expect(Object.keys(page.data[0]!).sort()).toEqual(["createdAt", "events", "id", "mode", "secretPrefix", "url"]);
 });

@@ -5,6 +5,7 @@ import { webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { sealSecret } from "../crypto/secret-box.ts";
 import { notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import { webhookUrlProblem, type WebhookEnvironment } from "../domain/webhook-urls.ts";
 import type { EventType } from "../events/loan-events.ts";
 import { generateWebhookSecret } from "./signing.ts";
@@ -13,7 +14,7 @@ import type { VerbDeps } from "../verbs.ts";
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 
 /** What an endpoint shows of itself: never the secret or its ciphertext. */
-export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "secretPrefix" | "createdAt">;
+export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "mode" | "secretPrefix" | "createdAt">;
 
 /** Characters of the secret kept in the clear to tell endpoints apart (`whsec_` and 6 more). */
 export const SECRET_PREFIX_LENGTH = 12;
@@ -22,6 +23,7 @@ const summaryColumns = {
   id: webhookEndpoints.id,
   url: webhookEndpoints.url,
   events: webhookEndpoints.events,
+  mode: webhookEndpoints.mode,
   secretPrefix: webhookEndpoints.secretPrefix,
   createdAt: webhookEndpoints.createdAt,
 };
@@ -57,7 +59,7 @@ export async function subscribedEndpoints(db: Db, tenantId: string, eventType: E
  */
 export async function createEndpoint(
   { db }: Pick<VerbDeps, "db">,
-  input: { tenantId: string; url: string; events: string[]; environment: WebhookEnvironment; secretsKey: string; now: Date },
+  input: { tenantId: string; mode: TenantMode; url: string; events: string[]; environment: WebhookEnvironment; secretsKey: string; now: Date },
 ): Promise<{ endpoint: WebhookEndpointSummary; secret: string }> {
   const problem = webhookUrlProblem(input.url, input.environment);
   if (problem) throw validationError([`url: ${problem}`]);
@@ -67,22 +69,30 @@ export async function createEndpoint(
     tenantId: input.tenantId,
     url: new URL(input.url).href,
     events: input.events,
+    mode: input.mode,
     secretCiphertext: await sealSecret(secret, input.secretsKey),
     secretPrefix: secret.slice(0, SECRET_PREFIX_LENGTH),
     createdAt: input.now,
     deletedAt: null,
   };
   await db.insert(webhookEndpoints).values(row);
-  return { endpoint: { id: row.id, url: row.url, events: row.events, secretPrefix: row.secretPrefix, createdAt: row.createdAt }, secret };
+  return { endpoint: { id: row.id, url: row.url, events: row.events, mode: row.mode, secretPrefix: row.secretPrefix, createdAt: row.createdAt }, secret };
 }
 
-/** The tenant's live endpoints, newest first (keyset pagination), without secrets. */
-export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
+/** The tenant's live endpoints (of one mode, if given), newest first (keyset pagination), without secrets. */
+export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; mode?: TenantMode; limit: number; cursor?: string }) {
   const page = newestFirst(webhookEndpoints, input.cursor);
   const rows: WebhookEndpointSummary[] = await db
     .select(summaryColumns)
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.tenantId, input.tenantId), isNull(webhookEndpoints.deletedAt), page.where))
+    .where(
+      and(
+        eq(webhookEndpoints.tenantId, input.tenantId),
+        input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
+        isNull(webhookEndpoints.deletedAt),
+        page.where,
+      ),
+    )
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
   return pageOf(rows, input.limit);
@@ -94,12 +104,20 @@ export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenan
  * Conditional on it being live, so deleting twice (or another tenant's
  * endpoint) is not found.
  */
-export async function deleteEndpoint({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; id: string; now: Date }): Promise<void> {
+export async function deleteEndpoint({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; mode?: TenantMode; id: string; now: Date }): Promise<void> {
   if (!isUuid(input.id)) throw notFound("Webhook endpoint");
   const [row] = await db
     .update(webhookEndpoints)
     .set({ deletedAt: input.now })
-    .where(and(eq(webhookEndpoints.id, input.id), eq(webhookEndpoints.tenantId, input.tenantId), isNull(webhookEndpoints.deletedAt)))
+    .where(
+      and(
+        eq(webhookEndpoints.id, input.id),
+        eq(webhookEndpoints.tenantId, input.tenantId),
+        // An API key's mode: another mode's endpoint is not found, like another tenant's.
+        input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
+        isNull(webhookEndpoints.deletedAt),
+      ),
+    )
     .returning({ id: webhookEndpoints.id });
   if (!row) throw notFound("Webhook endpoint");
 }

@@ -3,6 +3,7 @@ import { insertIf } from "../../db/guarded-writes.ts";
 import { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import { getDelivery, type DeliveryRecord } from "./delivery-history.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -21,9 +22,9 @@ import type { VerbDeps } from "../verbs.ts";
  */
 export async function redeliver(
   { db, queue }: Pick<VerbDeps, "db" | "queue">,
-  input: { tenantId: string; deliveryId: string; now: Date },
+  input: { tenantId: string; mode?: TenantMode; deliveryId: string; now: Date },
 ): Promise<DeliveryRecord> {
-  const original = await getDelivery({ db }, { tenantId: input.tenantId, id: input.deliveryId });
+  const original = await getDelivery({ db }, { tenantId: input.tenantId, mode: input.mode, id: input.deliveryId });
   if (original.status === "PENDING") throw conflict("The delivery is still in progress; redeliver it once it has SUCCEEDED or FAILED");
   if (original.endpointDeletedAt) throw conflict("The delivery's webhook endpoint was deleted");
 

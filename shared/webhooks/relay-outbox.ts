@@ -4,6 +4,7 @@ import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { newId } from "../domain/ids.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import { describeEvent } from "../notifications/describe-event.ts";
 import { OWNER_EMAIL_NOT_VERIFIED } from "../notifications/send-notification-email.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -12,16 +13,19 @@ import type { DeliveryMessage } from "./messages.ts";
 /** Events relayed per call (under D1's 100 parameters per `IN` list); the cron relay loops until the outbox is drained. */
 export const RELAY_PAGE = 50;
 
-type Endpoint = { id: string; tenantId: string; events: string[] };
+type Endpoint = { id: string; tenantId: string; mode: TenantMode; events: string[] };
 
 /**
- * The endpoints an event goes to: the tenant's live endpoints subscribed to
- * its type (or "*"). A `webhook.delivery_failed` never goes to the endpoint
+ * The endpoints an event goes to: the tenant's live endpoints of the event's
+ * mode (DECISIONS.md "Modes": a sandbox endpoint never receives a live loan)
+ * subscribed to its type (or "*"). A `webhook.delivery_failed` never goes to the endpoint
  * it is about (SPEC.md "Events": it tells the merchant's other endpoints).
  */
 export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpoint[] {
   const about = envelope.type === "webhook.delivery_failed" ? (envelope.data as { delivery?: { endpointId?: string } }).delivery?.endpointId : undefined;
-  return endpoints.filter((e) => e.tenantId === envelope.tenantId && e.id !== about && (e.events.includes("*") || e.events.includes(envelope.type)));
+  return endpoints.filter(
+    (e) => e.tenantId === envelope.tenantId && e.mode === envelope.mode && e.id !== about && (e.events.includes("*") || e.events.includes(envelope.type)),
+  );
 }
 
 /**
@@ -50,7 +54,7 @@ export async function relayOutbox(
 
   const [endpoints, owners] = await Promise.all([
     db
-      .select({ id: webhookEndpoints.id, tenantId: webhookEndpoints.tenantId, events: webhookEndpoints.events })
+      .select({ id: webhookEndpoints.id, tenantId: webhookEndpoints.tenantId, mode: webhookEndpoints.mode, events: webhookEndpoints.events })
       .from(webhookEndpoints)
       .where(and(inArray(webhookEndpoints.tenantId, tenantIds), isNull(webhookEndpoints.deletedAt))),
     db
@@ -63,7 +67,8 @@ export async function relayOutbox(
   for (const o of owners) if (!ownerOf.has(o.tenantId)) ownerOf.set(o.tenantId, { email: o.email, verified: o.verified !== null });
 
   const deliveryRows = pending.flatMap((e) =>
-    targetsOf(e.envelope, endpoints).map((endpoint) => ({
+    // The mode from the column: envelopes stored before modes lack it.
+    targetsOf({ ...e.envelope, mode: e.mode }, endpoints).map((endpoint) => ({
       id: newId(),
       tenantId: e.tenantId,
       eventId: e.id,
@@ -85,6 +90,7 @@ export async function relayOutbox(
       tenantId: e.tenantId,
       eventId: e.id,
       eventType: e.type,
+      mode: e.mode,
       title,
       body,
       readAt: null,

@@ -11,7 +11,7 @@ export const SIGNUP_EXAMPLE = { email: "owner@merchant.example", password: "corr
 
 export const LOGIN_EXAMPLE = { email: "owner@merchant.example", password: "correct-horse-battery-staple" };
 
-export const API_KEY_EXAMPLE = { name: "Checkout backend" };
+export const API_KEY_EXAMPLE = { name: "Checkout backend", mode: "sandbox" };
 
 export const LOAN_EXAMPLE = {
   loanProductId: "3f6c2a9e-8d41-4b7a-9c15-2e7d4f0b8a63",

@@ -18,9 +18,9 @@ import { ROUTES, type ApiRouteModule } from "./routes.ts";
  * here without writing a test. For every route: no credential, a bad key or
  * session → 401; a MEMBER on an Owner/Admin route → 403; a key on a
  * dashboard-only route → 401 (or 403 where keys are authenticated but not
- * allowed); another tenant's real id in each path parameter → 404; a tenant of
- * the other mode on a mode-restricted route → 403. The last test fails when a
- * route escaped one of these checks.
+ * allowed); another tenant's real id in each path parameter → 404; an API key
+ * of the other mode on a mode-restricted route → 403. The last test fails when
+ * a route escaped one of these checks.
  */
 
 const ERROR_NAMES: Record<number, string> = {
@@ -39,6 +39,21 @@ const ERROR_NAMES: Record<number, string> = {
  * resource is neither returned nor changed.
  */
 const CREATES_ON_FIRST_USE = new Set(["PATCH /v1/borrowers/{id}/kyc"]);
+
+/**
+ * Path parameters naming something that records a mode (DECISIONS.md
+ * "Modes"): an API key of the other mode finds it no more than another
+ * tenant's (404).
+ */
+const MODE_SCOPED_PARAMS = new Set([
+  "loans/{id}",
+  "settlements/{loanId}",
+  "events/{id}",
+  "notifications/{id}",
+  "webhooks/{id}",
+  "deliveries/{id}",
+  "credit-lines/{id}",
+]);
 
 const routeKey = (r: ApiRouteModule) => `${r.route.method.toUpperCase()} ${r.route.path}`;
 const specOf = (r: ApiRouteModule): RouteSpec => r.route.spec;
@@ -245,6 +260,22 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
+  test("another mode's real id: a live key of the same tenant gets 404 for every sandbox loan, settlement, event, notification, webhook endpoint, delivery and credit line", async () => {
+    const own = await seededTenant(t, "Other mode");
+    await t.db.update(tenants).set({ certifiedAt: new Date() }).where(eq(tenants.id, own.tenantId));
+    const created = await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(own.token) });
+    expect(created.status).toBe(201);
+    const failures: string[] = [];
+    for (const r of ROUTES) {
+      const moded = paramNames(r.route.path).filter((name) => MODE_SCOPED_PARAMS.has(paramKey(r.route.path, name)));
+      if (moded.length === 0 || !acceptsKey(specOf(r))) continue;
+      // The seeded ids are all of the sandbox (the seeded loan is on POLYGON_AMOY).
+      failures.push(...expectError(await call(r, own, apiKey(created.body.key)), 404, `${routeKey(r)} with a live key and sandbox ${moded.join(", ")}`));
+      mark(r, "other mode's id");
+    }
+    expect(failures).toEqual([]);
+  });
+
   test("control: with its own ids, the same calls are not 404 (so the 404s above are the tenant boundary)", async () => {
     const own = await seededTenant(t, "Control");
     const failures: string[] = [];
@@ -280,22 +311,26 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
-  test("mode-restricted routes: the sandbox helpers are marked sandbox-only, and a tenant of the other mode gets 403", async () => {
+  test("mode-restricted routes: the sandbox helpers are marked sandbox-only, and a key of the other mode gets 403", async () => {
     const unmarked = ROUTES.filter((r) => r.route.path.startsWith("/v1/sandbox/") && specOf(r).mode !== "sandbox").map(routeKey);
     expect(unmarked, 'routes under /v1/sandbox/ must declare mode: "sandbox"').toEqual([]);
-    // No live keys yet (issue 12): a tenant turned live in the database stands for one.
-    const live = await seededTenant(t, "Live");
-    await t.db.update(tenants).set({ mode: "live", certifiedAt: new Date() }).where(eq(tenants.id, live.tenantId));
-    const sandbox = await seededTenant(t, "Sandbox");
+    // One tenant with a key of each mode (DECISIONS.md "Modes"): certified in the database (the
+    // certification flow is tested on its own), then a live key through the API. The request acts
+    // in its key's mode, so the same tenant's sandbox key is admitted where its live key is refused.
+    const sandbox = await seededTenant(t, "Modes");
+    await t.db.update(tenants).set({ certifiedAt: new Date() }).where(eq(tenants.id, sandbox.tenantId));
+    const created = await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(sandbox.token) });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toStartWith("svc_live_");
+    const live: SeededTenant = { ...sandbox, key: created.body.key };
     const failures: string[] = [];
     for (const r of ROUTES) {
       const mode = specOf(r).mode;
       if (!mode) continue;
+      expect(acceptsKey(specOf(r)), `${routeKey(r)}: a mode-restricted route takes API keys, whose mode it checks`).toBe(true);
       const [wrong, right] = mode === "sandbox" ? [live, sandbox] : [sandbox, live];
-      failures.push(
-        ...expectError(await call(r, wrong, ownerCredential(r, wrong)), 403, `${routeKey(r)} by a ${mode === "sandbox" ? "live" : "sandbox"} tenant`),
-      );
-      failures.push(...expectAdmitted(await call(r, right, ownerCredential(r, right)), `${routeKey(r)} by a ${mode} tenant`));
+      failures.push(...expectError(await call(r, wrong, apiKey(wrong.key)), 403, `${routeKey(r)} with a ${mode === "sandbox" ? "live" : "sandbox"} key`));
+      failures.push(...expectAdmitted(await call(r, right, apiKey(right.key)), `${routeKey(r)} with a ${mode} key`));
       mark(r, "mode");
     }
     expect(failures).toEqual([]);
@@ -309,6 +344,7 @@ describe("every route, by its auth spec", () => {
       if (spec.auth !== "NONE") expected.push("bad key", "bad session", "member", "api key", "operator key");
       if (paramNames(r.route.path).length > 0) expected.push("other tenant's id");
       if (spec.mode) expected.push("mode");
+      if (acceptsKey(spec) && paramNames(r.route.path).some((name) => MODE_SCOPED_PARAMS.has(paramKey(r.route.path, name)))) expected.push("other mode's id");
       const got = exercised.get(routeKey(r)) ?? new Set();
       for (const check of expected) if (!got.has(check)) missing.push(`${routeKey(r)}: ${check}`);
     }

@@ -234,7 +234,7 @@ describe("webhooks on workerd", () => {
 
     for (const hit of hits) {
       const { envelope, headers } = hit;
-      expect(Object.keys(envelope).sort()).toEqual(["channel", "createdAt", "data", "id", "program", "tenantId", "type"]);
+      expect(Object.keys(envelope).sort()).toEqual(["channel", "createdAt", "data", "id", "mode", "program", "tenantId", "type"]);
       expect(envelope).toMatchObject({ tenantId: m.tenantId, program: null, channel: null });
       expect(envelope.data.loan.id).toBe(loan.id);
       // The body is the outbox's envelope, byte for byte what the signature covers.

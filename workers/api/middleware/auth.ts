@@ -4,7 +4,6 @@ import { OPERATOR_KEY_HEADER, operatorKeyMatches } from "../../../shared/auth/op
 import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
 import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
 import type { TenantMode } from "../../../shared/domain/rails.ts";
-import { notASandboxTenant } from "../../../shared/sandbox/sandbox-tenant.ts";
 import type { AppEnv } from "../context.ts";
 
 /** Which credentials a route accepts (SPEC.md "Authentication"). */
@@ -107,15 +106,22 @@ export function requireRole(roles: readonly Role[], options: { allowApiKey?: boo
 }
 
 /**
- * Restricts a route to tenants of one mode (DECISIONS.md "Modes"): a live
- * tenant on a sandbox helper gets the same 403 its verb would give, before the
- * body is even read. Today the mode is the tenant's; keys of their own mode
- * would be checked here.
+ * Restricts a route to one mode (DECISIONS.md "Modes"), before the body is
+ * even read: a request acts in its API key's mode, so a live key
+ * (`svc_live_…`) on a sandbox helper gets 403, whatever the tenant. A
+ * dashboard session sees both modes and acts here in the route's. The verbs
+ * still check the tenant (a certified tenant's sandbox clock does not move).
  */
 export function requireMode(mode: TenantMode): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { tenant } = c.get("principal");
-    if (tenant.mode !== mode) throw mode === "sandbox" ? notASandboxTenant() : forbidden(`This route is for ${mode} tenants only`);
+    const principal = c.get("principal");
+    if (principal.kind === "apiKey" && principal.mode !== mode) {
+      throw forbidden(
+        mode === "sandbox"
+          ? "Sandbox helpers are for sandbox API keys (svc_test_…) only; this is a live key"
+          : `This route is for ${mode} API keys only; this is a ${principal.mode} key`,
+      );
+    }
     return next();
   };
 }

@@ -20,6 +20,7 @@ describe("API keys", () => {
       name: "backend",
       key: expect.stringMatching(/^svc_test_/),
       prefix: res.body.key.slice(0, 13),
+      mode: "sandbox",
       createdAt: expect.any(String),
     });
     const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, res.body.id));
@@ -28,7 +29,9 @@ describe("API keys", () => {
 
     const list = await t.request("GET", "/v1/api-keys", { headers: bearer(owner.token) });
     expect(list.status).toBe(200);
-    expect(list.body.data).toEqual([{ id: res.body.id, name: "backend", prefix: res.body.prefix, createdAt: res.body.createdAt, revokedAt: null }]);
+    expect(list.body.data).toEqual([
+      { id: res.body.id, name: "backend", prefix: res.body.prefix, mode: "sandbox", createdAt: res.body.createdAt, revokedAt: null },
+    ]);
     expect(list.body.nextCursor).toBeNull();
     expect(JSON.stringify(list.body)).not.toContain(res.body.key);
   });
@@ -39,7 +42,7 @@ describe("API keys", () => {
     const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
     expect(me.status).toBe(200);
     expect(me.body.tenant.id).toBe(owner.tenantId);
-    expect(me.body.principal).toEqual({ kind: "apiKey", apiKeyId: id });
+    expect(me.body.principal).toEqual({ kind: "apiKey", apiKeyId: id, mode: "sandbox" });
   });
 
   test("revocation takes effect on the very next request", async () => {

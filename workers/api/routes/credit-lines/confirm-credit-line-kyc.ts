@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { confirmCreditLineKyc } from "../../../../shared/embed/credit-lines.ts";
 import { IdParamSchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -31,7 +32,7 @@ const ResponseSchema = z
   .openapi("CreditLineKycConfirmation");
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [409] },
+  { auth: "KEY", errors: [403, 409] },
   {
     method: "post",
     path: "/v1/credit-lines/{id}/kyc-confirmation",
@@ -39,7 +40,7 @@ export const route = defineRoute(
     tags: ["Embed and widget"],
     summary: "Confirm KYC for a widget borrower",
     description:
-      "How the merchant's backend confirms KYC for a widget borrower's credit line (the id the widget posts in `svc:kyc-required`): with `verified: true` the line stops requiring KYC (bootstrap answers `requiresKyc: false` and the widget resumes), and the borrower (`borrowerRef`, or the line's `wallet:<address>`) is recorded VERIFIED with its audit row. `verified: false` requires KYC again. Another tenant's line: 404. Changing `borrowerRef` after the line has drawn: 409.",
+      "How the merchant's backend confirms KYC for a widget borrower's credit line (the id the widget posts in `svc:kyc-required`): with `verified: true` the line stops requiring KYC (bootstrap answers `requiresKyc: false` and the widget resumes), and the borrower (`borrowerRef`, or the line's `wallet:<address>`) is recorded VERIFIED with its audit row. `verified: false` requires KYC again. Another tenant's line: 404. Changing `borrowerRef` after the line has drawn: 409. Modes (DECISIONS.md \"Modes\"): a key confirms only lines of widget programs of its own mode (another mode's line: 404), and once the tenant is certified a sandbox key gets 403 (the borrower's KYC is shared by both modes)",
     request: { params: IdParamSchema, body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 200: { description: "The credit line's KYC", content: { "application/json": { schema: ResponseSchema } } } },
   },
@@ -48,12 +49,15 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
+    // It sets the borrower's KYC too, which both modes share: after go-live, not with a sandbox key.
+    requireLiveWriterOnceCertified(principal, "A borrower's KYC status");
     const { db, clock } = c.get("deps");
     const body = c.req.valid("json");
     const line = await confirmCreditLineKyc(
       { db },
       {
         tenantId: principal.tenant.id,
+        mode: modeScope(principal) ?? undefined,
         id: c.req.valid("param").id,
         verified: body.verified,
         merchantUserId: body.merchantUserId ?? null,

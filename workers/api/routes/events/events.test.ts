@@ -30,7 +30,7 @@ describe("events: happy path", () => {
     expect(res.body.nextCursor).toBeNull();
     expect(res.body.data.map((e: { type: string }) => e.type)).toEqual(["loan.funded", "loan.decision", "loan.application_submitted"]);
     for (const e of res.body.data) {
-      expect(Object.keys(e).sort()).toEqual(["channel", "createdAt", "data", "id", "program", "tenantId", "type"]);
+      expect(Object.keys(e).sort()).toEqual(["channel", "createdAt", "data", "id", "mode", "program", "tenantId", "type"]);
       expect(e).toMatchObject({ tenantId: m.tenantId, program: null, channel: null });
       expect(e.data.loan.id).toBe(loan.id);
     }

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../../../db/schema/loan-vocabularies.ts";
-import { EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
+import { EVENT_TYPES, TENANT_MODES } from "../../../../shared/domain/vocabularies.ts";
 import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
-import { TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { ModeQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
 export const EventEnvelopeSchema = z
   .object({
@@ -10,6 +10,9 @@ export const EventEnvelopeSchema = z
     type: z.enum(EVENT_TYPES),
     createdAt: TimestampSchema.openapi({ description: "On the tenant's clock (the sandbox clock in sandbox)." }),
     tenantId: z.uuid(),
+    mode: z
+      .enum(TENANT_MODES)
+      .openapi({ description: 'The mode of what caused the event: its loan\'s (DECISIONS.md "Modes"); tenant-level events take the mode of their cause.' }),
     data: z
       .record(z.string(), z.unknown())
       .openapi({ description: "For loan events `data.loan` is the loan as the API showed it at the event; liquidity events carry `data.pool`." }),
@@ -22,6 +25,7 @@ export const EventEnvelopeSchema = z
   .openapi("EventEnvelope");
 
 export const ListEventsQuerySchema = z.object({
+  mode: ModeQuerySchema,
   type: z
     .enum(EVENT_TYPES)
     .optional()

@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { operatorAudit } from "../../../../db/schema/go-live.ts";
+import { tenants } from "../../../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../../../shared/auth/operator-key.ts";
 import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
@@ -129,9 +130,13 @@ describe("GET /v1/go-live and certify", () => {
     expect(statuses(res.body)).toEqual(GO_LIVE_STEP_KEYS.map(() => "DONE"));
     expect(res.body.nextStep).toBeNull();
 
+    // A sandbox clock moved ahead does not carry into live: certification ends the offset.
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 86_400 }, headers: apiKey(m.key) })).status).toBe(200);
     const certified = await certify(m.token);
     expect(certified.status).toBe(200);
     expect(certified.body).toEqual({ mode: "live", certifiedAt: expect.any(String) });
+    const [row] = await t.db.select({ offset: tenants.clockOffsetMs }).from(tenants).where(eq(tenants.id, m.tenantId));
+    expect(row!.offset).toBe(0);
     expect((await goLive(apiKey(m.key))).body).toMatchObject({ mode: "live", certifiedAt: certified.body.certifiedAt });
   });
 

@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
@@ -44,9 +45,10 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, writer, clock } = c.get("deps");
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const body = c.req.valid("json");
-    const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    const existing = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     const input = { verified: body.verified, merchantUserId: body.merchantUserId ?? null, reference: body.reference ?? null };
     const loan = await writer.run({ kind: "kycConfirmation", tenantId: tenant.id, loanId: existing.id, ...input });
     const now = tenantClock(clock, tenant).now();

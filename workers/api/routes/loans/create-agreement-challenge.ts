@@ -1,5 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { issueLoanChallenge } from "../../../../shared/agreements/loan-agreements.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { LoanIdParamSchema } from "../../../../shared/schemas/loan.ts";
@@ -33,8 +34,9 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, challenges, clock } = c.get("deps");
-    const { tenant } = c.get("principal");
-    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    const principal = c.get("principal");
+    const { tenant } = principal;
+    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     const challenge = await issueLoanChallenge({ db, challenges }, { loan, tenantName: tenant.name, now: tenantClock(clock, tenant).now() });
     return c.json({ id: challenge.id, message: challenge.message, expiresAt: new Date(challenge.expiresAt).toISOString() }, 201);
   });

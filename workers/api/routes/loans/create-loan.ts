@@ -20,7 +20,7 @@ export const route = defineRoute(
     description: [
       "Creates the loan (status CREATED, `loan.application_submitted`), underwrites it synchronously with the tenant's current policy (`loan.decision`), and, when APPROVED, funds it from the liquidity pool on the simulated chain of a sandbox tenant (`loan.funded`, status ACTIVE, `dueAt` = funding time + tenure). The response is the loan after all of that.",
       "Idempotency: one loan per (tenant, `idempotencyKey`), whatever the concurrency (a unique index decides). A repeated key answers **200** with the original loan (and its current state), even if the rest of the body differs; a new loan answers **201**. After a 5xx, retrying with the same key is safe: the loan continues where it stopped.",
-      "Validation: `chain` must be the product rail's chain for the tenant's mode (a live chain without go-live certification: 403); the address must be valid for the chain (stored canonical); `principalAmount` within the product's minimum and maximum (cap 1000.00); `tenureDays` among the product's. An unknown or another tenant's `loanProductId`: 404.",
+      "Validation: `chain` must be the product rail's chain in the key's mode (DECISIONS.md \"Modes\"): a sandbox key (`svc_test_…`) lends only on sandbox chains and a live key (`svc_live_…`) only on live chains, 403 otherwise (a live chain without go-live certification: 403 too); the loan records `mode` from its chain; the address must be valid for the chain (stored canonical); `principalAmount` within the product's minimum and maximum (cap 1000.00); `tenureDays` among the product's. An unknown or another tenant's `loanProductId`: 404.",
       "Funding without enough pool headroom leaves the loan CREATED with `fundingState` AWAITING_LIQUIDITY and fires `loan.funding_failed` and `liquidity.unavailable`; it is funded when liquidity returns. With the tenant setting `requiresKycBeforeFunding`, an approved loan waits (`fundingState` WAITING_KYC) for `kyc-confirmation` and `agreement`.",
     ].join("\n\n"),
     request: { body: { required: true, content: { "application/json": { schema: CreateLoanSchema, example: LOAN_EXAMPLE } } } },
@@ -34,9 +34,11 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, writer } = c.get("deps");
-    const tenant = await loadTenant(db, c.get("principal").tenant.id);
+    const principal = c.get("principal");
+    const keyMode = principal.kind === "apiKey" ? principal.mode : undefined;
+    const tenant = await loadTenant(db, principal.tenant.id);
     const tenantNow = () => tenantClock(clock, tenant).now();
-    const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), tenant, now: tenantNow() });
+    const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
     let current = loan;
     try {
       current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });

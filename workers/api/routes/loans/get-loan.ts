@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { loanDetailView } from "../../../../shared/agreements/agreement-view.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanIdParamSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -15,7 +16,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Get a loan",
     description:
-      "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id: 404.",
+      "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id, or a loan of the other mode than the key's (DECISIONS.md \"Modes\"): 404.",
     request: { params: LoanIdParamSchema },
     responses: { 200: { description: "The loan", content: { "application/json": { schema: LoanSchema } } } },
   },
@@ -24,7 +25,8 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const { tenant } = c.get("principal");
-    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    const principal = c.get("principal");
+    const { tenant } = principal;
+    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     return c.json(await loanDetailView(db, loan, tenantClock(clock, tenant).now()), 200);
   });

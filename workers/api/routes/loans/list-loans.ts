@@ -1,7 +1,8 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { LOAN_LIST_STATUSES, listLoans } from "../../../../shared/loans/list-loans.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
-import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
+import { ModeQuerySchema, pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
 import { LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { ChainSchema } from "../../../../shared/schemas/merchant-config.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -9,6 +10,7 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
 const QuerySchema = PageQuerySchema.extend({
+  mode: ModeQuerySchema,
   status: z
     .enum(LOAN_LIST_STATUSES)
     .optional()
@@ -39,7 +41,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "List loans",
     description:
-      "The tenant's loans, newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",
+      "The tenant's loans of the key's mode (a sandbox key sees sandbox loans only, a live key live ones; `mode` naming the other: 403), newest first, filtered by `status` (CREATED, ACTIVE, REPAID, DEFAULTED, or the derived DECLINED; CREATED leaves declined loans out), `borrowerRef`, `chain`, `createdFrom`/`createdTo` (inclusive), with `limit` and `cursor`.",
     request: { query: QuerySchema },
     responses: { 200: { description: "A page of loans", content: { "application/json": { schema: pageOf(LoanSchema) } } } },
   },
@@ -48,15 +50,21 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const { tenant } = c.get("principal");
-    const { limit, cursor, createdFrom, createdTo, ...rest } = c.req.valid("query");
+    const principal = c.get("principal");
+    const { tenant } = principal;
+    const { limit, cursor, createdFrom, createdTo, mode, ...rest } = c.req.valid("query");
     const page = await listLoans(
       { db },
       {
         tenantId: tenant.id,
         limit,
         cursor,
-        filters: { ...rest, createdFrom: createdFrom ? new Date(createdFrom) : undefined, createdTo: createdTo ? new Date(createdTo) : undefined },
+        filters: {
+          ...rest,
+          mode: modeScope(principal, mode) ?? undefined,
+          createdFrom: createdFrom ? new Date(createdFrom) : undefined,
+          createdTo: createdTo ? new Date(createdTo) : undefined,
+        },
       },
     );
     const now = tenantClock(clock, tenant).now();

@@ -3,6 +3,7 @@ import { loanDetailView } from "../../../../shared/agreements/agreement-view.ts"
 import { verifyLoanAgreement } from "../../../../shared/agreements/loan-agreements.ts";
 import { apiAgreementDomains } from "../../../../shared/agreements/ton-connect-domains.ts";
 import { DomainError } from "../../../../shared/domain/errors.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanAgreementSchema, LoanIdParamSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -63,9 +64,10 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, writer, challenges, clock, chain, widgetHost } = c.get("deps");
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const body = c.req.valid("json");
-    const existing = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    const existing = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     const ton = { publicKey: body.publicKey, timestamp: body.timestamp, domain: body.domain };
     const challenge = await verifyLoanAgreement(
       { challenges, chain },

@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanIdParamSchema } from "../../../../shared/schemas/loan.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
@@ -40,7 +41,8 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const { tenant } = c.get("principal");
-    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id);
+    const principal = c.get("principal");
+    const { tenant } = principal;
+    const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     return c.json(repaymentFor(loan, tenantClock(clock, tenant).now()) as never, 200);
   });

@@ -11,9 +11,12 @@ import { defineRoute } from "../../route.ts";
 const MeSchema = z
   .object({
     tenant: z.object({ id: z.uuid(), name: z.string(), mode: z.enum(TENANT_MODES), certifiedAt: TimestampSchema.nullable() }),
-    mode: z.enum(TENANT_MODES),
+    mode: z.enum(TENANT_MODES).openapi({
+      description:
+        "The mode this credential acts in (DECISIONS.md \"Modes\"): an API key's own (`svc_test_…` sandbox, `svc_live_…` live); for a dashboard session, which sees both, the tenant's (`tenant.mode`: sandbox until certified, then live).",
+    }),
     principal: z.discriminatedUnion("kind", [
-      z.object({ kind: z.literal("apiKey"), apiKeyId: z.uuid() }),
+      z.object({ kind: z.literal("apiKey"), apiKeyId: z.uuid(), mode: z.enum(TENANT_MODES) }),
       z.object({ kind: z.literal("user"), userId: z.uuid(), email: z.string(), role: RoleSchema }),
     ]),
     merchantConfigs: z.array(MerchantConfigSchema),
@@ -34,7 +37,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "The calling tenant",
     description:
-      "The tenant behind the credential, its mode (`sandbox` or `live`), who is calling, its merchant configurations with their `loanProductId`, its widget programs with their `embedKey`, and `emailVerified`.",
+      "The tenant behind the credential with its status (`tenant.mode`: `sandbox` until certified, then `live`), the mode this credential acts in (`mode`: an API key's own), who is calling, its merchant configurations with their `loanProductId`, its widget programs with their `embedKey`, and `emailVerified`.",
     responses: { 200: { description: "The tenant", content: { "application/json": { schema: MeSchema } } } },
   },
 );
@@ -44,16 +47,17 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const { db } = c.get("deps");
+    const mode = principal.kind === "apiKey" ? principal.mode : tenant.mode;
     const [described, emailVerified] = await Promise.all([describeTenant(db, tenant.id), principalEmailVerified(db, principal)]);
     return c.json(
       {
         tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
-        mode: tenant.mode,
+        mode,
         principal:
           principal.kind === "apiKey"
-            ? { kind: "apiKey" as const, apiKeyId: principal.apiKeyId }
+            ? { kind: "apiKey" as const, apiKeyId: principal.apiKeyId, mode: principal.mode }
             : { kind: "user" as const, userId: principal.userId, email: principal.email, role: principal.role },
-        merchantConfigs: described.merchantConfigs.map((mc) => merchantConfigView(mc, tenant.mode)),
+        merchantConfigs: described.merchantConfigs.map((mc) => merchantConfigView(mc, mode)),
         widgetPrograms: described.widgetPrograms.map((p) => widgetProgramView(p.program, p)),
         emailVerified,
       },

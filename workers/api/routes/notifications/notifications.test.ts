@@ -47,6 +47,7 @@ describe("notifications: happy path", () => {
         id: row.id,
         eventId: row.eventId,
         type: row.eventType,
+        mode: "sandbox",
         title: row.title,
         body: row.body,
         createdAt: row.createdAt.toISOString(),

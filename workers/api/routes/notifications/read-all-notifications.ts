@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { markAllNotificationsRead } from "../../../../shared/notifications/notification-verbs.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
@@ -15,7 +16,8 @@ export const route = defineRoute(
     operationId: "notifications.readAll",
     tags: ["Notifications"],
     summary: "Mark every notification read",
-    description: "Sets `readAt` on every unread notification of the tenant; those already read keep theirs.",
+    description:
+      "Sets `readAt` on every unread notification of the tenant (an API key: of its own mode; a dashboard session: both); those already read keep theirs.",
     responses: { 200: { description: "How many changed", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );
@@ -23,5 +25,8 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    return c.json(await markAllNotificationsRead({ db }, { tenantId: c.get("principal").tenant.id, now: clock.now() }), 200);
+    return c.json(
+      await markAllNotificationsRead({ db }, { tenantId: c.get("principal").tenant.id, mode: modeScope(c.get("principal")) ?? undefined, now: clock.now() }),
+      200,
+    );
   });

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { markNotificationRead } from "../../../../shared/notifications/notification-verbs.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
@@ -13,7 +14,8 @@ export const route = defineRoute(
     operationId: "notifications.read",
     tags: ["Notifications"],
     summary: "Mark a notification read",
-    description: "Sets `readAt`. Marking a read notification again changes nothing and answers the same (the first `readAt` stays). Another tenant's id: 404.",
+    description:
+      "Sets `readAt`. Marking a read notification again changes nothing and answers the same (the first `readAt` stays). Another tenant's id, or one of the other mode than the API key's: 404.",
     request: { params: IdParamSchema },
     responses: { 200: { description: "The notification", content: { "application/json": { schema: NotificationSchema } } } },
   },
@@ -22,6 +24,14 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const notification = await markNotificationRead({ db }, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
+    const notification = await markNotificationRead(
+      { db },
+      {
+        tenantId: c.get("principal").tenant.id,
+        mode: modeScope(c.get("principal")) ?? undefined,
+        id: c.req.valid("param").id,
+        now: clock.now(),
+      },
+    );
     return c.json(notificationView(notification), 200);
   });

@@ -1,14 +1,15 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_STATUSES, EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
+import { EMAIL_STATUSES, EVENT_TYPES, TENANT_MODES } from "../../../../shared/domain/vocabularies.ts";
 import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
 import type { Notification } from "../../../../shared/notifications/notification-verbs.ts";
-import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { iso, isoOrNull, ModeQuerySchema, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
 export const NotificationSchema = z
   .object({
     id: z.uuid(),
     eventId: z.uuid().openapi({ description: "The event this notification tells of (`GET /v1/events/{id}`)." }),
     type: z.enum(EVENT_TYPES),
+    mode: z.enum(TENANT_MODES).openapi({ description: 'Its event\'s mode (DECISIONS.md "Modes").' }),
     title: z.string(),
     body: z.string(),
     createdAt: TimestampSchema,
@@ -32,6 +33,7 @@ export const notificationView = (n: Notification) => ({
   id: n.id,
   eventId: n.eventId,
   type: n.eventType,
+  mode: n.mode,
   title: n.title,
   body: n.body,
   createdAt: iso(n.createdAt),
@@ -40,6 +42,7 @@ export const notificationView = (n: Notification) => ({
 });
 
 export const ListNotificationsQuerySchema = z.object({
+  mode: ModeQuerySchema,
   unread: z
     .enum(["true", "false"])
     .optional()

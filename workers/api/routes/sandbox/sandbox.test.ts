@@ -306,16 +306,38 @@ describe("sandbox: security", () => {
     expect((await t.request(method, path, { body, headers: bearer(m.token) })).status).toBe(401);
   });
 
-  test.each(CALLS)("%s %s for a live tenant: 403, and nothing changes", async (method, path, body) => {
+  // The clock's offset is the tenant's (it would move live loans too): a certified tenant's clock stops.
+  test.each(CALLS.filter(([, path]) => path.startsWith("/v1/sandbox/clock")))(
+    "%s %s for a live tenant: 403, and nothing changes",
+    async (method, path, body) => {
+      const m = await sandboxTenant(t);
+      await t.db.update(tenants).set({ mode: "live" }).where(eq(tenants.id, m.tenantId));
+      const res = await t.request(method, path, { body, headers: apiKey(m.key) });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ statusCode: 403, message: "Sandbox helpers are for sandbox tenants only; this tenant is live", error: "Forbidden" });
+      const [tenant] = await t.db.select().from(tenants).where(eq(tenants.id, m.tenantId));
+      expect(tenant!.clockOffsetMs).toBe(0);
+      const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
+      expect(pool!.available).toBe(100_000_000_000n);
+    },
+  );
+
+  test("a certified tenant keeps its sandbox: its sandbox key sets the sandbox pool (never a live one); a live key gets 403", async () => {
     const m = await sandboxTenant(t);
-    await t.db.update(tenants).set({ mode: "live" }).where(eq(tenants.id, m.tenantId));
-    const res = await t.request(method, path, { body, headers: apiKey(m.key) });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ statusCode: 403, message: "Sandbox helpers are for sandbox tenants only; this tenant is live", error: "Forbidden" });
-    const [tenant] = await t.db.select().from(tenants).where(eq(tenants.id, m.tenantId));
-    expect(tenant!.clockOffsetMs).toBe(0);
-    const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
-    expect(pool!.available).toBe(100_000_000_000n);
+    await t.db.update(tenants).set({ mode: "live", certifiedAt: new Date() }).where(eq(tenants.id, m.tenantId));
+    const res = await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "10.00" }, headers: apiKey(m.key) });
+    expect(res.status).toBe(200);
+    const pools = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
+    expect(pools.every((p) => p.mode === "sandbox")).toBe(true);
+    expect(pools.find((p) => p.stablecoin === "USDC")!.available).toBe(10_000_000n);
+    const live = await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(m.token) });
+    const refused = await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "20.00" }, headers: apiKey(live.body.key) });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      statusCode: 403,
+      message: "Sandbox helpers are for sandbox API keys (svc_test_…) only; this is a live key",
+      error: "Forbidden",
+    });
   });
 
   test("no request in this file answered 500", () => {

@@ -1,7 +1,8 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "../../../../db/schema/loan-vocabularies.ts";
 import { formatAmount } from "../../../../shared/domain/money.ts";
-import { CHAINS, STABLECOINS } from "../../../../shared/domain/rails.ts";
+import { CHAINS, STABLECOINS, TENANT_MODES } from "../../../../shared/domain/rails.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { listSettlements, type SettlementRow } from "../../../../shared/settlements/list-settlements.ts";
 import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
@@ -25,6 +26,7 @@ const SettlementSchema = z
     status: z.enum(SETTLEMENT_STATUSES).openapi({ description: "CONFIRMED on chain, or FAILED (a failed transfer is kept too)." }),
     amount: z.string().openapi({ example: "100.00", description: "Decimal string in stablecoin units, 2 decimals." }),
     chain: z.enum(CHAINS),
+    mode: z.enum(TENANT_MODES).openapi({ description: 'The loan\'s mode (DECISIONS.md "Modes").' }),
     asset: z.enum(STABLECOINS),
     txHash: z.string().nullable(),
     blockNumber: z.number().int().nullable().openapi({ description: "The block of the transaction (null for funding recorded before block tracking)." }),
@@ -45,6 +47,7 @@ const settlementView = (s: SettlementRow) => ({
   status: s.status,
   amount: show(s.amount),
   chain: s.chain,
+  mode: s.mode,
   asset: s.asset,
   txHash: s.txHash,
   blockNumber: s.blockNumber,
@@ -63,7 +66,7 @@ export const route = defineRoute(
     summary: "Settlement history of a loan",
     description: [
       "Every money movement of the loan, oldest first: the funding transfer of the principal to the borrower's wallet (with the loan's `fundingTxHash`), and repayments as the settlement listener records them. Failed transfers are listed too, with status FAILED. Amounts are decimal strings with 2 decimals.",
-      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, or an unknown id: 404.",
+      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, a loan of the other mode than the key's (DECISIONS.md \"Modes\"), or an unknown id: 404.",
     ].join("\n\n"),
     request: { params: ParamSchema },
     responses: { 200: { description: "The loan's settlements", content: { "application/json": { schema: ResponseSchema } } } },
@@ -72,6 +75,7 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const history = await listSettlements(c.get("deps"), { tenantId: c.get("principal").tenant.id, loanId: c.req.valid("param").loanId });
+    const principal = c.get("principal");
+    const history = await listSettlements(c.get("deps"), { tenantId: principal.tenant.id, loanId: c.req.valid("param").loanId, mode: modeScope(principal) });
     return c.json({ loanId: history.loanId, data: history.rows.map(settlementView) }, 200);
   });

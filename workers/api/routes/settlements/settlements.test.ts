@@ -31,6 +31,7 @@ describe("settlements", () => {
         {
           id: expect.any(String),
           kind: "FUNDING",
+          mode: "sandbox",
           status: "CONFIRMED",
           amount: "123.45",
           chain: "POLYGON_AMOY",

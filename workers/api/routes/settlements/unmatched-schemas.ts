@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { formatAmount } from "../../../../shared/domain/money.ts";
+import { modeOfChain, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
 
@@ -7,6 +8,7 @@ export const UnmatchedSchema = z
   .object({
     id: z.uuid(),
     chain: z.string(),
+    mode: z.enum(TENANT_MODES).openapi({ description: 'Its chain\'s mode (DECISIONS.md "Modes").' }),
     txHash: z.string(),
     logIndex: z.number().int(),
     blockNumber: z.number().int(),
@@ -27,6 +29,7 @@ export const UnmatchedSchema = z
 export const unmatchedView = (r: UnmatchedRow) => ({
   id: r.id,
   chain: r.chain,
+  mode: modeOfChain(r.chain),
   txHash: r.txHash,
   logIndex: r.logIndex,
   blockNumber: r.blockNumber,

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { ADMIN_ROLES, modeScope } from "../../../../shared/auth/principal.ts";
 import { createEndpoint } from "../../../../shared/webhooks/endpoints.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
@@ -7,7 +7,7 @@ import { CreatedWebhookEndpointSchema, CreateWebhookBodySchema, endpointView } f
 import { WEBHOOK_EXAMPLE } from "../../openapi-examples.ts";
 
 export const route = defineRoute(
-  { auth: "KEY_OR_JWT", roles: ADMIN_ROLES, rolesAllowApiKey: true },
+  { auth: "KEY_OR_JWT", roles: ADMIN_ROLES, rolesAllowApiKey: true, errors: [403] },
   {
     method: "post",
     path: "/v1/webhooks",
@@ -16,6 +16,7 @@ export const route = defineRoute(
     summary: "Register a webhook endpoint",
     description: [
       'Registers `url` to receive every event whose type is in `events` (or every event, with exactly `["*"]`). The response carries the endpoint\'s signing `secret`, **in this response only**: the service keeps it encrypted and never shows it again.',
+      'Modes (DECISIONS.md "Modes"): an endpoint receives the events of one `mode` only: an API key\'s own (naming the other mode: 403), or for a dashboard session `mode` (sandbox by default).',
       "Each delivery is a POST of the event envelope with `x-svc-event`, `x-svc-signature` (lowercase hex HMAC-SHA256 of the raw body keyed with the secret), `x-svc-delivery`, and the Standard Webhooks headers `webhook-id` (the event id), `webhook-timestamp` and `webhook-signature`.",
       "URLs: https to a public host, at most 2048 characters, no credentials. Refused (400 naming `url`): IP literals in private, loopback, link-local, CGNAT, multicast or reserved ranges (IPv4 in any spelling, IPv6 including IPv4-mapped and NAT64 forms), and local names (`localhost`, `*.localhost`, `*.local`, `*.internal`, single-label hosts). Local runs (`npm run dev`) also accept `http://127.0.0.1:<port>` and `http://localhost:<port>`.",
     ].join("\n\n"),
@@ -27,10 +28,11 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, environment, secretsKey } = c.get("deps");
-    const { url, events } = c.req.valid("json");
+    const { url, events, mode } = c.req.valid("json");
+    const principal = c.get("principal");
     const { endpoint, secret } = await createEndpoint(
       { db },
-      { tenantId: c.get("principal").tenant.id, url, events, environment, secretsKey, now: clock.now() },
+      { tenantId: principal.tenant.id, mode: modeScope(principal, mode) ?? mode ?? "sandbox", url, events, environment, secretsKey, now: clock.now() },
     );
     return c.json({ ...endpointView(endpoint), secret }, 201);
   });

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { ADMIN_ROLES, modeScope } from "../../../../shared/auth/principal.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
 import { deleteEndpoint } from "../../../../shared/webhooks/endpoints.ts";
 import type { AppEnv } from "../../context.ts";
@@ -23,6 +23,7 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    await deleteEndpoint({ db }, { tenantId: c.get("principal").tenant.id, id: c.req.valid("param").id, now: clock.now() });
+    const principal = c.get("principal");
+    await deleteEndpoint({ db }, { tenantId: principal.tenant.id, mode: modeScope(principal) ?? undefined, id: c.req.valid("param").id, now: clock.now() });
     return c.body(null, 204);
   });

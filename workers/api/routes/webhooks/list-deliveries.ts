@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { modeScope } from "../../../../shared/auth/principal.ts";
 import { pageOf } from "../../../../shared/schemas/common.ts";
 import { listDeliveries } from "../../../../shared/webhooks/delivery-history.ts";
 import type { AppEnv } from "../../context.ts";
@@ -27,6 +28,8 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const page = await listDeliveries(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const principal = c.get("principal");
+    const { mode, ...query } = c.req.valid("query");
+    const page = await listDeliveries(c.get("deps"), { tenantId: principal.tenant.id, ...query, mode: modeScope(principal, mode) ?? undefined });
     return c.json({ data: page.data.map(deliveryView), nextCursor: page.nextCursor }, 200);
   });

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
+import { modeScope } from "../../../../shared/auth/principal.ts";
+import { ModeQuerySchema, pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
 import { listEndpoints } from "../../../../shared/webhooks/endpoints.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
@@ -15,7 +16,7 @@ export const route = defineRoute(
     summary: "List webhook endpoints",
     description:
       "The tenant's registered (not deleted) endpoints, newest first, each with its subscribed `events` and the first characters of its secret (`secretPrefix`). Never the secret.",
-    request: { query: PageQuerySchema },
+    request: { query: PageQuerySchema.extend({ mode: ModeQuerySchema }) },
     responses: {
       200: { description: "A page of endpoints", content: { "application/json": { schema: pageOf(WebhookEndpointSchema).openapi("WebhookEndpointPage") } } },
     },
@@ -24,6 +25,8 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const page = await listEndpoints(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const principal = c.get("principal");
+    const { mode, ...query } = c.req.valid("query");
+    const page = await listEndpoints(c.get("deps"), { tenantId: principal.tenant.id, ...query, mode: modeScope(principal, mode) ?? undefined });
     return c.json({ data: page.data.map(endpointView), nextCursor: page.nextCursor }, 200);
   });

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { ADMIN_ROLES, modeScope } from "../../../../shared/auth/principal.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
 import { redeliver } from "../../../../shared/webhooks/redeliver.ts";
 import type { AppEnv } from "../../context.ts";
@@ -24,6 +24,10 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock, queue } = c.get("deps");
-    const delivery = await redeliver({ db, queue }, { tenantId: c.get("principal").tenant.id, deliveryId: c.req.valid("param").id, now: clock.now() });
+    const principal = c.get("principal");
+    const delivery = await redeliver(
+      { db, queue },
+      { tenantId: principal.tenant.id, mode: modeScope(principal) ?? undefined, deliveryId: c.req.valid("param").id, now: clock.now() },
+    );
     return c.json(deliveryView(delivery), 201);
   });

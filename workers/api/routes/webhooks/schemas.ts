@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, EVENT_TYPES } from "../../../../shared/domain/vocabularies.ts";
-import { iso, isoOrNull, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
+import { iso, isoOrNull, ModeQuerySchema, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../../../shared/domain/webhook-urls.ts";
 import type { DeliveryRecord } from "../../../../shared/webhooks/delivery-history.ts";
 import type { WebhookEndpointSummary } from "../../../../shared/webhooks/endpoints.ts";
@@ -32,6 +33,10 @@ export const CreateWebhookBodySchema = z
       })
       .openapi({ example: "https://hooks.merchant.example/svc", description: `At most ${MAX_WEBHOOK_URL_LENGTH} characters.` }),
     events: WebhookEventsSchema,
+    mode: z.enum(TENANT_MODES).optional().openapi({
+      description:
+        "The mode whose events the endpoint receives (DECISIONS.md \"Modes\"). An API key's endpoint is of the key's mode (naming the other: 403); a dashboard session's is sandbox unless it names live.",
+    }),
   })
   .openapi("CreateWebhookRequest");
 
@@ -40,6 +45,7 @@ export const WebhookEndpointSchema = z
     id: z.uuid(),
     url: z.string().openapi({ description: "The URL as normalized by the URL standard (the one deliveries call)." }),
     events: z.array(z.string()),
+    mode: z.enum(TENANT_MODES).openapi({ description: "It receives this mode's events only." }),
     secretPrefix: z.string().openapi({ description: "The secret's first 12 characters, to tell endpoints apart.", example: "whsec_3kT9aB" }),
     createdAt: TimestampSchema,
   })
@@ -56,6 +62,7 @@ export const endpointView = (e: WebhookEndpointSummary) => ({
   id: e.id,
   url: e.url,
   events: e.events,
+  mode: e.mode,
   secretPrefix: e.secretPrefix,
   createdAt: iso(e.createdAt),
 });
@@ -113,6 +120,7 @@ export const deliveryView = (d: DeliveryRecord) => ({
 });
 
 export const ListDeliveriesQuerySchema = PageQuerySchema.extend({
+  mode: ModeQuerySchema,
   endpointId: z
     .uuid()
     .optional()

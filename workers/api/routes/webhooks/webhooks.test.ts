@@ -33,6 +33,7 @@ describe("webhooks: happy path", () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: HOOK,
       events: ["loan.funded", "loan.repaid"],
+      mode: "sandbox",
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       secretPrefix: res.body.secret.slice(0, 12),
       createdAt: t.clock.now().toISOString(),
@@ -60,8 +61,15 @@ describe("webhooks: happy path", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       data: [
-        { id: b.id, url: "https://other.merchant.example/hooks?x=1", events: ["loan.decision"], secretPrefix: b.secretPrefix, createdAt: b.createdAt },
-        { id: a.id, url: HOOK, events: ["*"], secretPrefix: a.secretPrefix, createdAt: a.createdAt },
+        {
+          id: b.id,
+          url: "https://other.merchant.example/hooks?x=1",
+          events: ["loan.decision"],
+          mode: "sandbox",
+          secretPrefix: b.secretPrefix,
+          createdAt: b.createdAt,
+        },
+        { id: a.id, url: HOOK, events: ["*"], mode: "sandbox", secretPrefix: a.secretPrefix, createdAt: a.createdAt },
       ],
       nextCursor: null,
     });
