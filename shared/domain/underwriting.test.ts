@@ -130,6 +130,25 @@ describe("DEFAULT_POLICY", () => {
   });
 });
 
+describe("underwrite: the live safe default (LIVE_KYC_POLICY_REQUIRED)", () => {
+  // Every combination of live × policy KYC × the settings' KYC gate.
+  for (let mask = 0; mask < 8; mask++) {
+    const live = (mask & 1) !== 0;
+    const policyKyc = (mask & 2) !== 0;
+    const gate = (mask & 4) !== 0;
+    test(`live ${live}, requireKycVerified ${policyKyc}, requiresKycBeforeFunding ${gate}`, () => {
+      const policy = { ...DEFAULT_POLICY, requireKycVerified: policyKyc };
+      const d = underwrite(policy, { ...CLEAN, live, requiresKycBeforeFunding: gate }, NOW);
+      const fires = live && !policyKyc && !gate;
+      expect(d.outcome).toBe(fires ? "DECLINED" : "APPROVED");
+      expect(d.reasons.map((r) => r.code)).toEqual(fires ? ["LIVE_KYC_POLICY_REQUIRED"] : []);
+    });
+  }
+  test("a sandbox loan (no mode given) never fires it", () => {
+    expect(underwrite(DEFAULT_POLICY, CLEAN, NOW).outcome).toBe("APPROVED");
+  });
+});
+
 describe("UNDERWRITING_RULES", () => {
   test("lists the rules in evaluation order with their effects", () => {
     expect(UNDERWRITING_RULES.map((r) => [r.order, r.code, r.effect])).toEqual([
@@ -137,6 +156,7 @@ describe("UNDERWRITING_RULES", () => {
       [2, "WALLET_BLOCKED", "DECLINE"],
       [3, "MAX_OPEN_LOANS", "DECLINE"],
       [4, "MANUAL_REVIEW_AMOUNT", "REVIEW"],
+      [5, "LIVE_KYC_POLICY_REQUIRED", "DECLINE"],
     ]);
     for (const r of UNDERWRITING_RULES) expect(r.description.length).toBeGreaterThan(20);
   });

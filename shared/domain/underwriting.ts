@@ -29,6 +29,10 @@ export type UnderwritingInput = {
   borrowerKycStatus: KycStatus;
   /** The borrower's open loans (see `isOpen`), not counting the one being decided. */
   openLoansOfBorrower: number;
+  /** A loan on a live chain (DECISIONS.md "Go-live certification", safe defaults); absent: sandbox. */
+  live?: boolean;
+  /** The tenant's setting `requiresKycBeforeFunding` (a KYC gate on funding). */
+  requiresKycBeforeFunding?: boolean;
 };
 
 export type DecisionReason = { code: UnderwritingRuleCode; message: string };
@@ -40,7 +44,7 @@ export type Decision = {
   decidedAt: Date;
 };
 
-export type UnderwritingRuleCode = "KYC_NOT_VERIFIED" | "WALLET_BLOCKED" | "MAX_OPEN_LOANS" | "MANUAL_REVIEW_AMOUNT";
+export type UnderwritingRuleCode = "KYC_NOT_VERIFIED" | "WALLET_BLOCKED" | "MAX_OPEN_LOANS" | "MANUAL_REVIEW_AMOUNT" | "LIVE_KYC_POLICY_REQUIRED";
 
 export type UnderwritingRule = {
   code: UnderwritingRuleCode;
@@ -76,6 +80,13 @@ export const UNDERWRITING_RULES: readonly UnderwritingRule[] = [
     effect: "REVIEW",
     description: "When the policy sets a review threshold, a principal strictly above it waits for an ops reviewer, unless another rule declines.",
   },
+  {
+    code: "LIVE_KYC_POLICY_REQUIRED",
+    order: 5,
+    effect: "DECLINE",
+    description:
+      "A live loan is declined unless the policy requires VERIFIED KYC or the tenant's settings require KYC before funding: real money is never lent to an unverified borrower by default.",
+  },
 ];
 
 /** What a policy does until the tenant saves one: approve everything. */
@@ -102,6 +113,10 @@ const CHECKS: Record<UnderwritingRuleCode, (p: UnderwritingPolicy, i: Underwriti
   MANUAL_REVIEW_AMOUNT: (p, i) =>
     p.manualReviewAbove !== null && i.principal > p.manualReviewAbove
       ? `Principal ${showAmount(i.principal)} is above the manual review threshold of ${showAmount(p.manualReviewAbove)}`
+      : null,
+  LIVE_KYC_POLICY_REQUIRED: (p, i) =>
+    i.live && !p.requireKycVerified && !i.requiresKycBeforeFunding
+      ? "A live loan needs a KYC requirement: set requireKycVerified in the policy (PUT /v1/policies) or requiresKycBeforeFunding in the settings"
       : null,
 };
 

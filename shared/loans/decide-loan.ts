@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { underwrite } from "../domain/underwriting.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -27,10 +28,15 @@ async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
  * `loan.application_submitted`, which creation recorded).
  */
 export async function decideLoan({ db }: Pick<VerbDeps, "db">, { loan, now }: { loan: LoanRow; now: Date }): Promise<LoanRow> {
-  const [policy, borrower, open] = await Promise.all([
+  const [policy, borrower, open, settings] = await Promise.all([
     currentPolicy(db, loan.tenantId),
     db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(eq(borrowers.id, loan.borrowerId)).limit(1),
     openLoansOf(db, loan),
+    db
+      .select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding })
+      .from(tenantSettings)
+      .where(eq(tenantSettings.tenantId, loan.tenantId))
+      .limit(1),
   ]);
   const decision = underwrite(
     policy,
@@ -39,6 +45,8 @@ export async function decideLoan({ db }: Pick<VerbDeps, "db">, { loan, now }: { 
       walletAddress: loan.borrowerWalletAddress,
       borrowerKycStatus: borrower[0]?.kycStatus ?? "PENDING",
       openLoansOfBorrower: open,
+      live: loan.mode === "live",
+      requiresKycBeforeFunding: settings[0]?.requiresKycBeforeFunding ?? false,
     },
     now,
   );

@@ -187,6 +187,22 @@ describe("a request acts in its key's mode", () => {
   });
 });
 
+describe("the live safe default", () => {
+  test("a live loan under a policy and settings that require no KYC is DECLINED with LIVE_KYC_POLICY_REQUIRED; no funds move", async () => {
+    const m = await sandboxTenant(t);
+    await certify(m.tenantId);
+    const liveKey = (await newKey(m.token, { name: "live", mode: "live" })).body.key;
+    const res = await createLoan(t, liveKey, { chain: "POLYGON", idempotencyKey: "no-kyc-policy" });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ mode: "live", status: "CREATED", derivedStatus: "DECLINED", fundedAt: null, fundingTxHash: null });
+    expect(res.body.decision.outcome).toBe("DECLINED");
+    expect(res.body.decision.reasons.map((r: { code: string }) => r.code)).toEqual(["LIVE_KYC_POLICY_REQUIRED"]);
+    // The same tenant's sandbox loans are not held to it.
+    const sandbox = await createdLoan(t, m.key, { idempotencyKey: "sandbox-no-kyc" });
+    expect(sandbox).toMatchObject({ mode: "sandbox", status: "ACTIVE" });
+  });
+});
+
 describe("widget programs keep their embed key's mode", () => {
   test("a sandbox program (ek_test_…) of a certified tenant still lends on the sandbox chain", async () => {
     const m = await sandboxTenant(t);

@@ -46,7 +46,13 @@ describe("policies: happy path", () => {
       createdAt: expect.any(String),
       rules: UNDERWRITING_RULES.map((r) => ({ code: r.code, order: r.order, effect: r.effect, description: r.description })),
     });
-    expect(res.body.rules.map((r: { code: string }) => r.code)).toEqual(["KYC_NOT_VERIFIED", "WALLET_BLOCKED", "MAX_OPEN_LOANS", "MANUAL_REVIEW_AMOUNT"]);
+    expect(res.body.rules.map((r: { code: string }) => r.code)).toEqual([
+      "KYC_NOT_VERIFIED",
+      "WALLET_BLOCKED",
+      "MAX_OPEN_LOANS",
+      "MANUAL_REVIEW_AMOUNT",
+      "LIVE_KYC_POLICY_REQUIRED",
+    ]);
     // Dashboard sessions read it too.
     expect((await t.request("GET", "/v1/policies", { headers: bearer(m.token) })).body).toEqual(res.body);
   });
