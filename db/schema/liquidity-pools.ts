@@ -1,5 +1,6 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { STABLECOINS, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
+import { sql } from "drizzle-orm";
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CHAINS, STABLECOINS, TENANT_MODES } from "../../shared/domain/vocabularies.ts";
 import { timestamp, units } from "./columns.ts";
 import { tenants } from "./tenants.ts";
 
@@ -15,6 +16,12 @@ export const liquidityPools = sqliteTable(
     tenantId: text("tenant_id").references(() => tenants.id),
     mode: text("mode", { enum: TENANT_MODES }).notNull(),
     stablecoin: text("stablecoin", { enum: STABLECOINS }).notNull(),
+    /**
+     * Live pools only: the chain whose DISBURSEMENT wallet this pool mirrors
+     * (one per tenant and chain; `available` is refreshed from the wallet's
+     * on-chain balance before each reservation). Null for sandbox and shared pools.
+     */
+    chain: text("chain", { enum: CHAINS }),
     available: units("available_units").notNull(),
     reserved: units("reserved_units").notNull().default(0n),
     /** `liquidity.low` fires once when headroom falls under this. */
@@ -27,5 +34,8 @@ export const liquidityPools = sqliteTable(
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },
-  (t) => [index("liquidity_pools_tenant_idx").on(t.tenantId)],
+  (t) => [
+    index("liquidity_pools_tenant_idx").on(t.tenantId),
+    uniqueIndex("liquidity_pools_live_chain_idx").on(t.tenantId, t.chain).where(sql`chain IS NOT NULL`),
+  ],
 );

@@ -17,6 +17,15 @@ export type ChainConfig = {
   settlementWallet: string | null;
   /** The address principal is sent from (the pool contract on EVM, the settlement wallet elsewhere). */
   fundingSource: string | null;
+  /**
+   * Live chains: the native balance (wei, nanoton) a DISBURSEMENT wallet must
+   * hold before a funding transfer is broadcast, a conservative bound on one
+   * stablecoin transfer's fee at busy times (an ERC-20 transfer is ~65k gas;
+   * a jetton transfer attaches ~0.05 TON). Below it the loan waits instead
+   * of broadcasting a transaction its sender cannot pay for. Null on
+   * simulated chains, which charge no gas.
+   */
+  minGasNative: bigint | null;
 };
 
 /**
@@ -41,6 +50,7 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707",
     settlementWallet: null,
     fundingSource: "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707",
+    minGasNative: null,
   },
   BASE_SEPOLIA: {
     chain: "BASE_SEPOLIA",
@@ -56,6 +66,7 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: "0x0165878A594ca255338adfa4d48449f69242Eb8F",
     settlementWallet: null,
     fundingSource: "0x0165878A594ca255338adfa4d48449f69242Eb8F",
+    minGasNative: null,
   },
   POLYGON: {
     chain: "POLYGON",
@@ -71,6 +82,8 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: null,
     settlementWallet: null,
     fundingSource: null,
+    // 0.1 POL: ~65k gas at 1,500 gwei
+    minGasNative: 100_000_000_000_000_000n,
   },
   BASE: {
     chain: "BASE",
@@ -86,6 +99,8 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: null,
     settlementWallet: null,
     fundingSource: null,
+    // 0.0005 ETH: ~65k gas at ~7.7 gwei, far above Base's usual fees
+    minGasNative: 500_000_000_000_000n,
   },
   TON_TESTNET: {
     chain: "TON_TESTNET",
@@ -101,6 +116,7 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: null,
     settlementWallet: "0:6b2d0a8c1b76c6b1b3f3d3f0d4f5f0e9a3c8e1f4b0a6d2c7e9f1a3b5c7d9e1f3",
     fundingSource: "0:6b2d0a8c1b76c6b1b3f3d3f0d4f5f0e9a3c8e1f4b0a6d2c7e9f1a3b5c7d9e1f3",
+    minGasNative: null,
   },
   TON: {
     chain: "TON",
@@ -116,6 +132,8 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: null,
     settlementWallet: null,
     fundingSource: null,
+    // 0.1 TON: twice the ~0.05 TON a jetton transfer attaches
+    minGasNative: 100_000_000n,
   },
   SOLANA_DEVNET: {
     chain: "SOLANA_DEVNET",
@@ -131,6 +149,7 @@ export const CHAIN_CONFIG: Record<Chain, ChainConfig> = {
     pool: null,
     settlementWallet: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
     fundingSource: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+    minGasNative: null,
   },
 };
 

@@ -20,6 +20,8 @@ export type TransitionPlan = {
   now: Date;
   /** Column changes besides status and outcome (timestamps, amounts, tx hash…). */
   set?: Partial<LoanRow>;
+  /** Fields added to the transition's own events' data (e.g. why funding failed). */
+  eventData?: Record<string, unknown>;
   /** Events beyond the transition's own (e.g. `liquidity.unavailable`), built from the new row. */
   extraEvents?: (next: LoanRow) => EventEnvelope[];
   /** Rows that belong to the change (settlements, pool movements), written only if it commits. */
@@ -55,7 +57,7 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
   };
   const guard = loanCarries(loan.id, next.writeToken);
   const { id, tenantId, createdAt, ...changes } = next;
-  const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now)), ...(plan.extraEvents?.(next) ?? [])];
+  const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
   const update = db
     .update(loans)

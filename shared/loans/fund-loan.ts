@@ -5,12 +5,14 @@ import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { chainConfig } from "../chains/chain-config.ts";
+import type { WalletBalances } from "../chains/chain-port.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import { dueAtFor } from "../domain/pricing.ts";
 import { isSandboxChain } from "../domain/rails.ts";
 import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { liveSender, refreshLivePool } from "../liquidity/live-pool.ts";
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate } from "./commit-transition.ts";
@@ -82,21 +84,74 @@ async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date): Promise
   );
 }
 
-async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, now: Date): Promise<LoanRow> {
+/**
+ * The loan waits for liquidity (or, live, for its sender's wallet, signer or
+ * gas): AWAITING_LIQUIDITY, with `loan.funding_failed` and
+ * `liquidity.unavailable` carrying `reason`, once per wait. A reservation the
+ * loan held (a run that stopped before its transfer) is released with it, so
+ * a waiting loan never holds headroom.
+ */
+async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, now: Date, why?: string): Promise<LoanRow> {
   if (loan.fundingState === "AWAITING_LIQUIDITY") return loan; // reported when it started waiting
+  const reason = why ?? (pool ? "no liquidity pool has enough headroom for this principal" : "no liquidity pool for this stablecoin");
+  const heldPool = loan.fundingState === "RESERVED" ? loan.poolId : null;
   return commitTransition(db, {
     loan,
     trigger: { kind: "FUNDING_FAILED" },
     now,
-    set: { fundingState: "AWAITING_LIQUIDITY" },
+    set: { fundingState: "AWAITING_LIQUIDITY", poolId: null },
+    eventData: { reason },
     extraEvents: (next) => [
       loanEnvelope("liquidity.unavailable", next, now, {
-        reason: pool ? "no liquidity pool has enough headroom for this principal" : "no liquidity pool for this stablecoin",
+        reason,
         requested: formatAmount(loan.principal),
         pool: pool ? poolSummary(pool, headroomOf(pool)) : null,
       }),
     ],
+    statements: (guard) =>
+      heldPool
+        ? [
+            db
+              .update(liquidityPools)
+              .set({ reserved: sql`${liquidityPools.reserved} - ${Number(loan.principal)}` as unknown as bigint, updatedAt: now })
+              .where(and(eq(liquidityPools.id, heldPool), guard)),
+          ]
+        : [],
   });
+}
+
+/** What a live loan is sent from, or the wait it reports instead. */
+type LiveFunding = { ok: true; sender: string; pool: PoolRow | null } | { ok: false; waiting: LoanRow };
+
+/**
+ * The live gates before any reservation or broadcast (DECISIONS.md "Live
+ * wallets"): a verified DISBURSEMENT wallet with an installed signer on the
+ * loan's chain, balances the chain port can read, and enough native coin for
+ * the transfer's fee (`minGasNative`). Then, unless the loan already holds a
+ * reservation, the tenant's live pool on that chain with `available` set to
+ * the wallet's stablecoin balance, for the conditional reservation.
+ */
+async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise<LiveFunding> {
+  const { db } = deps;
+  const wait = async (reason: string): Promise<LiveFunding> => ({ ok: false, waiting: await reportNoLiquidity(db, loan, null, now, reason) });
+  const sender = await liveSender(db, loan.tenantId, loan.chain);
+  if (!sender.ok) return wait(sender.reason);
+  let balances: WalletBalances | null = null;
+  try {
+    balances = (await deps.chain.balances?.(loan.chain, sender.address)) ?? null;
+  } catch {
+    // The chain could not be asked (RPC down): wait; the retry job asks again.
+  }
+  if (!balances) return wait(`the balances of the DISBURSEMENT wallet ${sender.address} on ${loan.chain} cannot be read right now`);
+  const minGas = chainConfig(loan.chain).minGasNative ?? 0n;
+  if (balances.native < minGas) {
+    return wait(
+      `the DISBURSEMENT wallet ${sender.address} on ${loan.chain} cannot pay gas: it holds ${balances.native} native base units, funding needs at least ${minGas}`,
+    );
+  }
+  if (loan.fundingState === "RESERVED") return { ok: true, sender: sender.address, pool: null };
+  const pool = await refreshLivePool(db, { tenantId: loan.tenantId, chain: loan.chain, balance: balances.stablecoin, now });
+  return { ok: true, sender: sender.address, pool };
 }
 
 /**
@@ -120,8 +175,11 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
   }
 
   let current = loan;
+  // A live loan is sent from the tenant's DISBURSEMENT wallet, through its live pool on the loan's chain.
+  const live = current.mode === "live" ? await liveFunding(deps, current, now) : null;
+  if (live && !live.ok) return live.waiting;
   if (current.fundingState !== "RESERVED") {
-    const pool = await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
+    const pool = live?.ok ? live.pool : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
     const reserved = await reserve(db, current, pool, now);
     if (!reserved) {
@@ -133,7 +191,7 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
   }
 
   const poolId = current.poolId!;
-  const source = chainConfig(current.chain).fundingSource ?? "unconfigured";
+  const source = live?.ok ? live.sender : (chainConfig(current.chain).fundingSource ?? "unconfigured");
   const principal = Number(current.principal);
   const sent = await deps.chain.transfer({
     chain: current.chain,
@@ -170,6 +228,7 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
       trigger: { kind: "FUNDING_FAILED" },
       now,
       set: { fundingState: "NONE", poolId: null },
+      eventData: { reason: sent.errorReason },
       extraEvents: () => [],
       statements: (guard) => [
         db

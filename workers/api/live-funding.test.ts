@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
+import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
+import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
+import { chainPortDouble, type ChainPortDouble } from "../../shared/testing/chain-port-double.ts";
+import { bearer } from "../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+
+/**
+ * Live funding (issue 12 item 5, DECISIONS.md "Live wallets"), against the
+ * chain-port double: a live loan is sent from the tenant's verified
+ * DISBURSEMENT wallet with an installed signer, reserving against that
+ * wallet's on-chain balance, and never broadcast when the wallet cannot pay
+ * gas. Certification is written to the database here (the go-live flow is
+ * tested on its own).
+ */
+
+let t: TestApp;
+let chain: ChainPortDouble;
+beforeAll(async () => {
+  t = await createTestApp();
+  chain = chainPortDouble(t.deps.chain);
+  t.deps.chain = chain;
+  // Loans are processed by the writer: it must send through the double too.
+  t.deps.writer = inProcessLoanWriter({ db: t.db, chain, clock: t.clock });
+});
+afterAll(() => t.close());
+
+const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
+const USDC = (amount: number) => BigInt(amount) * 1_000_000n;
+const GAS_OK = 10n ** 18n; // 1 POL, above POLYGON's minGasNative (0.1 POL)
+let borrowers = 0;
+
+/** A certified tenant with a live key and a KYC policy; `borrower()` gives a fresh VERIFIED borrower ref. */
+async function liveTenant() {
+  const m = await sandboxTenant(t, "Live Funding Ltd");
+  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
+  expect(created.status).toBe(201);
+  const liveKey = created.body.key as string;
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+  const borrower = async () => {
+    const ref = `live-funding-borrower-${++borrowers}`;
+    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
+    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
+    return ref;
+  };
+  const liveLoan = async (principalAmount: string) => createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: await borrower(), principalAmount });
+  return { ...m, liveKey, liveLoan };
+}
+
+async function addWallet(token: string, account: PrivateKeyAccount) {
+  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain: "POLYGON", role: "DISBURSEMENT", address: account.address } });
+  expect(wallet.status).toBe(201);
+  return wallet.body.id as string;
+}
+
+async function verifyWallet(token: string, walletId: string, account: PrivateKeyAccount) {
+  const challenge = await t.request("POST", `/v1/wallets/${walletId}/challenge`, { headers: bearer(token) });
+  const signature = await account.signMessage({ message: challenge.body.message });
+  expect(
+    (await t.request("POST", `/v1/wallets/${walletId}/verify`, { headers: bearer(token), body: { challengeId: challenge.body.id, signature } })).status,
+  ).toBe(200);
+}
+
+async function installSigner(tenantId: string, key: `0x${string}`, account: PrivateKeyAccount) {
+  const body = { chain: "POLYGON", address: account.address, privateKey: key };
+  expect((await t.request("POST", `/v1/operator/tenants/${tenantId}/signers`, { body, headers: OPERATOR })).status).toBe(201);
+}
+
+/** A live tenant whose POLYGON DISBURSEMENT wallet is verified, has a signer, and holds `stablecoin` and `native`. */
+async function readyTenant(stablecoin: bigint, native = GAS_OK) {
+  const m = await liveTenant();
+  const key = generatePrivateKey();
+  const disbursement = privateKeyToAccount(key);
+  await verifyWallet(m.token, await addWallet(m.token, disbursement), disbursement);
+  await installSigner(m.tenantId, key, disbursement);
+  chain.setBalances("POLYGON", disbursement.address, { stablecoin, native });
+  return { ...m, disbursement };
+}
+
+const balanceOf = (address: string) => chain.balances!("POLYGON", address);
+const transfersFrom = (address: string) => chain.transfers.filter((x) => x.from.toLowerCase() === address.toLowerCase());
+
+async function eventsOf(liveKey: string, loanId: string) {
+  const page = await t.request("GET", `/v1/events?loanId=${loanId}`, { headers: apiKey(liveKey) });
+  expect(page.status).toBe(200);
+  return page.body.data as { type: string; mode: string; data: { reason?: string } }[];
+}
+
+const reasonOf = async (liveKey: string, loanId: string) => (await eventsOf(liveKey, loanId)).find((e) => e.type === "loan.funding_failed")?.data.reason;
+
+describe("live funding from the DISBURSEMENT wallet", () => {
+  test("a live POLYGON loan is sent from the DISBURSEMENT wallet: ACTIVE, one transfer, a live FUNDING settlement, loan.funded, no sandbox pool moved", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const sandboxPoolsBefore = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "sandbox")));
+
+    const created = await m.liveLoan("250.00");
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: "ACTIVE", mode: "live", fundingState: "FUNDED", fundingTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+
+    const sent = transfersFrom(m.disbursement.address);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      chain: "POLYGON",
+      asset: "USDC",
+      from: m.disbursement.address,
+      to: created.body.borrowerWalletAddress,
+      amount: USDC(250),
+      reference: `funding:${created.body.id}`,
+    });
+    expect(sent[0]!.sandboxTenantId).toBeUndefined();
+    expect(await balanceOf(m.disbursement.address)).toEqual({ stablecoin: USDC(750), native: GAS_OK });
+
+    const [settlement] = await t.db.select().from(settlements).where(eq(settlements.loanId, created.body.id));
+    expect(settlement).toMatchObject({
+      kind: "FUNDING",
+      status: "CONFIRMED",
+      mode: "live",
+      chain: "POLYGON",
+      amount: USDC(250),
+      fromAddress: m.disbursement.address,
+      toAddress: created.body.borrowerWalletAddress,
+      txHash: created.body.fundingTxHash,
+    });
+    const types = (await eventsOf(m.liveKey, created.body.id)).map((e) => e.type);
+    expect(types).toContain("loan.funded");
+    expect(types).not.toContain("loan.funding_failed");
+
+    // The sandbox pools are untouched; the live pool mirrors the wallet and holds no reservation after funding.
+    expect(
+      await t.db
+        .select()
+        .from(liquidityPools)
+        .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "sandbox"))),
+    ).toEqual(sandboxPoolsBefore);
+    const live = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
+    expect(live).toHaveLength(1);
+    expect(live[0]).toMatchObject({ chain: "POLYGON", stablecoin: "USDC", available: USDC(750), reserved: 0n });
+  });
+
+  test("two concurrent live loans whose sum exceeds the wallet's balance: one ACTIVE, one waiting, one transfer", async () => {
+    const m = await readyTenant(USDC(500));
+    const [a, b] = await Promise.all([m.liveLoan("300.00"), m.liveLoan("300.00")]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const states = [a.body, b.body].map((l) => `${l.status}/${l.fundingState}`).sort();
+    expect(states).toEqual(["ACTIVE/FUNDED", "CREATED/AWAITING_LIQUIDITY"]);
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(1);
+    expect(await balanceOf(m.disbursement.address)).toEqual({ stablecoin: USDC(200), native: GAS_OK });
+    const waiting = a.body.status === "ACTIVE" ? b.body : a.body;
+    expect(await reasonOf(m.liveKey, waiting.id)).toBe("no liquidity pool has enough headroom for this principal");
+    const [pool] = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
+    expect(pool!.reserved).toBe(0n);
+
+    // The wallet is topped up: the retry job funds the waiting loan from it.
+    chain.setBalances("POLYGON", m.disbursement.address, { stablecoin: USDC(600) });
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect((await t.request("GET", `/v1/loans/${waiting.id}`, { headers: apiKey(m.liveKey) })).body).toMatchObject({
+      status: "ACTIVE",
+      fundingState: "FUNDED",
+    });
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(2);
+  });
+
+  test("gas below the chain's minimum: the loan waits, nothing is broadcast, the merchant is told; after a top-up the retry job funds it", async () => {
+    const m = await readyTenant(USDC(1_000), 10n ** 17n - 1n); // one wei under POLYGON's 0.1 POL
+    const created = await m.liveLoan("100.00");
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", fundingTxHash: null });
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
+    const types = (await eventsOf(m.liveKey, created.body.id)).map((e) => e.type);
+    expect(types).toContain("loan.funding_failed");
+    expect(types).toContain("liquidity.unavailable");
+    expect(await reasonOf(m.liveKey, created.body.id)).toBe(
+      `the DISBURSEMENT wallet ${m.disbursement.address} on POLYGON cannot pay gas: it holds 99999999999999999 native base units, funding needs at least 100000000000000000`,
+    );
+    const notes = (await t.request("GET", "/v1/notifications", { headers: apiKey(m.liveKey) })).body.data as { type: string }[];
+    expect(notes.map((n) => n.type)).toContain("loan.funding_failed");
+    // Still short of gas: the retry job broadcasts nothing and reports nothing again.
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
+    expect((await eventsOf(m.liveKey, created.body.id)).filter((e) => e.type === "loan.funding_failed")).toHaveLength(1);
+
+    chain.setBalances("POLYGON", m.disbursement.address, { native: 10n ** 17n });
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    const funded = (await t.request("GET", `/v1/loans/${created.body.id}`, { headers: apiKey(m.liveKey) })).body;
+    expect(funded).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED", fundingTxHash: expect.any(String) });
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(1);
+  });
+
+  test("no DISBURSEMENT wallet, an unverified one, one without a signer: the loan waits with a reason naming what is missing; once ready, the retry job funds them", async () => {
+    const m = await liveTenant();
+    const key = generatePrivateKey();
+    const disbursement = privateKeyToAccount(key);
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(1_000), native: GAS_OK });
+
+    const none = await m.liveLoan("100.00");
+    expect(none.body).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY" });
+    expect(await reasonOf(m.liveKey, none.body.id)).toBe("no DISBURSEMENT wallet on POLYGON: add one with POST /v1/wallets and verify it");
+
+    const walletId = await addWallet(m.token, disbursement);
+    const unverified = await m.liveLoan("100.00");
+    expect(unverified.body.fundingState).toBe("AWAITING_LIQUIDITY");
+    expect(await reasonOf(m.liveKey, unverified.body.id)).toStartWith("the DISBURSEMENT wallet on POLYGON is not verified");
+
+    await verifyWallet(m.token, walletId, disbursement);
+    const unsigned = await m.liveLoan("100.00");
+    expect(unsigned.body.fundingState).toBe("AWAITING_LIQUIDITY");
+    expect(await reasonOf(m.liveKey, unsigned.body.id)).toBe(
+      "no signer is installed for the verified DISBURSEMENT wallet on POLYGON: the platform operator installs it",
+    );
+    expect(transfersFrom(disbursement.address)).toHaveLength(0);
+
+    await installSigner(m.tenantId, key, disbursement);
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    for (const loan of [none, unverified, unsigned]) {
+      expect((await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body.status).toBe("ACTIVE");
+    }
+    expect(transfersFrom(disbursement.address)).toHaveLength(3);
+    expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
+  });
+});
