@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
@@ -234,5 +235,56 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     }
     expect(transfersFrom(disbursement.address)).toHaveLength(3);
     expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
+  });
+
+  test("a live loan left RESERVED by a cut-off run, whose wallet can no longer pay gas: the retry releases the reservation and waits; with gas it funds", async () => {
+    const m = await readyTenant(USDC(1_000));
+    expect((await m.liveLoan("100.00")).body.status).toBe("ACTIVE");
+    const [pool] = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
+    chain.setBalances("POLYGON", m.disbursement.address, { native: 0n });
+    const loan = (await m.liveLoan("200.00")).body;
+    expect(loan.fundingState).toBe("AWAITING_LIQUIDITY");
+    // As if a run had reserved the principal and stopped before its transfer.
+    await t.db.update(loans).set({ fundingState: "RESERVED", poolId: pool!.id }).where(eq(loans.id, loan.id));
+    await t.db
+      .update(liquidityPools)
+      .set({ reserved: USDC(200) })
+      .where(eq(liquidityPools.id, pool!.id));
+
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    const [waiting] = await t.db.select().from(loans).where(eq(loans.id, loan.id));
+    expect(waiting).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", poolId: null });
+    const [released] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.id, pool!.id));
+    expect(released!.reserved).toBe(0n);
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(1);
+
+    chain.setBalances("POLYGON", m.disbursement.address, { native: GAS_OK });
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.liveKey) })).body.status).toBe("ACTIVE");
+    expect(await balanceOf(m.disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
+    const [after] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.id, pool!.id));
+    expect(after).toMatchObject({ available: USDC(700), reserved: 0n });
+  });
+
+  test("the chain cannot be asked for balances (RPC down): the loan waits with a reason, no 500, nothing broadcast", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const balances = chain.balances;
+    chain.balances = async () => {
+      throw new Error("rpc down");
+    };
+    try {
+      const created = await m.liveLoan("100.00");
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY" });
+      expect(await reasonOf(m.liveKey, created.body.id)).toBe(
+        `the balances of the DISBURSEMENT wallet ${m.disbursement.address} on POLYGON cannot be read right now`,
+      );
+      expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
+    } finally {
+      chain.balances = balances;
+    }
   });
 });
