@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import { RAILS } from "../domain/rails.ts";
@@ -10,7 +11,8 @@ import type { LiveLiquidityReader } from "./go-live-facts.ts";
  * Step 5's fact from the tenant's live wallets (DECISIONS.md "Go-live
  * certification"): the verified DISBURSEMENT wallet, on the live chain of
  * one of its active products' rails, with the largest stablecoin balance
- * read from the chain. Unverified wallets, wallets on a chain no product
+ * read from the chain, minus the principal its live pool holds reserved for
+ * live loans in flight (as live funding counts headroom). Unverified wallets, wallets on a chain no product
  * lends on, and wallets whose balance cannot be read (the chain port has
  * no live adapter yet, or the RPC is down) do not count.
  */
@@ -34,10 +36,17 @@ export function liveLiquidityFromWallets(deps: Pick<VerbDeps, "db" | "chain">): 
           isNull(wallets.deletedAt),
         ),
       );
+    const pools = await deps.db
+      .select({ chain: liquidityPools.chain, reserved: liquidityPools.reserved })
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.mode, "live"), inArray(liquidityPools.chain, chains)));
+    const reservedOn = new Map(pools.map((p) => [p.chain, p.reserved]));
     let best: { verifiedAt: Date; balance: bigint } | null = null;
     for (const wallet of candidates) {
       const balances = await readBalances(deps.chain, wallet);
-      if (balances && (!best || balances.stablecoin > best.balance)) best = { verifiedAt: wallet.verifiedAt!, balance: balances.stablecoin };
+      if (!balances) continue;
+      const balance = balances.stablecoin - (reservedOn.get(wallet.chain) ?? 0n);
+      if (!best || balance > best.balance) best = { verifiedAt: wallet.verifiedAt!, balance };
     }
     return best;
   };

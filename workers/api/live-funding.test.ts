@@ -6,6 +6,7 @@ import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
+import { liveLiquidityFromWallets } from "../../shared/go-live/live-liquidity.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
 import { chainPortDouble, type ChainPortDouble } from "../../shared/testing/chain-port-double.ts";
@@ -286,5 +287,18 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     } finally {
       chain.balances = balances;
     }
+  });
+
+  test("step 5's liquidity is the DISBURSEMENT wallet's balance minus what its live pool holds reserved for loans in flight", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const liquidity = liveLiquidityFromWallets({ db: t.db, chain });
+    expect(await liquidity({ tenantId: m.tenantId, minPrincipal: USDC(10) })).toMatchObject({ balance: USDC(1_000) });
+    expect((await m.liveLoan("100.00")).body.status).toBe("ACTIVE");
+    // A loan in flight: its principal is reserved and has not left the wallet yet.
+    await t.db
+      .update(liquidityPools)
+      .set({ reserved: USDC(300) })
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
+    expect(await liquidity({ tenantId: m.tenantId, minPrincipal: USDC(10) })).toMatchObject({ balance: USDC(600) });
   });
 });
