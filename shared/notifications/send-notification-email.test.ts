@@ -15,8 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function notification() {
-  const owner = await signUpTenant(t);
+type Owner = Awaited<ReturnType<typeof signUpTenant>>;
+
+/** A `liquidity.low` event of `owner`'s tenant and its notification, e-mail PENDING to `emailTo` (the owner by default). */
+async function notification(owner?: Owner, emailTo?: string) {
+  owner ??= await signUpTenant(t);
   const eventId = newId();
   const envelope = {
     id: eventId,
@@ -45,7 +48,7 @@ async function notification() {
     eventType: "liquidity.low",
     title: "Liquidity is running low",
     body: "Pool headroom: 10.00 USDC.",
-    emailTo: owner.email,
+    emailTo: emailTo ?? owner.email,
     emailStatus: "PENDING",
     createdAt: new Date(),
   });
@@ -103,38 +106,7 @@ test("the HTTP provider posts { from, to, subject, text } with the key and an id
 
 test("nothing is sent to an owner whose address is not verified: SKIPPED with the reason; sent once verified", async () => {
   const unverified = await signUpTenant(t, "Acme", { verifyEmail: false });
-  const eventId = newId();
-  const envelope = {
-    id: eventId,
-    type: "liquidity.low" as const,
-    createdAt: new Date().toISOString(),
-    tenantId: unverified.tenantId,
-    mode: "sandbox" as const,
-    data: {},
-    program: null,
-    channel: null,
-  };
-  await t.db.insert(events).values({
-    id: eventId,
-    seq: Math.floor(Math.random() * 1e9),
-    tenantId: unverified.tenantId,
-    type: "liquidity.low",
-    loanId: null,
-    envelope,
-    createdAt: new Date(),
-  });
-  const id = newId();
-  await t.db.insert(notifications).values({
-    id,
-    tenantId: unverified.tenantId,
-    eventId,
-    eventType: "liquidity.low",
-    title: "Liquidity is running low",
-    body: "Pool headroom: 10.00 USDC.",
-    emailTo: unverified.email,
-    emailStatus: "PENDING",
-    createdAt: new Date(),
-  });
+  const { id } = await notification(unverified);
   let sends = 0;
   const counting: MailProvider = { send: async (m, now) => (sends++, databaseMailbox(t.db).send(m, now)) };
   const deps = { db: t.db, mail: counting, clock: t.clock };
@@ -148,28 +120,7 @@ test("nothing is sent to an owner whose address is not verified: SKIPPED with th
   expect((await t.request("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED" });
-  const later = newId();
-  const laterEvent = newId();
-  await t.db.insert(events).values({
-    id: laterEvent,
-    seq: Math.floor(Math.random() * 1e9),
-    tenantId: unverified.tenantId,
-    type: "liquidity.low",
-    loanId: null,
-    envelope: { ...envelope, id: laterEvent },
-    createdAt: new Date(),
-  });
-  await t.db.insert(notifications).values({
-    id: later,
-    tenantId: unverified.tenantId,
-    eventId: laterEvent,
-    eventType: "liquidity.low",
-    title: "Liquidity is running low",
-    body: "Pool headroom: 9.00 USDC.",
-    emailTo: unverified.email,
-    emailStatus: "PENDING",
-    createdAt: new Date(),
-  });
+  const { id: later } = await notification(unverified);
   expect(await sendNotificationEmail(deps, later)).toEqual({ ack: true });
   expect(sends).toBe(1);
   expect(await row(later)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
@@ -178,33 +129,8 @@ test("nothing is sent to an owner whose address is not verified: SKIPPED with th
 test("an address verified by a user of another tenant does not let this tenant's e-mail through", async () => {
   const a = await signUpTenant(t); // verified
   const b = await signUpTenant(t, "Acme", { verifyEmail: false });
-  const eventId = newId();
-  const envelope = {
-    id: eventId,
-    type: "liquidity.low" as const,
-    createdAt: new Date().toISOString(),
-    tenantId: b.tenantId,
-    mode: "sandbox" as const,
-    data: {},
-    program: null,
-    channel: null,
-  };
-  await t.db
-    .insert(events)
-    .values({ id: eventId, seq: Math.floor(Math.random() * 1e9), tenantId: b.tenantId, type: "liquidity.low", loanId: null, envelope, createdAt: new Date() });
-  const id = newId();
   // A notification of tenant b addressed (however it came about) to tenant a's verified owner.
-  await t.db.insert(notifications).values({
-    id,
-    tenantId: b.tenantId,
-    eventId,
-    eventType: "liquidity.low",
-    title: "T",
-    body: "B",
-    emailTo: a.email,
-    emailStatus: "PENDING",
-    createdAt: new Date(),
-  });
+  const { id } = await notification(b, a.email);
   expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "owner e-mail not verified" });
 });

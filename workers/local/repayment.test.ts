@@ -158,8 +158,8 @@ describe("repayment on workerd", () => {
     expect((await m.api(`/v1/loans/${loan.id}/repay`, { method: "POST" })).status).toBe(409);
   });
 
-  test("TON on TON_TESTNET: a wrong comment is kept as unmatched and the loan stays ACTIVE; the exact comment repays it; the embed route refuses an API loan (404)", async () => {
-    const m = await newMerchant();
+  /** A TON/USDT configuration with its sandbox pool, and a funded TON_TESTNET loan to a fresh raw address. */
+  async function tonLoanOf(m: Merchant) {
     const config = await m.dashboard("/v1/merchant-configs", {
       json: {
         network: "TON",
@@ -176,6 +176,12 @@ describe("repayment on workerd", () => {
     expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00", stablecoin: "USDT" } })).status).toBe(200);
     const borrower = `0:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
     const loan = await createLoan(m, { loanProductId: config.body.loanProductId, chain: "TON_TESTNET", borrowerWalletAddress: borrower });
+    return { borrower, loan };
+  }
+
+  test("TON on TON_TESTNET: a wrong comment is kept as unmatched and the loan stays ACTIVE; the exact comment repays it; the embed route refuses an API loan (404)", async () => {
+    const m = await newMerchant();
+    const { borrower, loan } = await tonLoanOf(m);
     expect(loan).toMatchObject({ chain: "TON_TESTNET", stablecoin: "USDT" });
     // Enough for the stray transfer and the repayment.
     await post(m, "/v1/sandbox/chain/faucet", { chain: "TON_TESTNET", address: borrower, amount: "110.00" });
@@ -238,22 +244,7 @@ describe("repayment on workerd", () => {
 
   test("attack replay: another tenant moves nothing of this tenant's or the platform's (per-tenant sandbox ledgers); Anvil's account #1 cannot collect", async () => {
     const a = await newMerchant();
-    const tonConfig = await a.dashboard("/v1/merchant-configs", {
-      json: {
-        network: "TON",
-        stablecoin: "USDT",
-        tenures: [3, 7, 15],
-        minTicket: "10.00",
-        maxTicket: "1000.00",
-        gracePeriodDays: 3,
-        processingFee: { type: "PERCENTAGE", value: "2.00" },
-        lateFee: { type: "FIXED", value: "1.00" },
-      },
-    });
-    expect(tonConfig.status).toBe(201);
-    expect((await a.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00", stablecoin: "USDT" } })).status).toBe(200);
-    const tonBorrower = `0:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
-    const tonLoan = await createLoan(a, { loanProductId: tonConfig.body.loanProductId, chain: "TON_TESTNET", borrowerWalletAddress: tonBorrower });
+    const { borrower: tonBorrower, loan: tonLoan } = await tonLoanOf(a);
     await post(a, "/v1/sandbox/chain/faucet", { chain: "TON_TESTNET", address: tonBorrower, amount: "10.00" });
     const evmBorrower = privateKeyToAccount(generatePrivateKey());
     const evmLoan = await createLoan(a, { borrowerWalletAddress: evmBorrower.address });

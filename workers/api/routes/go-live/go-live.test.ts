@@ -20,7 +20,7 @@ import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/l
  * checklist of a new tenant, the walk through the steps the existing data
  * can complete (KYB and terms by the operator, the signup's policy, product,
  * key, owner and branding, a webhook, a sandbox loan funded and repaid),
- * step 5 holding certification until live wallets exist, the operator's
+ * step 5 holding certification until a verified DISBURSEMENT wallet holds the minimum ticket, the operator's
  * credential and audit, and the KYB body's validation.
  */
 
@@ -54,7 +54,7 @@ const statuses = (body: any) => (body.steps as { status: string }[]).map((s) => 
 /** "DONE" × done, "PENDING", "BLOCKED" × the rest. */
 const expected = (done: number) => GO_LIVE_STEP_KEYS.map((_, i) => (i < done ? "DONE" : i === done ? "PENDING" : "BLOCKED"));
 
-/** The wallets slice's seam: a verified DISBURSEMENT wallet holding `balance` (tests only; nothing in the service provides one yet). */
+/** The wallets slice's seam: a verified DISBURSEMENT wallet holding `balance` (the facts seam itself; the HTTP walk above uses real wallets on the chain-port double). */
 const walletHolding =
   (balance: bigint): LiveLiquidityReader =>
   async () => ({ verifiedAt: new Date("2026-01-01T00:00:00Z"), balance });
@@ -157,7 +157,7 @@ describe("GET /v1/go-live and certify", () => {
     expect(refused.body).toMatchObject({ statusCode: 409, error: "Conflict", message: expect.stringContaining("KYB_APPROVED") });
   });
 
-  test("the walk: KYB approved, terms recorded, the signup's policy and product DONE; step 5 holds certify at 409 until live wallets exist", async () => {
+  test("the walk: KYB approved, terms recorded, the signup's policy and product DONE; step 5 holds certify at 409 while the tenant has no wallet", async () => {
     const m = await sandboxTenant(t, "Walker Inc");
     const submitted = await submitKyb(m.token);
     expect(submitted.status).toBe(201);
@@ -228,7 +228,7 @@ describe("GET /v1/go-live and certify", () => {
     expect(all.nextStep).toBeNull();
     expect(all.steps.every((s) => s.status === "DONE" && s.completedAt instanceof Date)).toBe(true);
 
-    // Through the service as built, no wallet exists: still 409 on step 5, every later fact present.
+    // This tenant has no wallet: still 409 on step 5, every later fact present.
     const facts = await loadGoLiveFacts({ db: t.db }, { tenantId: m.tenantId });
     expect(facts.liquidity).toBeNull();
     for (const fact of [facts.webhookAt, facts.apiKeyAt, facts.ownerAt, facts.brandingAt, facts.sandboxCycleAt]) expect(fact).toBeInstanceOf(Date);
