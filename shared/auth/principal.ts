@@ -34,4 +34,11 @@ export function requireLiveWriterOnceCertified(principal: Principal, what: strin
   }
 }
 
+/**
+ * The mode a request's writes are stamped in: an API key's own; for a
+ * dashboard session, the tenant's (so what both modes share, such as the
+ * policy, is timed on the real clock once the tenant is live).
+ */
+export const actingMode = (principal: Principal): TenantMode => (principal.kind === "apiKey" ? principal.mode : principal.tenant.mode);
+
 export const ADMIN_ROLES: readonly Role[] = ["OWNER", "ADMIN"];

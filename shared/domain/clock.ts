@@ -1,7 +1,8 @@
 /**
  * Time is passed in, never read from `Date.now()` in domain code. A tenant's
- * clock is the system clock plus the tenant's offset (the sandbox clock moves
- * per tenant; live tenants always have offset 0).
+ * clock is the system clock plus the offset of the mode it acts in: the
+ * sandbox clock moves per tenant, and only sandbox loans run on it; live loans
+ * always run on the system clock (`tenantClock(system, tenant, mode)`).
  */
 export interface Clock {
   now(): Date;

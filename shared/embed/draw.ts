@@ -11,8 +11,8 @@ import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
-import { embedKeyMode } from "../auth/api-keys.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
+import { clockOffsetFor } from "../tenants/tenant-context.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
@@ -169,7 +169,7 @@ export async function acceptDraw(
       ton,
       allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
       now,
-      realNow: new Date(now.getTime() - program.tenant.clockOffsetMs),
+      realNow: new Date(now.getTime() - clockOffsetFor(program.tenant, program.mode)),
     },
   );
   const line = await creditLineFor({ db }, { program, wallet, now });
@@ -186,7 +186,7 @@ export async function acceptDraw(
       borrowerRef: line.borrowerRef,
       borrowerWalletAddress: wallet,
       chain: program.chain,
-      keyMode: embedKeyMode(program.program.embedKey),
+      keyMode: program.mode,
       principalAmount: input.amount,
       tenureDays: input.tenureDays,
       idempotencyKey,

@@ -27,7 +27,8 @@ export async function programContext(db: Db, embedKey: string) {
   if (!product) throw notFound("Loan product of this program");
   const settings = await getTenantSettings({ db }, { tenantId: tenant.id, tenantName: tenant.name });
   // The program's own mode (its embed key's), not the tenant's: a certified tenant keeps its sandbox programs.
-  return { program, tenant, product, settings, chain: chainForRail(product.network, embedKeyMode(program.embedKey)) };
+  const mode = embedKeyMode(program.embedKey);
+  return { program, tenant, product, settings, mode, chain: chainForRail(product.network, mode) };
 }
 
 export type ProgramContext = Awaited<ReturnType<typeof programContext>>;

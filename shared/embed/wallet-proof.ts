@@ -1,6 +1,7 @@
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { verifyWalletSignature } from "../agreements/verify-wallet-signature.ts";
 import type { ContractSignatureVerifier } from "../chains/chain-port.ts";
+import { clockOffsetFor } from "../tenants/tenant-context.ts";
 import type { ProgramContext } from "./program-context.ts";
 
 /**
@@ -44,7 +45,7 @@ export async function verifyWalletProof(
       signature: proof.walletSignature,
       ton: { publicKey: proof.publicKey, timestamp: proof.timestamp, domain: proof.domain },
       allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
-      now: new Date(now.getTime() - program.tenant.clockOffsetMs),
+      now: new Date(now.getTime() - clockOffsetFor(program.tenant, program.mode)),
     },
   );
   return result.ok ? null : result.reason;

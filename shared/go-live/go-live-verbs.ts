@@ -65,8 +65,8 @@ export async function certifyTenant(deps: GoLiveFactsDeps, input: { tenantId: st
   if (evaluation.nextStep !== null) throw conflict(notCertifiableMessage(evaluation));
   await deps.db
     .update(tenants)
-    // The sandbox clock is tenant-wide: a live loan must run on the real clock, so going live ends the sandbox's offset.
-    .set({ mode: "live", certifiedAt: input.now, clockOffsetMs: 0 })
+    // The sandbox clock's offset stays: only sandbox loans run on it, live loans on the system clock.
+    .set({ mode: "live", certifiedAt: input.now })
     .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt)));
   const after = await loadTenant(deps.db, input.tenantId);
   return { mode: "live" as const, certifiedAt: after.certifiedAt! };

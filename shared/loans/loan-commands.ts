@@ -3,6 +3,7 @@ import { recordLoanAgreement } from "../agreements/loan-agreements.ts";
 import type { AgreementChallenge } from "../agreements/challenge-store.ts";
 import type { TonSignDataFields } from "../agreements/verify-wallet-signature.ts";
 import { DomainError, type ErrorKind } from "../domain/errors.ts";
+import { modeOfChain } from "../domain/rails.ts";
 import type { Observation } from "../settlement/classify-transaction.ts";
 import { applyRepayment, applyRepaymentFailure, type Attribution } from "../settlement/apply-repayment.ts";
 import { sweepLoan } from "../sweeps/sweep-loans.ts";
@@ -49,7 +50,7 @@ async function execute(deps: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
     case "repayment":
     case "repaymentFailed": {
       const tenant = await loadTenant(deps.db, cmd.tenantId);
-      const now = tenantClock(deps.clock, tenant).now();
+      const now = tenantClock(deps.clock, tenant, modeOfChain(cmd.payment.chain)).now();
       const input = { tenant, loanId: cmd.loanId, payment: cmd.payment, now };
       return cmd.kind === "repayment"
         ? (await applyRepayment(deps, { ...input, attribution: cmd.attribution })).loan
@@ -58,8 +59,8 @@ async function execute(deps: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
     case "kycConfirmation":
     case "agreement": {
       const tenant = await loadTenant(deps.db, cmd.tenantId);
-      const now = tenantClock(deps.clock, tenant).now();
       const loan = await loadLoan(deps.db, cmd.tenantId, cmd.loanId);
+      const now = tenantClock(deps.clock, tenant, loan.mode).now();
       const recorded =
         cmd.kind === "agreement"
           ? await recordLoanAgreement(deps, {

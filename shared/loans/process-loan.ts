@@ -13,8 +13,8 @@ import { loadLoan } from "./load-loan.ts";
  */
 export async function processLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
   const tenant = await loadTenant(deps.db, tenantId);
-  const clock = tenantClock(deps.clock, tenant);
   let loan = await loadLoan(deps.db, tenantId, loanId);
+  const clock = tenantClock(deps.clock, tenant, loan.mode);
   if (loan.status === "CREATED" && loan.decisionOutcome === null) loan = await decideLoan(deps, { loan, now: clock.now() });
   return fundLoan(deps, { loan, tenant, now: clock.now() });
 }

@@ -15,8 +15,8 @@ export type ReviewInput = { tenantId: string; loanId: string; action: "APPROVE" 
  */
 export async function reviewLoan(deps: LoanContext, input: ReviewInput): Promise<LoanRow> {
   const tenant = await loadTenant(deps.db, input.tenantId);
-  const now = tenantClock(deps.clock, tenant).now();
   const loan = await loadLoan(deps.db, input.tenantId, input.loanId);
+  const now = tenantClock(deps.clock, tenant, loan.mode).now();
   const reviewed = await commitTransition(deps.db, {
     loan,
     trigger: { kind: input.action === "APPROVE" ? "REVIEW_APPROVE" : "REVIEW_REJECT" },

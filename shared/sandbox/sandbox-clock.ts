@@ -1,30 +1,35 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { tenants } from "../../db/schema/tenants.ts";
+import { notFound } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans, type SweepReport } from "../sweeps/run-sweeps.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
-import { notASandboxTenant, requireSandboxTenant } from "./sandbox-tenant.ts";
 
 /** One call moves the clock at most this far: past any tenure (15 days) plus any grace (30 days), many times over. */
 export const MAX_ADVANCE_SECONDS = (400 * DAY_MS) / 1000;
 
 export type SandboxClock = { now: Date; offsetMs: number };
 
-/** The tenant's sandbox clock: the system clock plus the tenant's offset. */
+/**
+ * The tenant's sandbox clock: the system clock plus the tenant's sandbox
+ * offset. Only sandbox keys reach it (`requireMode`); a certified tenant keeps
+ * its sandbox clock, which only its sandbox loans run on.
+ */
 export async function readSandboxClock({ db, clock: systemClock }: Pick<VerbDeps, "db" | "clock">, input: { tenantId: string }): Promise<SandboxClock> {
   const tenant = await loadTenant(db, input.tenantId);
-  requireSandboxTenant(tenant);
-  return { now: tenantClock(systemClock, tenant).now(), offsetMs: tenant.clockOffsetMs };
+  return { now: tenantClock(systemClock, tenant, "sandbox").now(), offsetMs: tenant.clockOffsetMs };
 }
 
 /**
- * Moves the tenant's clock `seconds` forward, then runs the overdue/default
- * sweep for that tenant before returning, so `loan.overdue` and
- * `loan.defaulted` are already in the outbox when the caller looks
+ * Moves the tenant's sandbox clock `seconds` forward, then runs the
+ * overdue/default sweep for that tenant before returning, so `loan.overdue`
+ * and `loan.defaulted` are already in the outbox when the caller looks
  * (DECISIONS.md "Sandbox helpers"). The offset is added in SQL, so two
  * concurrent advances add up instead of one overwriting the other; the clock
- * only moves forward.
+ * only moves forward. Live loans never see it: they run on the system clock
+ * (`tenantClock(…, "live")`), so a certified tenant's sandbox key may still
+ * move its sandbox through time.
  *
  * @example await advanceSandboxClock({ db, writer, clock }, { tenantId, seconds: 8 * 86_400 })
  * // { now: <8 days ahead>, offsetMs: 691_200_000, swept: { visited: 1, failed: 0 } }
@@ -33,15 +38,13 @@ export async function advanceSandboxClock(
   { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
   input: { tenantId: string; seconds: number },
 ): Promise<SandboxClock & { swept: SweepReport }> {
-  requireSandboxTenant(await loadTenant(db, input.tenantId));
   const [moved] = await db
     .update(tenants)
     .set({ clockOffsetMs: sql`${tenants.clockOffsetMs} + ${input.seconds * 1000}` as unknown as number })
-    // The mode again in the write: a tenant that went live in between is not moved.
-    .where(and(eq(tenants.id, input.tenantId), eq(tenants.mode, "sandbox")))
+    .where(eq(tenants.id, input.tenantId))
     .returning({ clockOffsetMs: tenants.clockOffsetMs });
-  if (!moved) throw notASandboxTenant();
+  if (!moved) throw notFound("Tenant");
   const swept = await sweepDueLoans({ db, writer, clock: systemClock }, { tenantId: input.tenantId });
   const offsetMs = moved.clockOffsetMs;
-  return { now: tenantClock(systemClock, { clockOffsetMs: offsetMs }).now(), offsetMs, swept };
+  return { now: tenantClock(systemClock, { clockOffsetMs: offsetMs }, "sandbox").now(), offsetMs, swept };
 }

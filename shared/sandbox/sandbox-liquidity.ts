@@ -85,7 +85,7 @@ export async function setSandboxLiquidity(
   // No tenant-mode check: a certified tenant keeps its sandbox, and only sandbox keys reach this
   // (`requireMode`); it moves the tenant's own sandbox pool, never a live one (`ownPool`).
   const tenant = await loadTenant(db, input.tenantId);
-  const now = tenantClock(systemClock, tenant).now();
+  const now = tenantClock(systemClock, tenant, "sandbox").now();
   const pool = await ensureOwnPool(db, tenant.id, input.stablecoin, input.lowThreshold ?? SANDBOX_POOL_LOW_THRESHOLD_UNITS, now);
 
   const threshold = input.lowThreshold ?? pool.lowThreshold;

@@ -4,7 +4,8 @@ import type { widgetPrograms } from "../../db/schema/widget-programs.ts";
 import type { Fee } from "../domain/fees.ts";
 import { FEE_TYPES } from "../domain/fees.ts";
 import { formatAmount } from "../domain/money.ts";
-import { chainForRail, CHAINS, NETWORKS, STABLECOINS, type TenantMode } from "../domain/rails.ts";
+import { embedKeyMode } from "../auth/api-keys.ts";
+import { chainForRail, CHAINS, NETWORKS, STABLECOINS, TENANT_MODES, type TenantMode } from "../domain/rails.ts";
 import { iso, TimestampSchema } from "./common.ts";
 
 export const NetworkSchema = z.enum(NETWORKS).openapi({ example: "POLYGON" });
@@ -44,6 +45,7 @@ export const WidgetProgramSchema = z
     id: z.uuid(),
     name: z.string(),
     embedKey: z.string().openapi({ example: "ek_test_3kT9vQ2mX8pL4nR7wY1zB6cD" }),
+    mode: z.enum(TENANT_MODES).openapi({ description: "The program's mode, fixed when it was made (`ek_test_…` sandbox, `ek_live_…` live)." }),
     merchantConfigId: z.uuid(),
     network: NetworkSchema,
     stablecoin: StablecoinSchema,
@@ -83,6 +85,7 @@ export function widgetProgramView(
     id: row.id,
     name: row.name,
     embedKey: row.embedKey,
+    mode: embedKeyMode(row.embedKey),
     merchantConfigId: row.merchantConfigId,
     network: config.network,
     stablecoin: config.stablecoin,

@@ -9,7 +9,7 @@ import { newId } from "../domain/ids.ts";
 import { commitTransition } from "../loans/commit-transition.ts";
 import { amountsAt, currentLateFeeDays } from "../loans/loan-view.ts";
 import { loadLoan } from "../loans/load-loan.ts";
-import type { LoadedTenant } from "../tenants/tenant-context.ts";
+import { clockOffsetFor, type LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -74,8 +74,8 @@ export async function applyRepayment(
       await recordUnmatched({ db }, { payment, reason: `the loan is ${loan.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
     return { loan, outcome: "UNMATCHED" };
   }
-  // The transfer's time (block time, unix seconds) on the tenant's clock: late fees are judged then.
-  const at = new Date(payment.timestamp * 1000 + tenant.clockOffsetMs);
+  // The transfer's time (block time, unix seconds) on the loan's clock: late fees are judged then.
+  const at = new Date(payment.timestamp * 1000 + clockOffsetFor(tenant, loan.mode));
   const { remaining } = amountsAt(loan, at);
   const full = payment.amount >= remaining;
   const applied = full ? remaining : payment.amount;

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import { DAY_MS, isOverdue, isPastGrace, lateFeeDays } from "../domain/pricing.ts";
 import { commitTransition, commitUpdate } from "../loans/commit-transition.ts";
 import type { LoanContext } from "../loans/loan-context.ts";
@@ -33,28 +34,31 @@ function dueCondition(nowMs: number) {
 }
 
 /**
- * The loans due for the sweep, across tenants: each tenant is judged on its
- * own clock. Tenants on the system clock are covered by one range read;
- * sandbox tenants whose clock was advanced are read one by one (their clock
- * only moves forward, so the shared read never sees too much).
+ * The loans due for the sweep, across tenants: each loan is judged on its
+ * mode's clock (live loans on the system clock, sandbox loans on the tenant's
+ * sandbox clock). Loans on the system clock are covered by one range read;
+ * the sandbox loans of tenants whose sandbox clock was advanced are read one
+ * tenant at a time (that clock only moves forward, so the shared read never
+ * sees too much).
  */
 export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
-  if (onlyTenantId) {
-    const tenant = await loadTenant(db, onlyTenantId);
-    return dueLoansQuery(db, systemNow.getTime() + tenant.clockOffsetMs, onlyTenantId);
-  }
-  const advanced = await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
-  const pages = await Promise.all([dueLoansQuery(db, systemNow.getTime()), ...advanced.map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id))]);
+  const advanced = onlyTenantId
+    ? [{ id: onlyTenantId, offset: (await loadTenant(db, onlyTenantId)).clockOffsetMs }]
+    : await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
+  const pages = await Promise.all([
+    dueLoansQuery(db, systemNow.getTime(), onlyTenantId),
+    ...advanced.filter((t) => t.offset > 0).map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id, "sandbox")),
+  ]);
   const seen = new Set<string>();
   return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
 }
 
-/** One page of due loans at `nowMs`, of one tenant or of all. */
-export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string) =>
+/** One page of due loans at `nowMs`, of one tenant or of all, of one mode or of both. */
+export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: TenantMode) =>
   db
     .select({ tenantId: loans.tenantId, loanId: loans.id })
     .from(loans)
-    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, dueCondition(nowMs)))
+    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, mode ? eq(loans.mode, mode) : undefined, dueCondition(nowMs)))
     .orderBy(asc(loans.dueAt))
     .limit(SWEEP_PAGE);
 
@@ -66,8 +70,8 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string) =>
  */
 export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
   const tenant = await loadTenant(deps.db, tenantId);
-  const now = tenantClock(deps.clock, tenant).now();
   const loan = await loadLoan(deps.db, tenantId, loanId);
+  const now = tenantClock(deps.clock, tenant, loan.mode).now();
   if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, now)) return loan;
   const days = lateFeeDays(loan.dueAt, now, loan.gracePeriodDays);
   if (isPastGrace(loan.dueAt, loan.gracePeriodDays, now)) {

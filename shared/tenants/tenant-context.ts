@@ -4,9 +4,18 @@ import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { offsetClock, type Clock } from "../domain/clock.ts";
 import { notFound } from "../domain/errors.ts";
+import type { TenantMode } from "../domain/rails.ts";
 
-/** The tenant's clock: the system clock plus its sandbox offset. */
-export const tenantClock = (system: Clock, tenant: { clockOffsetMs: number }): Clock => offsetClock(system, tenant.clockOffsetMs);
+/**
+ * How far a mode's clock runs ahead of the system clock: the tenant's sandbox
+ * offset (moved by `POST /v1/sandbox/clock/advance`) for sandbox, nothing for
+ * live. A certified tenant keeps its advanced sandbox clock for its sandbox
+ * loans while its live loans run on real time.
+ */
+export const clockOffsetFor = (tenant: { clockOffsetMs: number }, mode: TenantMode): number => (mode === "sandbox" ? tenant.clockOffsetMs : 0);
+
+/** The clock a tenant's `mode` runs on: the system clock plus that mode's offset. */
+export const tenantClock = (system: Clock, tenant: { clockOffsetMs: number }, mode: TenantMode): Clock => offsetClock(system, clockOffsetFor(tenant, mode));
 
 /** A tenant with the settings loans depend on. */
 export async function loadTenant(db: Db, tenantId: string) {

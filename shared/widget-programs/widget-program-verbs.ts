@@ -4,9 +4,10 @@ import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { merchantConfigs } from "../../db/schema/merchant-configs.ts";
 import { widgetPrograms } from "../../db/schema/widget-programs.ts";
-import { notFound, validationError } from "../domain/errors.ts";
+import { forbidden, notFound, validationError } from "../domain/errors.ts";
 import { checkAllowedOrigins } from "../domain/origins.ts";
 import type { Network, Stablecoin, TenantMode } from "../domain/rails.ts";
+import { loadTenant } from "../tenants/tenant-context.ts";
 import { createWidgetProgramStatement } from "./widget-program-rows.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -63,6 +64,12 @@ export async function createWidgetProgram(
 ): Promise<WidgetProgramWithRail> {
   checkOrigins(input.allowedOrigins);
   const rail = await railOf(db, input.tenantId, input.merchantConfigId);
+  // Certification is never withdrawn, so reading it before the insert cannot let a live program through early.
+  if (input.mode === "live" && !(await loadTenant(db, input.tenantId)).certifiedAt) {
+    throw forbidden(
+      'Live widget programs are made after go-live certification (GET /v1/go-live), and this tenant is not certified; make a sandbox program (mode: "sandbox")',
+    );
+  }
   const { row, statement } = createWidgetProgramStatement(db, input);
   await statement;
   return { ...row, ...rail };

@@ -8,7 +8,7 @@ import { tenants } from "../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { liveLiquidityFromWallets } from "../../shared/go-live/live-liquidity.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
-import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
+import { retryFunding, sweepDueLoans } from "../../shared/sweeps/run-sweeps.ts";
 import { chainPortDouble, type ChainPortDouble } from "../../shared/testing/chain-port-double.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
@@ -55,7 +55,7 @@ async function liveTenant() {
     return ref;
   };
   const liveLoan = async (principalAmount: string) => createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: await borrower(), principalAmount });
-  return { ...m, liveKey, liveLoan };
+  return { ...m, liveKey, liveLoan, borrower };
 }
 
 async function addWallet(token: string, account: PrivateKeyAccount) {
@@ -300,5 +300,38 @@ describe("live funding from the DISBURSEMENT wallet", () => {
       .set({ reserved: USDC(300) })
       .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
     expect(await liquidity({ tenantId: m.tenantId, minPrincipal: USDC(10) })).toMatchObject({ balance: USDC(600) });
+  });
+});
+
+describe("one sandbox clock per tenant, for its sandbox loans only", () => {
+  test("a certified tenant's sandbox key still moves the sandbox clock: its sandbox loan defaults, its live loan stays ACTIVE on real time", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const sandboxLoan = await createLoan(t, m.key, { tenureDays: 3, borrowerRef: await m.borrower() });
+    expect(sandboxLoan.body).toMatchObject({ status: "ACTIVE", mode: "sandbox" });
+    const live = await m.liveLoan("100.00");
+    expect(live.body).toMatchObject({ status: "ACTIVE", mode: "live" });
+
+    const advanced = await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 40 * 86_400 }, headers: apiKey(m.key) });
+    expect(advanced.status).toBe(200);
+    const sandboxNow = new Date(advanced.body.now).getTime();
+    expect(sandboxNow - t.clock.now().getTime()).toBe(40 * 86_400_000);
+    expect((await t.request("GET", "/v1/sandbox/clock", { headers: apiKey(m.key) })).body.now).toBe(advanced.body.now);
+
+    const sandboxAfter = await t.request("GET", `/v1/loans/${sandboxLoan.body.id}`, { headers: apiKey(m.key) });
+    expect(sandboxAfter.body).toMatchObject({ status: "DEFAULTED" });
+    const sandboxEvents = await t.request("GET", `/v1/events?loanId=${sandboxLoan.body.id}`, { headers: apiKey(m.key) });
+    expect(sandboxEvents.body.data.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(["loan.overdue", "loan.defaulted"]));
+
+    // The live loan is judged on the system clock: not overdue, no late fee, no overdue/default event, even after the cron's sweep.
+    await sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
+    const liveAfter = await t.request("GET", `/v1/loans/${live.body.id}`, { headers: apiKey(m.liveKey) });
+    expect(liveAfter.body).toMatchObject({ status: "ACTIVE", lateFee: "0.00", lateFeeDays: 0, totalDue: live.body.totalDue, amountDue: live.body.amountDue });
+    expect((await eventsOf(m.liveKey, live.body.id)).map((e) => e.type)).not.toContain("loan.overdue");
+    const [row] = await t.db.select().from(loans).where(eq(loans.id, live.body.id));
+    expect(row!.lateFeeDays).toBe(0);
+
+    // The live key cannot move or read the sandbox clock.
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 60 }, headers: apiKey(m.liveKey) })).status).toBe(403);
+    expect((await t.request("GET", "/v1/sandbox/clock", { headers: apiKey(m.liveKey) })).status).toBe(403);
   });
 });

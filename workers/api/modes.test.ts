@@ -212,6 +212,36 @@ describe("widget programs keep their embed key's mode", () => {
     await certify(m.tenantId);
     expect((await programContext(t.db, embedKey)).chain).toBe("POLYGON_AMOY");
   });
+
+  test("a program's mode is chosen when it is made: sandbox by default, live only once certified (403 and nothing made before)", async () => {
+    const m = await sandboxTenant(t);
+    const me = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body;
+    const terms = { name: "Checkout", merchantConfigId: me.merchantConfigs[0].id, allowedOrigins: ["https://shop.example.com"] };
+    const make = (body: Record<string, unknown>) => t.request("POST", "/v1/widget-programs", { body, headers: bearer(m.token) });
+    const countPrograms = async () => (await t.request("GET", "/v1/widget-programs", { headers: bearer(m.token) })).body.data.length as number;
+
+    const before = await countPrograms();
+    const early = await make({ ...terms, mode: "live" });
+    expect(early.status).toBe(403);
+    expect(early.body).toEqual(forbidden(/^Live widget programs are made after go-live certification/));
+    expect(await countPrograms()).toBe(before);
+    expect((await make({ ...terms, mode: "production" })).status).toBe(400);
+
+    await certify(m.tenantId);
+    const byDefault = await make(terms);
+    expect(byDefault.status).toBe(201);
+    expect(byDefault.body.mode).toBe("sandbox");
+    expect(byDefault.body.embedKey).toStartWith("ek_test_");
+    const live = await make({ ...terms, mode: "live" });
+    expect(live.status).toBe(201);
+    expect(live.body.mode).toBe("live");
+    expect(live.body.embedKey).toStartWith("ek_live_");
+    expect((await programContext(t.db, live.body.embedKey)).chain).toBe("POLYGON");
+    expect((await programContext(t.db, byDefault.body.embedKey)).chain).toBe("POLYGON_AMOY");
+    // PUT never changes it: the embed key (and so the mode) is the program's for life.
+    const put = await t.request("PUT", `/v1/widget-programs/${live.body.id}`, { body: { ...terms, mode: "sandbox" }, headers: bearer(m.token) });
+    expect(put.body).toMatchObject({ mode: "live", embedKey: live.body.embedKey });
+  });
 });
 
 describe("a key sees only its own mode", () => {

@@ -13,7 +13,10 @@ export const API_TAGS = [
   { name: "Events", description: "The tenant's event log, the same events webhooks deliver." },
   { name: "Webhooks", description: "Webhook endpoints and their deliveries (signed with HMAC-SHA256 and the Standard Webhooks headers)." },
   { name: "Notifications", description: "The dashboard's notifications." },
-  { name: "Sandbox", description: "Sandbox tenants only: the simulated chains' faucet and transfers, the tenant's clock and the pool's liquidity." },
+  {
+    name: "Sandbox",
+    description: "Sandbox API keys only (a live key gets 403): the simulated chains' faucet and transfers, the tenant's clock and the pool's liquidity.",
+  },
   { name: "Wallets", description: "The tenant's own wallets on live chains: roles, proof of control by a signed challenge, balances and GAS thresholds." },
   { name: "Go live", description: "The tenant's go-live certification: the 10 steps, its KYB and the operator's audit." },
   { name: "Platform operator", description: "The platform operator (`x-operator-key`): KYB decisions and commercial terms, every action audited." },

@@ -45,9 +45,9 @@ export type RouteSpec = {
   rolesAllowApiKey?: boolean;
   rateLimit?: boolean;
   /**
-   * Only tenants of this mode may call (DECISIONS.md "Modes"): the sandbox
-   * helpers are `"sandbox"`, so a live tenant gets 403. Checked after
-   * authentication, and again by the verbs themselves.
+   * Only keys of this mode may call (DECISIONS.md "Modes"): the sandbox
+   * helpers are `"sandbox"`, so a live key gets 403 (a certified tenant's
+   * sandbox key keeps them). Checked after authentication.
    */
   mode?: TenantMode;
   /** Extra documented error statuses (404 and 400 are added when the route has params or input). */

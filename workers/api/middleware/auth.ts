@@ -109,8 +109,9 @@ export function requireRole(roles: readonly Role[], options: { allowApiKey?: boo
  * Restricts a route to one mode (DECISIONS.md "Modes"), before the body is
  * even read: a request acts in its API key's mode, so a live key
  * (`svc_live_…`) on a sandbox helper gets 403, whatever the tenant. A
- * dashboard session sees both modes and acts here in the route's. The verbs
- * still check the tenant (a certified tenant's sandbox clock does not move).
+ * dashboard session sees both modes and acts here in the route's. A
+ * certified tenant's sandbox key keeps the sandbox: its clock, pools and
+ * ledgers never touch a live loan.
  */
 export function requireMode(mode: TenantMode): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
+import { actingMode, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { setBorrowerKyc } from "../../../../shared/borrowers/borrower-verbs.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
@@ -44,7 +44,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         status: body.status,
         merchantUserId: body.merchantUserId,
         actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-        now: tenantClock(clock, principal.tenant).now(),
+        now: tenantClock(clock, principal.tenant, actingMode(principal)).now(),
       },
     );
     return c.json(borrowerView(saved), 200);

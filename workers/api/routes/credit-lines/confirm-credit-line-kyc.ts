@@ -1,5 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { modeScope, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
+import { actingMode, modeScope, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { confirmCreditLineKyc } from "../../../../shared/embed/credit-lines.ts";
 import { IdParamSchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
@@ -64,7 +64,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         reference: body.reference ?? null,
         borrowerRef: body.borrowerRef ?? null,
         actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-        now: tenantClock(clock, principal.tenant).now(),
+        now: tenantClock(clock, principal.tenant, actingMode(principal)).now(),
       },
     );
     return c.json(

@@ -130,13 +130,13 @@ describe("GET /v1/go-live and certify", () => {
     expect(statuses(res.body)).toEqual(GO_LIVE_STEP_KEYS.map(() => "DONE"));
     expect(res.body.nextStep).toBeNull();
 
-    // A sandbox clock moved ahead does not carry into live: certification ends the offset.
+    // A sandbox clock moved ahead stays the sandbox's: certification keeps it (live loans run on the system clock).
     expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 86_400 }, headers: apiKey(m.key) })).status).toBe(200);
     const certified = await certify(m.token);
     expect(certified.status).toBe(200);
     expect(certified.body).toEqual({ mode: "live", certifiedAt: expect.any(String) });
     const [row] = await t.db.select({ offset: tenants.clockOffsetMs }).from(tenants).where(eq(tenants.id, m.tenantId));
-    expect(row!.offset).toBe(0);
+    expect(row!.offset).toBe(86_400_000);
     expect((await goLive(apiKey(m.key))).body).toMatchObject({ mode: "live", certifiedAt: certified.body.certifiedAt });
   });
 

@@ -51,6 +51,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const existing = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
     const input = { verified: body.verified, merchantUserId: body.merchantUserId ?? null, reference: body.reference ?? null };
     const loan = await writer.run({ kind: "kycConfirmation", tenantId: tenant.id, loanId: existing.id, ...input });
-    const now = tenantClock(clock, tenant).now();
+    const now = tenantClock(clock, tenant, loan.mode).now();
     return c.json({ loanId: loan.id, ...input, recordedAt: now.toISOString(), loan: loanView(loan, now) }, 201);
   });

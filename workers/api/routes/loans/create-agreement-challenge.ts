@@ -37,6 +37,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
-    const challenge = await issueLoanChallenge({ db, challenges }, { loan, tenantName: tenant.name, now: tenantClock(clock, tenant).now() });
+    const challenge = await issueLoanChallenge({ db, challenges }, { loan, tenantName: tenant.name, now: tenantClock(clock, tenant, loan.mode).now() });
     return c.json({ id: challenge.id, message: challenge.message, expiresAt: new Date(challenge.expiresAt).toISOString() }, 201);
   });

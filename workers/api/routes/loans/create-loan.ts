@@ -37,7 +37,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const keyMode = principal.kind === "apiKey" ? principal.mode : undefined;
     const tenant = await loadTenant(db, principal.tenant.id);
-    const tenantNow = () => tenantClock(clock, tenant).now();
+    const tenantNow = () => tenantClock(clock, tenant, keyMode ?? tenant.mode).now();
     const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
     let current = loan;
     try {

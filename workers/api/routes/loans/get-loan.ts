@@ -28,5 +28,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
-    return c.json(await loanDetailView(db, loan, tenantClock(clock, tenant).now()), 200);
+    return c.json(await loanDetailView(db, loan, tenantClock(clock, tenant, loan.mode).now()), 200);
   });

@@ -67,6 +67,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         },
       },
     );
-    const now = tenantClock(clock, tenant).now();
-    return c.json({ data: page.data.map((l) => loanView(l, now)), nextCursor: page.nextCursor }, 200);
+    // Each loan on its own mode's clock: a dashboard lists sandbox and live loans together.
+    return c.json({ data: page.data.map((l) => loanView(l, tenantClock(clock, tenant, l.mode).now())), nextCursor: page.nextCursor }, 200);
   });

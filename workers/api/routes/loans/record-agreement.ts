@@ -77,7 +77,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         walletSignature: body.walletSignature,
         ton,
         allowedDomains: await apiAgreementDomains(db, tenant.id, widgetHost),
-        now: tenantClock(clock, tenant).now(),
+        now: tenantClock(clock, tenant, existing.mode).now(),
         realNow: clock.now(),
       },
     );
@@ -90,7 +90,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       ton,
       agreementText: body.agreementText ?? null,
     });
-    const view = await loanDetailView(db, loan, tenantClock(clock, tenant).now());
+    const view = await loanDetailView(db, loan, tenantClock(clock, tenant, loan.mode).now());
     if (!view.agreement) throw new DomainError("INTERNAL", "the recorded agreement was not found");
     return c.json({ agreement: { ...view.agreement, loanId: loan.id }, loan: view }, 201);
   });

@@ -44,5 +44,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
-    return c.json(repaymentFor(loan, tenantClock(clock, tenant).now()) as never, 200);
+    return c.json(repaymentFor(loan, tenantClock(clock, tenant, loan.mode).now()) as never, 200);
   });

@@ -42,5 +42,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       note: body.note ?? null,
       reviewerUserId: principal.userId,
     });
-    return c.json(loanView(loan, tenantClock(clock, principal.tenant).now()), 200);
+    return c.json(loanView(loan, tenantClock(clock, principal.tenant, loan.mode).now()), 200);
   });

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { ADMIN_ROLES, actingMode } from "../../../../shared/auth/principal.ts";
 import { createMerchantConfig } from "../../../../shared/merchant-config/save-merchant-config.ts";
 import { MerchantConfigSchema, merchantConfigView } from "../../../../shared/schemas/merchant-config.ts";
 import type { AppEnv } from "../../context.ts";
@@ -27,8 +27,9 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const { db, clock } = c.get("deps");
     const row = await createMerchantConfig({ db }, { tenantId: tenant.id, terms: termsFromBody(c.req.valid("json")), now: clock.now() });
-    return c.json(merchantConfigView(row, tenant.mode), 201);
+    return c.json(merchantConfigView(row, actingMode(principal)), 201);
   });

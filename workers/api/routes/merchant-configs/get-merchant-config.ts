@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { actingMode } from "../../../../shared/auth/principal.ts";
 import { getMerchantConfig } from "../../../../shared/merchant-config/read-merchant-configs.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
 import { MerchantConfigSchema, merchantConfigView } from "../../../../shared/schemas/merchant-config.ts";
@@ -21,7 +22,8 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const row = await getMerchantConfig(c.get("deps"), { tenantId: tenant.id, id: c.req.valid("param").id });
-    return c.json(merchantConfigView(row, tenant.mode), 200);
+    return c.json(merchantConfigView(row, actingMode(principal)), 200);
   });

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { actingMode } from "../../../../shared/auth/principal.ts";
 import { listMerchantConfigs } from "../../../../shared/merchant-config/read-merchant-configs.ts";
 import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
 import { MerchantConfigSchema, merchantConfigView } from "../../../../shared/schemas/merchant-config.ts";
@@ -25,7 +26,8 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const page = await listMerchantConfigs(c.get("deps"), { tenantId: tenant.id, limit, cursor });
-    return c.json({ data: page.data.map((row) => merchantConfigView(row, tenant.mode)), nextCursor: page.nextCursor }, 200);
+    return c.json({ data: page.data.map((row) => merchantConfigView(row, actingMode(principal))), nextCursor: page.nextCursor }, 200);
   });

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { ADMIN_ROLES, actingMode } from "../../../../shared/auth/principal.ts";
 import { updateMerchantConfig } from "../../../../shared/merchant-config/save-merchant-config.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
 import { MerchantConfigSchema, merchantConfigView } from "../../../../shared/schemas/merchant-config.ts";
@@ -30,7 +30,8 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { tenant } = c.get("principal");
+    const principal = c.get("principal");
+    const { tenant } = principal;
     const { db, clock } = c.get("deps");
     const row = await updateMerchantConfig(
       { db },
@@ -41,5 +42,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         now: clock.now(),
       },
     );
-    return c.json(merchantConfigView(row, tenant.mode), 200);
+    return c.json(merchantConfigView(row, actingMode(principal)), 200);
   });

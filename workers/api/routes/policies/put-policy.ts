@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ADMIN_ROLES, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
+import { actingMode, ADMIN_ROLES, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { MAX_BLOCKED_WALLETS, PolicyBodySchema, PolicySchema, policyFromBody, policyView, RULES_TEXT } from "../../../../shared/schemas/policy.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import { putPolicy } from "../../../../shared/underwriting/policies.ts";
@@ -39,7 +39,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         tenantId: principal.tenant.id,
         policy: policyFromBody(c.req.valid("json")),
         actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
-        now: tenantClock(clock, principal.tenant).now(),
+        now: tenantClock(clock, principal.tenant, actingMode(principal)).now(),
       },
     );
     return c.json(policyView(saved), 200);

@@ -13,8 +13,8 @@ export const route = defineRoute(
     tags: ["Sandbox"],
     summary: "Read the sandbox clock",
     description: [
-      "The tenant's sandbox clock. Every tenant-facing time of a sandbox tenant (loan `dueAt`, overdue and default, late fees, event times, KYC stamps) is read from this clock, which runs `offsetSeconds` ahead of real time; `POST /v1/sandbox/clock/advance` moves it forward. It never moves back.",
-      "Sandbox tenants only: a live tenant gets 403.",
+      "The tenant's sandbox clock. Every tenant-facing time of a sandbox loan (loan `dueAt`, overdue and default, late fees, event times, KYC stamps) is read from this clock, which runs `offsetSeconds` ahead of real time; `POST /v1/sandbox/clock/advance` moves it forward. It never moves back.",
+      "Sandbox API keys only (`svc_test_…`): a live key gets 403. A certified tenant keeps its sandbox; the sandbox clock runs sandbox loans only, never live ones.",
     ].join("\n\n"),
     responses: { 200: { description: "The clock", content: { "application/json": { schema: SandboxClockSchema } } } },
   },

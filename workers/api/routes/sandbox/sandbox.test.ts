@@ -306,19 +306,17 @@ describe("sandbox: security", () => {
     expect((await t.request(method, path, { body, headers: bearer(m.token) })).status).toBe(401);
   });
 
-  // The clock's offset is the tenant's (it would move live loans too): a certified tenant's clock stops.
+  // The sandbox clock runs only sandbox loans (live loans are on the system clock), so a certified tenant's sandbox key keeps it.
   test.each(CALLS.filter(([, path]) => path.startsWith("/v1/sandbox/clock")))(
-    "%s %s for a live tenant: 403, and nothing changes",
+    "%s %s for a certified tenant's sandbox key: 200 on the sandbox clock",
     async (method, path, body) => {
       const m = await sandboxTenant(t);
-      await t.db.update(tenants).set({ mode: "live" }).where(eq(tenants.id, m.tenantId));
+      await t.db.update(tenants).set({ mode: "live", certifiedAt: new Date() }).where(eq(tenants.id, m.tenantId));
       const res = await t.request(method, path, { body, headers: apiKey(m.key) });
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ statusCode: 403, message: "Sandbox helpers are for sandbox tenants only; this tenant is live", error: "Forbidden" });
+      expect(res.status).toBe(200);
       const [tenant] = await t.db.select().from(tenants).where(eq(tenants.id, m.tenantId));
-      expect(tenant!.clockOffsetMs).toBe(0);
-      const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, m.tenantId));
-      expect(pool!.available).toBe(100_000_000_000n);
+      expect(tenant!.clockOffsetMs).toBe(method === "POST" ? 60_000 : 0);
+      expect(new Date(res.body.now).getTime() - t.clock.now().getTime()).toBe(tenant!.clockOffsetMs);
     },
   );
 

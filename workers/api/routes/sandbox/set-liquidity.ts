@@ -18,7 +18,7 @@ export const route = defineRoute(
       "`available` may not fall under what is currently reserved for loans being funded: 400 naming `available`. Set it to 0 to exercise the no-liquidity path: an approved loan then stays CREATED with `fundingState` AWAITING_LIQUIDITY and fires `loan.funding_failed` and `liquidity.unavailable`.",
       "Before answering, funding is retried for the tenant's approved loans still waiting to be funded, oldest first (up to 100 per call), so a loan that was waiting for liquidity is ACTIVE when this returns if the new headroom covers it. `funded` counts the loans retried; `stillWaiting` those still waiting for liquidity after the retry.",
       "`liquidity.low` fires once when headroom falls under the threshold (by a reservation, or by this call); setting headroom back at or above the threshold re-arms it.",
-      "Sandbox tenants only: a live tenant gets 403.",
+      "Sandbox API keys only (`svc_test_…`): a live key gets 403. A certified tenant keeps its sandbox pools; this never sets a live pool (live liquidity is the DISBURSEMENT wallet's on-chain balance).",
     ].join("\n\n"),
     request: { body: { required: true, content: { "application/json": { schema: SetLiquidityBodySchema } } } },
     responses: {

@@ -45,5 +45,8 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         by: `user:${principal.userId}`,
       },
     );
-    return c.json({ unmatched: unmatchedView(result.unmatched), loan: loanView(result.loan, tenantClock(clock, principal.tenant).now()) }, 200);
+    return c.json(
+      { unmatched: unmatchedView(result.unmatched), loan: loanView(result.loan, tenantClock(clock, principal.tenant, result.loan.mode).now()) },
+      200,
+    );
   });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { allowedOriginsProblems, MAX_ALLOWED_ORIGINS } from "../../../../shared/domain/origins.ts";
+import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
 
 const AllowedOriginsSchema = z
   .array(z.string())
@@ -13,10 +14,21 @@ const AllowedOriginsSchema = z
   });
 
 /** The body of POST and PUT /v1/widget-programs (PUT replaces all three; the embed key never changes). */
-export const WidgetProgramBodySchema = z
+const programTerms = {
+  name: z.string().trim().min(1).max(100).openapi({ example: "Checkout widget" }),
+  merchantConfigId: z.uuid().openapi({ description: "One of the tenant's merchant configurations; the program lends with its rail and loan product." }),
+  allowedOrigins: AllowedOriginsSchema,
+};
+
+export const WidgetProgramBodySchema = z.object(programTerms).openapi("WidgetProgramRequest");
+
+/** POST adds the program's mode, fixed for its life (its embed key's prefix). */
+export const CreateWidgetProgramBodySchema = z
   .object({
-    name: z.string().trim().min(1).max(100).openapi({ example: "Checkout widget" }),
-    merchantConfigId: z.uuid().openapi({ description: "One of the tenant's merchant configurations; the program lends with its rail and loan product." }),
-    allowedOrigins: AllowedOriginsSchema,
+    ...programTerms,
+    mode: z.enum(TENANT_MODES).optional().openapi({
+      description:
+        "The program's mode, fixed for its life: `sandbox` (the default; embed key `ek_test_…`, lends on the rail's sandbox chain) or `live` (`ek_live_…`, lends on the live chain; a tenant not yet certified gets 403, as for live API keys).",
+    }),
   })
-  .openapi("WidgetProgramRequest");
+  .openapi("CreateWidgetProgramRequest");

@@ -75,6 +75,7 @@ describe("widget programs: happy path", () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(UUID),
       embedKey: expect.stringMatching(EMBED_KEY),
+      mode: "sandbox",
       name: "Checkout widget",
       merchantConfigId: polygon.id,
       network: "POLYGON",
@@ -158,6 +159,7 @@ describe("widget programs: happy path", () => {
     expect(res.body).toEqual({
       id: created.id,
       embedKey: created.embedKey,
+      mode: "sandbox",
       name: "Renamed",
       merchantConfigId: ton.id,
       network: "TON",

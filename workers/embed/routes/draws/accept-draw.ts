@@ -31,7 +31,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const program = c.get("program");
     const deps = c.get("deps");
-    const now = () => tenantClock(deps.clock, program.tenant).now();
+    const now = () => tenantClock(deps.clock, program.tenant, program.mode).now();
     const { loan, created } = await acceptDraw(
       { db: deps.db, challenges: deps.challenges, writer: deps.writer, widgetHosts: widgetHostsOf(c), chain: deps.chain },
       { ...c.req.valid("json"), program, now: now() },

@@ -21,5 +21,5 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const program = c.get("program");
     const { db, clock } = c.get("deps");
     const loan = await loadProgramLoan({ db }, { program, loanId: c.req.valid("param").loanId });
-    return c.json({ loan: embedLoanView(loan, tenantClock(clock, program.tenant).now()) }, 200);
+    return c.json({ loan: embedLoanView(loan, tenantClock(clock, program.tenant, program.mode).now()) }, 200);
   });

@@ -24,5 +24,5 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const deps = c.get("deps");
     const body = c.req.valid("json");
     const walletSession = await walletSessionOf(c, body.walletAddress);
-    return c.json(await quoteDraw(deps, { ...body, program, now: tenantClock(deps.clock, program.tenant).now(), walletSession }), 200);
+    return c.json(await quoteDraw(deps, { ...body, program, now: tenantClock(deps.clock, program.tenant, program.mode).now(), walletSession }), 200);
   });

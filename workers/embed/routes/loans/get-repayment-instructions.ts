@@ -28,5 +28,5 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const program = c.get("program");
     const loan = await loadProgramLoan(c.get("deps"), { program, loanId: c.req.valid("param").loanId });
-    return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, program.tenant).now()) as never, 200);
+    return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, program.tenant, program.mode).now()) as never, 200);
   });

@@ -36,7 +36,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const deps = c.get("deps");
     const program = await programContext(deps.db, c.req.param("embedKey"));
     const loan = await loadProgramLoan(deps, { program, loanId: c.req.param("loanId") });
-    const now = tenantClock(deps.clock, program.tenant).now();
+    const now = tenantClock(deps.clock, program.tenant, program.mode).now();
     let instructions = null;
     if (loan.status === "ACTIVE" || loan.status === "DEFAULTED") {
       try {

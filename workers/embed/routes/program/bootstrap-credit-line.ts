@@ -25,7 +25,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const { db, clock } = c.get("deps");
     const { walletAddress } = c.req.valid("json");
     const walletSession = await walletSessionOf(c, walletAddress);
-    const line = await bootstrapCreditLine({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant).now(), walletSession });
+    const line = await bootstrapCreditLine({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant, program.mode).now(), walletSession });
     return c.json(
       { ...line, creditLine: { ...line.creditLine, limit: formatAmount(line.creditLine.limit), available: formatAmount(line.creditLine.available) } },
       200,

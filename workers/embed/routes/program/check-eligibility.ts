@@ -24,5 +24,5 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const { db, clock } = c.get("deps");
     const { walletAddress } = c.req.valid("json");
     const walletSession = await walletSessionOf(c, walletAddress);
-    return c.json(await checkEligibility({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant).now(), walletSession }), 200);
+    return c.json(await checkEligibility({ db }, { program, walletAddress, now: tenantClock(clock, program.tenant, program.mode).now(), walletSession }), 200);
   });

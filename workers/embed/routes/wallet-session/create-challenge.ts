@@ -22,5 +22,5 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const program = c.get("program");
     const deps = c.get("deps");
     const { walletAddress } = c.req.valid("json");
-    return c.json(await issueWalletSessionChallenge(deps, { program, walletAddress, now: tenantClock(deps.clock, program.tenant).now() }), 200);
+    return c.json(await issueWalletSessionChallenge(deps, { program, walletAddress, now: tenantClock(deps.clock, program.tenant, program.mode).now() }), 200);
   });

@@ -22,7 +22,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const program = c.get("program");
     const deps = c.get("deps");
-    const now = tenantClock(deps.clock, program.tenant).now();
+    const now = tenantClock(deps.clock, program.tenant, program.mode).now();
     return c.json(
       await openWalletSession(
         { db: deps.db, sessionSecret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain },

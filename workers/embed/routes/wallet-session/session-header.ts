@@ -21,5 +21,5 @@ export function walletSessionOf(c: Context<EmbedAppEnv>, walletAddress: string):
   const program = c.get("program");
   const deps = c.get("deps");
   const token = c.req.header(WALLET_SESSION_HEADER);
-  return hasWalletSession(deps, { program, token, walletAddress, now: tenantClock(deps.clock, program.tenant).now() });
+  return hasWalletSession(deps, { program, token, walletAddress, now: tenantClock(deps.clock, program.tenant, program.mode).now() });
 }
