@@ -68,10 +68,20 @@ export type TransferRequest = {
   amount: bigint;
   reference: string;
   now: Date;
+  /** Live chains: the tenant whose DISBURSEMENT wallet `from` is, whose installed signer signs. */
+  tenantId?: string;
 } & LedgerScope;
 
+/**
+ * A transfer's outcome. `pending`: broadcast (or already broadcast for this
+ * reference) but not yet as deep as the chain's confirmations require; the
+ * money may still move, so the caller keeps its reservation and asks again
+ * with the same reference later. A failure means nothing moved and nothing
+ * will under this attempt.
+ */
 export type TransferResult =
   | { success: true; txHash: string; blockNumber: number; confirmedAt: Date }
+  | { success: "pending"; txHash: string; detail: string }
   | { success: false; errorReason: string; txHash: string | null };
 
 /** An EVM log as the chain returns it (hex strings). */

@@ -221,6 +221,13 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
     createdAt: now,
   });
 
+  if (sent.success === "pending") {
+    // Broadcast but not yet final: the loan keeps its reservation and records the transaction; the
+    // retry job asks again with the same reference, and the adapter answers for that one transaction.
+    if (current.fundingTxHash === sent.txHash) return current;
+    return (await commitUpdate(db, current, { fundingTxHash: sent.txHash }, now)) ?? current;
+  }
+
   if (!sent.success) {
     // The transfer failed: release the reservation; the cron retry job tries again.
     return commitTransition(db, {

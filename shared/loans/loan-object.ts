@@ -1,12 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/create-db.ts";
-import { durableSimulatedChains } from "../chains/simulated/durable-simulated-chains.ts";
-import type { SimulatedChainObject } from "../chains/simulated/simulated-chain-object.ts";
-import { simulatedChainPort } from "../chains/simulated/simulated-chain-port.ts";
+import { type ChainPortEnv, chainPortFromEnv } from "../chains/chain-port-from-env.ts";
 import { systemClock } from "../domain/clock.ts";
 import { executeLoanCommand, keyedMutex, type LoanCommand, type LoanCommandResult } from "./loan-commands.ts";
 
-type LoanObjectEnv = { DB: D1Database; SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject> };
+type LoanObjectEnv = ChainPortEnv & { DB: D1Database };
 
 /**
  * One Durable Object per loan: its single writer (STYLE.md). RPC calls can
@@ -19,8 +17,6 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
     const db = createDb(this.env.DB);
-    return this.withLock("loan", () =>
-      executeLoanCommand({ db, chain: simulatedChainPort(durableSimulatedChains(this.env.SIM_CHAINS)), clock: systemClock }, cmd),
-    );
+    return this.withLock("loan", () => executeLoanCommand({ db, chain: chainPortFromEnv(this.env, db), clock: systemClock }, cmd));
   }
 }

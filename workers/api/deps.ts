@@ -4,10 +4,11 @@ import type { AgreementChallengeObject } from "../../shared/agreements/challenge
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
+import { chainPortFromEnv } from "../../shared/chains/chain-port-from-env.ts";
+import type { LiveChainEnv } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
-import { simulatedChainPort } from "../../shared/chains/simulated/simulated-chain-port.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { DEV_OPERATOR_KEY } from "../../shared/auth/operator-key.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
@@ -57,7 +58,7 @@ export type ApiEnv = {
   EMBED_HOST?: string;
   /** Worker secret: the platform operator's key (`x-operator-key` on /v1/operator/*). */
   OPERATOR_KEY?: string;
-};
+} & LiveChainEnv;
 
 export type ApiDeps = {
   db: Db;
@@ -152,7 +153,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     mail: mailProviderFromEnv(parsed.data, db, (url, init) => fetch(url, init)),
     baseUrl: BASE_URL ? BASE_URL.replace(/\/+$/, "") : null,
     log: consoleLogger,
-    chain: simulatedChainPort(simChains),
+    chain: chainPortFromEnv(env, db, { simChains }),
     simChains,
     writer: durableLoanWriter(env.LOANS),
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import solc from "solc";
+import { compileContract, type CompiledContract } from "./compile-contract.ts";
 
 /** The contract's source, beside this file. */
 export const POOL_SOURCE_PATH = join(import.meta.dir, "SvcPool.sol");
@@ -9,21 +8,7 @@ export const POOL_SOURCE_PATH = join(import.meta.dir, "SvcPool.sol");
  * Compiles SvcPool.sol with the `solc` npm package (the compiler the tests
  * run, so the ABI the service uses cannot drift from the source).
  */
-export function compilePool(): { abi: unknown[]; bytecode: string } {
-  const input = {
-    language: "Solidity",
-    sources: { "SvcPool.sol": { content: readFileSync(POOL_SOURCE_PATH, "utf8") } },
-    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { SvcPool: ["abi", "evm.bytecode.object"] } } },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
-  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
-  const contract = output.contracts["SvcPool.sol"]!.SvcPool!;
-  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-}
+export const compilePool = (): CompiledContract => compileContract(POOL_SOURCE_PATH, "SvcPool");
 
 /** `bun shared/chains/evm/compile-pool.ts`: regenerates svc-pool-abi.ts from the source. */
 if (import.meta.main) {

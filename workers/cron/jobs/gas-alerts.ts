@@ -1,6 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
-import { durableSimulatedChains } from "../../../shared/chains/simulated/durable-simulated-chains.ts";
-import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
+import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { checkGasWallets } from "../../../shared/wallets/gas-alerts.ts";
 import type { CronJob } from "../job.ts";
@@ -16,9 +15,10 @@ export const gasAlertsJob: CronJob = {
   name: "gas-alerts",
   crons: ["* * * * *"],
   async run({ env, log }) {
+    const db = createDb(env.DB);
     const report = await checkGasWallets({
-      db: createDb(env.DB),
-      chain: simulatedChainPort(durableSimulatedChains(env.SIM_CHAINS)),
+      db,
+      chain: chainPortFromEnv(env, db),
       clock: systemClock,
     });
     if (report.alerted > 0 || report.rearmed > 0) log.info("gas alerts", report);

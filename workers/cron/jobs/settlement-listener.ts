@@ -1,6 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
-import { durableSimulatedChains } from "../../../shared/chains/simulated/durable-simulated-chains.ts";
-import { simulatedChainPort } from "../../../shared/chains/simulated/simulated-chain-port.ts";
+import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
 import { ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
@@ -20,9 +19,10 @@ export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
   crons: ["* * * * *"],
   async run({ env, log }) {
+    const db = createDb(env.DB);
     const deps = {
-      db: createDb(env.DB),
-      chain: simulatedChainPort(durableSimulatedChains(env.SIM_CHAINS)),
+      db,
+      chain: chainPortFromEnv(env, db),
       writer: durableLoanWriter(env.LOANS),
       clock: systemClock,
     };
