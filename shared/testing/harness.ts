@@ -54,6 +54,7 @@ export async function createTestApp(
     log,
     chain: simulatedChainPort(simChains),
     simChains,
+    liveChains: {},
     writer: inProcessLoanWriter({ db, chain: simulatedChainPort(simChains), clock }),
     challenges: memoryChallengeStore(),
     secretsKey: DEV_SECRETS_KEY,

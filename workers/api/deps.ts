@@ -5,7 +5,7 @@ import { durableChallengeStore } from "../../shared/agreements/durable-challenge
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { chainPortFromEnv } from "../../shared/chains/chain-port-from-env.ts";
-import type { LiveChainEnv } from "../../shared/chains/live/live-config.ts";
+import { type LiveChain, type LiveChainEnv, type LiveChainSettings, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
@@ -87,6 +87,8 @@ export type ApiDeps = {
   baseUrl: string | null;
   log: Logger;
   chain: ChainPort;
+  /** The live chains this deployment has a node for, with their token, pool and confirmations (live-config.ts). */
+  liveChains: Partial<Record<LiveChain, LiveChainSettings>>;
   /** The sandbox chains themselves (faucet, transfers, signed transactions). */
   simChains: SimulatedChains;
   /** The single writer of each loan (a Durable Object per loan). */
@@ -154,6 +156,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     baseUrl: BASE_URL ? BASE_URL.replace(/\/+$/, "") : null,
     log: consoleLogger,
     chain: chainPortFromEnv(env, db, { simChains }),
+    liveChains: liveChainSettings(env),
     simChains,
     writer: durableLoanWriter(env.LOANS),
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),

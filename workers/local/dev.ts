@@ -1,11 +1,13 @@
 import { DEV_OPERATOR_KEY } from "../../shared/auth/operator-key.ts";
+import { LIVE_CHAIN_ENV_KEYS } from "../../shared/chains/live/live-config.ts";
 import { startStack } from "./stack.ts";
 
 /**
  * `npm run dev`: the four workers on this machine, offline, data kept in
  * `.data/` between runs. Env: PORT (8787), EMBED_PORT (8788),
  * CRON_INTERVAL_SECONDS (5; 0 turns the cron off), LOG_LEVEL (info),
- * DATA_DIR (.data).
+ * DATA_DIR (.data), and the live chains' variables (live-config.ts), which
+ * `npm run dev:live` sets.
  */
 const port = Number(process.env.PORT ?? 8787);
 const embedPort = Number(process.env.EMBED_PORT ?? 8788);
@@ -27,6 +29,8 @@ const stack = await startStack({
     EMBED_HOST: `127.0.0.1:${embedPort}`,
     // Unset: the api worker uses svc_operator_dev (development only).
     ...(process.env.OPERATOR_KEY ? { OPERATOR_KEY: process.env.OPERATOR_KEY } : {}),
+    // Live chains (POLYGON_RPC_URL, …; `npm run dev:live` sets them to its Anvil nodes).
+    ...Object.fromEntries(LIVE_CHAIN_ENV_KEYS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   },
 });
 const base = stack.baseUrl;

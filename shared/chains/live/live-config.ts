@@ -27,23 +27,22 @@ export type LiveChainSettings = {
 export const DEFAULT_CONFIRMATIONS: Record<LiveChain, number> = { POLYGON: 64, BASE: 10, TON: 1 };
 
 /** The environment variables that configure live chains (all optional: an unconfigured chain is not enabled). */
-export type LiveChainEnv = Partial<
-  Record<
-    | "POLYGON_RPC_URL"
-    | "POLYGON_TOKEN_ADDRESS"
-    | "POLYGON_POOL_ADDRESS"
-    | "POLYGON_CONFIRMATIONS"
-    | "BASE_RPC_URL"
-    | "BASE_TOKEN_ADDRESS"
-    | "BASE_POOL_ADDRESS"
-    | "BASE_CONFIRMATIONS"
-    | "TON_RPC_URL"
-    | "TON_API_KEY"
-    | "TON_TOKEN_ADDRESS"
-    | "TON_CONFIRMATIONS",
-    string
-  >
->;
+export const LIVE_CHAIN_ENV_KEYS = [
+  "POLYGON_RPC_URL",
+  "POLYGON_TOKEN_ADDRESS",
+  "POLYGON_POOL_ADDRESS",
+  "POLYGON_CONFIRMATIONS",
+  "BASE_RPC_URL",
+  "BASE_TOKEN_ADDRESS",
+  "BASE_POOL_ADDRESS",
+  "BASE_CONFIRMATIONS",
+  "TON_RPC_URL",
+  "TON_API_KEY",
+  "TON_TOKEN_ADDRESS",
+  "TON_CONFIRMATIONS",
+] as const;
+
+export type LiveChainEnv = Partial<Record<(typeof LIVE_CHAIN_ENV_KEYS)[number], string>>;
 
 const count = (raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback;

@@ -18,6 +18,7 @@ import {
   createTestClient,
   createWalletClient,
   defineChain,
+  getContractAddress,
   type Hex,
   http,
   type PublicClient,
@@ -100,10 +101,18 @@ async function waitForRpc(rpcUrl: string, child: ChildProcess, timeoutMs: number
  *
  * @example const node = await startAnvil({ chainId: 137 }); … await node.stop();
  */
-export async function startAnvil(options: { chainId: number; port?: number; blockTimeSeconds?: number; quiet?: boolean }): Promise<AnvilNode> {
+export async function startAnvil(options: {
+  chainId: number;
+  port?: number;
+  blockTimeSeconds?: number;
+  quiet?: boolean;
+  /** Keep the chain in this file across runs (loaded on start, written every few seconds). */
+  statePath?: string;
+}): Promise<AnvilNode> {
   const port = options.port || (await freePort());
   const args = ["--chain-id", String(options.chainId), "--port", String(port), "--host", "127.0.0.1", "--silent"];
   if (options.blockTimeSeconds) args.push("--block-time", String(options.blockTimeSeconds));
+  if (options.statePath) args.push("--state", options.statePath, "--state-interval", "2");
   const child = spawn(anvilBinary(), args, { stdio: options.quiet === false ? "inherit" : "ignore" });
   const rpcUrl = `http://127.0.0.1:${port}`;
   const stopChild = () => child.exitCode === null && child.kill("SIGKILL");
@@ -151,6 +160,11 @@ export type RehearsalDeployment = { usdc: Address; pool: Address; deployer: Addr
  */
 export async function deployRehearsalContracts(node: AnvilNode, options: { operator?: Address } = {}): Promise<RehearsalDeployment> {
   const deployer = privateKeyToAccount(ANVIL_KEYS[0]!);
+  // A chain kept from an earlier run already has them: account #0's first two deployments, at fixed addresses.
+  const [usdcAt, poolAt] = [getContractAddress({ from: deployer.address, nonce: 0n }), getContractAddress({ from: deployer.address, nonce: 1n })];
+  if ((await node.public.getCode({ address: poolAt }))?.length && (await node.public.getCode({ address: usdcAt }))?.length) {
+    return { usdc: usdcAt, pool: poolAt, deployer: deployer.address };
+  }
   const wallet = node.wallet(deployer);
   const { usdc, pool } = rehearsalContracts();
   const deploy = async (contract: CompiledContract, args: unknown[]): Promise<Address> => {
