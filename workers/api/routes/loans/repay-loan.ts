@@ -2,6 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanIdParamSchema } from "../../../../shared/schemas/loan.ts";
+import { tonRepaymentTarget } from "../../../../shared/settlement/collections-wallet.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
@@ -44,5 +45,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
-    return c.json(repaymentFor(loan, tenantClock(clock, tenant, loan.mode).now()) as never, 200);
+    return c.json(repaymentFor(loan, tenantClock(clock, tenant, loan.mode).now(), await tonRepaymentTarget(db, loan)) as never, 200);
   });
