@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Address, toNano } from "@ton/core";
+import { Address, beginCell, toNano } from "@ton/core";
 import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sandbox";
 import { and, eq } from "drizzle-orm";
 import { settlements } from "../../db/schema/loan-records.ts";
@@ -11,7 +11,7 @@ import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
 import { routedChainPort } from "../../shared/chains/routed-chain-port.ts";
-import { jettonTransferBody, textComment } from "../../shared/chains/ton/jetton-messages.ts";
+import { JETTON_OP, jettonTransferBody, textComment } from "../../shared/chains/ton/jetton-messages.ts";
 import { jettonBalance, jettonWalletOf } from "../../shared/chains/ton/jetton-reads.ts";
 import { tonLivePort } from "../../shared/chains/ton/live/ton-live-port.ts";
 import { deployJetton, type TestJetton } from "../../shared/chains/ton/testing/jetton-contracts.ts";
@@ -84,6 +84,7 @@ async function addVerifiedWallet(token: string, role: "DISBURSEMENT" | "COLLECTI
     body: { challengeId: challenge.body.id, ...reply },
   });
   expect(verified.status).toBe(200);
+  return created.body.id as string;
 }
 
 let borrowers = 0;
@@ -116,7 +117,7 @@ async function liveTonTenant(name: string) {
   expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
 
   const collections = testV5Wallet(blockchain);
-  await addVerifiedWallet(m.token, "COLLECTIONS", collections);
+  const collectionsId = await addVerifiedWallet(m.token, "COLLECTIONS", collections);
 
   /** A live TON loan to a fresh borrower wallet (a treasury that sends jettons as its owner would). */
   const liveLoan = async (principalAmount: string) => {
@@ -134,7 +135,7 @@ async function liveTonTenant(name: string) {
     if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     return { loan: created.body, borrower };
   };
-  return { ...m, liveKey, disbursement, collections, liveLoan };
+  return { ...m, liveKey, disbursement, collections, collectionsId, liveLoan };
 }
 
 /** The borrower sends `amount` of `jetton` to `to` with `comment`, as a wallet app does (1 nanoton forwarded so the recipient is notified). */
@@ -211,7 +212,7 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await unmatchedOf(m.tenantId)).toHaveLength(0);
   });
 
-  test("a wrong comment, another jetton, a plain TON transfer: not credited, kept as unmatched; a bounced transfer: not credited, nothing kept", async () => {
+  test("a wrong comment, another jetton, a forged notification, a plain TON transfer: not credited, kept as unmatched; a bounced transfer: not credited, nothing kept", async () => {
     const m = await liveTonTenant("Ton Spoof Ltd");
     const { loan, borrower } = await m.liveLoan("100.00");
     const comment = `svc:repay:${loan.id}`;
@@ -221,13 +222,22 @@ describe("live TON: funding and repayment against the emulator", () => {
     await payJettons(borrower, usdt, m.collections.address, USDT(110), `${comment} `);
     await payJettons(borrower, fake, m.collections.address, USDT(110), comment);
     await borrower.send({ to: m.collections.address, value: toNano("3"), bounce: false, body: textComment(comment) });
+    // A forged notification: the borrower's own contract claims a USDT arrival; only the collections wallet's USDT jetton wallet can send a real one.
+    const forged = beginCell()
+      .storeUint(JETTON_OP.transferNotification, 32)
+      .storeUint(0, 64)
+      .storeCoins(USDT(110))
+      .storeAddress(borrower.address)
+      .storeMaybeRef(textComment(comment))
+      .endCell();
+    await borrower.send({ to: m.collections.address, value: toNano("0.05"), bounce: false, body: forged });
     // More USDT than the borrower holds: its own jetton wallet refuses and bounces it; nothing reaches the collections wallet.
     await payJettons(borrower, usdt, m.collections.address, USDT(10_000), comment);
     // A message the COLLECTIONS wallet sent comes back bounced: its own TON returning, not a payment.
     await m.collections.send([{ to: Address.parseRaw(`0:${"ab".repeat(32)}`), value: toNano("1"), bounce: true }]);
 
     const [report] = (await listen()).filter((r) => r.tenantId === m.tenantId);
-    expect(report).toMatchObject({ payments: 0, unmatched: 3 });
+    expect(report).toMatchObject({ payments: 0, unmatched: 4 });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
     expect(await repaymentsOf(loan.id)).toHaveLength(0);
     const kept = await unmatchedOf(m.tenantId);
@@ -238,8 +248,9 @@ describe("live TON: funding and repayment against the emulator", () => {
       [
         { token: fakeJettonWallet, amount: USDT(110), comment, reason: expect.stringContaining("not the USDT jetton wallet") },
         { token: "TON", amount: toNano("3"), comment, reason: "a TON transfer, not USDT" },
+        { token: borrower.address.toRawString(), amount: USDT(110), comment, reason: expect.stringContaining("not the USDT jetton wallet") },
         { token: usdt.master.toRawString(), amount: USDT(110), comment: `${comment} `, reason: "the comment is not svc:repay:<loanId>" },
-      ].sort((a, b) => String(a.reason).localeCompare(String(b.reason))),
+      ].sort((a, b) => String(a.reason).localeCompare(String(b.reason)) || a.token.localeCompare(b.token)),
     );
     expect(kept.every((u) => u.toAddress === m.collections.raw && u.chain === "TON")).toBe(true);
     expect(await balanceOf(usdt, m.collections.address)).toBe(USDT(110));
@@ -261,5 +272,47 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await repaymentsOf(theirLoan.id)).toHaveLength(0);
     expect(await unmatchedOf(mine.tenantId)).toMatchObject([{ claimedLoanId: theirLoan.id, reason: "no loan with this id", amount: USDT(110) }]);
     expect(await unmatchedOf(theirs.tenantId)).toHaveLength(0);
+  });
+
+  test("one COLLECTIONS wallet that cannot be read does not stop the others; its cursor stays and the next poll credits it", async () => {
+    const a = await liveTonTenant("Ton Down Ltd");
+    const b = await liveTonTenant("Ton Up Ltd");
+    const paid = await Promise.all(
+      [a, b].map(async (m) => {
+        const { loan, borrower } = await m.liveLoan("100.00");
+        await usdt.mint(borrower.address, USDT(2));
+        await payJettons(borrower, usdt, m.collections.address, USDT(102), `svc:repay:${loan.id}`);
+        return loan.id as string;
+      }),
+    );
+    const read = network.transactions;
+    network.transactions = async (address, options) => {
+      if (address.equals(a.collections.address)) throw new Error("toncenter: 429 Too Many Requests");
+      return read(address, options);
+    };
+    try {
+      const reports = await listen();
+      expect(reports.find((r) => r.tenantId === a.tenantId)).toMatchObject({ error: "toncenter: 429 Too Many Requests", payments: 0 });
+      expect(reports.find((r) => r.tenantId === b.tenantId)).toMatchObject({ payments: 1 });
+    } finally {
+      network.transactions = read;
+    }
+    expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "ACTIVE" });
+    expect(await loanOf(b.liveKey, paid[1]!)).toMatchObject({ status: "REPAID" });
+    expect((await listen()).find((r) => r.tenantId === a.tenantId)).toMatchObject({ payments: 1 });
+    expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
+  });
+
+  test("no verified COLLECTIONS wallet on TON: the repayment instructions are a 400 saying where repayments would go, never a platform address", async () => {
+    const m = await liveTonTenant("Ton Nowhere Ltd");
+    const { loan } = await m.liveLoan("100.00");
+    expect((await t.request("DELETE", `/v1/wallets/${m.collectionsId}`, { headers: bearer(m.token) })).status).toBe(204);
+    const res = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "repayments on TON go to the tenant's COLLECTIONS wallet: none is verified on TON yet (add one with POST /v1/wallets and verify it)",
+    });
   });
 });
