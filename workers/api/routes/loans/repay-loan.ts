@@ -19,7 +19,7 @@ export const RepaymentInstructionsSchema = z
   .openapi("RepaymentInstructions", {
     description: [
       "EVM (POLYGON_AMOY, BASE_SEPOLIA, POLYGON, BASE): `{ chain, chainId, token: { address, symbol, decimals }, spender, amount, amountUnits, loanIdBytes32, transactions: [approve, repay] }`; each transaction `{ to, data, value, description }` is signable as is (EIP-1559 with the chain id). The loan id travels as its UUID's 16 bytes left-aligned in a bytes32.",
-      'TON (TON_TESTNET, TON): `{ chain, supported, to, asset: "USDT", amount (6 decimals), amountUnits, comment: "svc:repay:<loanId>", jettonMaster, links: { ton, tonkeeper } }`. The comment must be exact; transfers from an exchange lose it and are not matched.',
+      'TON (TON_TESTNET, TON): `{ chain, supported, to, asset: "USDT", amount (6 decimals), amountUnits, comment: "svc:repay:<loanId>", jettonMaster, links: { ton, tonkeeper } }`. On TON, `to` is the tenant\'s verified COLLECTIONS wallet (without one: 400); on TON_TESTNET the simulated settlement wallet. The comment must be exact, and the transfer must forward some TON so the recipient is notified (wallet apps do with a comment); transfers from an exchange lose it and are not matched.',
       'SOLANA_DEVNET: `{ chain, supported, to, asset: "USDC", mint, amount, amountUnits, memo: "svc:repay:<loanId>", links: { solana } }`.',
     ].join("\n\n"),
   });
