@@ -166,4 +166,29 @@ describe("live TON funding", () => {
     blockchain.now = undefined;
     clockOffset = 0;
   });
+
+  test("an expired message that cannot be signed again (the signer was removed): a failure that frees the wallet, not a transfer stuck in flight", async () => {
+    const from = await disbursement(USDT(100));
+    const borrower = await blockchain.treasury("borrower-5");
+    network.hold();
+    const input = request(from, borrower.address, USDT(10));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    network.drop();
+    const seed = keys.get(from.raw)!;
+    keys.delete(from.raw);
+    clockOffset = MESSAGE_TTL_SECONDS + 120;
+    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    try {
+      expect(await port.transfer(input)).toMatchObject({ success: false, errorReason: expect.stringContaining("no signer") });
+      const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
+      expect(row!.status).toBe("FAILED");
+      // With the signer back, the same reference is a new attempt, and the wallet is free for it.
+      keys.set(from.raw, seed);
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(10));
+    } finally {
+      blockchain.now = undefined;
+      clockOffset = 0;
+    }
+  });
 });

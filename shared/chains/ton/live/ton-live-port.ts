@@ -196,7 +196,10 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
           to: Address.parseRaw(row.toAddress),
           amount: row.amount,
         };
-        return attempt(database, plan, now, { status: "SENT", messageHash: row.messageHash });
+        const again = await attempt(database, plan, now, { status: "SENT", messageHash: row.messageHash });
+        // Not re-signed (no signer any more, too little TON): the expired message is dead, so the attempt failed and frees the wallet.
+        if (again.success === false) await settleAttempt(database, row, { status: "FAILED", txHash: null, errorReason: again.errorReason }, now);
+        return again;
       }
     }
   }
