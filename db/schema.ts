@@ -19,6 +19,7 @@ import { users } from "./schema/users.ts";
 import { walletSessionChallenges } from "./schema/wallet-session-challenges.ts";
 import { widgetPrograms } from "./schema/widget-programs.ts";
 import { signers, walletChallenges, wallets } from "./schema/wallets.ts";
+import { tonTransfers, tonWalletCursors } from "./schema/ton.ts";
 
 export const schema = {
   tenants,
@@ -54,5 +55,7 @@ export const schema = {
   kybSubmissions,
   commercialTerms,
   operatorAudit,
+  tonTransfers,
+  tonWalletCursors,
 };
 export type Schema = typeof schema;

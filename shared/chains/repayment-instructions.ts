@@ -6,8 +6,9 @@
  *
  * - EVM: two unsigned transactions, the stablecoin `approve(pool, amount)` then
  *   the pool's `repay(loanId, amount)`, each signable as is by the borrower's wallet.
- * - TON: a plain USDT jetton transfer to the settlement wallet carrying the
- *   comment `svc:repay:<loanId>`, with a `ton://transfer/…` deep link.
+ * - TON: a plain USDT jetton transfer carrying the comment `svc:repay:<loanId>`,
+ *   with a `ton://transfer/…` deep link, to the tenant's verified COLLECTIONS
+ *   wallet on live TON (the caller passes it), to the settlement wallet on TON_TESTNET.
  * - SOLANA_DEVNET: an SPL USDC transfer to the settlement wallet with the same
  *   text as its memo, with a Solana Pay link.
  */
@@ -55,7 +56,7 @@ export type EvmRepaymentInstructions = {
 export type TonRepaymentInstructions = {
   chain: TonChain;
   supported: true;
-  /** The platform settlement wallet, user-friendly non-bounceable (UQ…, 0Q… on TON_TESTNET). */
+  /** Where to send: the tenant's COLLECTIONS wallet on TON, the simulated settlement wallet on TON_TESTNET; user-friendly non-bounceable (UQ…, 0Q… on TON_TESTNET). */
   to: string;
   asset: "USDT";
   /** Total due with exactly 6 decimals. */
@@ -126,7 +127,9 @@ export function parseRepaymentComment(comment: string | null): string | null {
  * @example repaymentInstructions({ loanId, chain: "TON_TESTNET", totalDue: 102_000_000n })
  * // { chain: "TON_TESTNET", supported: true, to: "0Q…", asset: "USDT", amount: "102.000000", amountUnits: "102000000", comment: "svc:repay:<loanId>", jettonMaster: "kQ…", links: { ton: "ton://transfer/0Q…?jetton=kQ…&amount=102000000&text=svc%3Arepay%3A…", tonkeeper: "https://app.tonkeeper.com/transfer/…" } }
  */
-export function repaymentInstructions(input: { loanId: string; chain: Chain; totalDue: bigint }): RepaymentInstructions | UnsupportedRepayment {
+export function repaymentInstructions(
+  input: { loanId: string; chain: Chain; totalDue: bigint } & TonRepaymentTarget,
+): RepaymentInstructions | UnsupportedRepayment {
   const { loanId, chain, totalDue } = input;
   if (totalDue <= 0n) throw new RangeError(`total due must be positive, got ${totalDue}`);
   const comment = repaymentComment(loanId);
@@ -139,7 +142,7 @@ export function repaymentInstructions(input: { loanId: string; chain: Chain; tot
       return evmInstructions(chain, config, loanId, totalDue);
     case "TON_TESTNET":
     case "TON":
-      return tonInstructions(chain, config, comment, totalDue);
+      return tonInstructions(chain, config, comment, totalDue, input);
     case "SOLANA_DEVNET":
       return solanaInstructions(chain, config, comment, totalDue);
     default: {
@@ -189,16 +192,37 @@ function evmInstructions(chain: EvmChain, config: ChainConfig, loanId: string, t
   };
 }
 
-function tonInstructions(chain: TonChain, config: ChainConfig, comment: string, totalDue: bigint): TonRepaymentInstructions | UnsupportedRepayment {
-  if (!config.settlementWallet) {
-    return unsupported(chain, `repayments on ${chain} are not enabled yet: no settlement wallet is configured`);
+/**
+ * Where a live TON repayment goes (DECISIONS.md "Live wallets"): the tenant's
+ * verified COLLECTIONS wallet, never an address the platform controls, and the
+ * USDT jetton master this deployment is configured with. TON_TESTNET (the
+ * simulated chain) keeps its settlement wallet.
+ */
+export type TonRepaymentTarget = { collections?: string | null; jettonMaster?: string };
+
+function tonInstructions(
+  chain: TonChain,
+  config: ChainConfig,
+  comment: string,
+  totalDue: bigint,
+  target: TonRepaymentTarget,
+): TonRepaymentInstructions | UnsupportedRepayment {
+  const wallet = chain === "TON" ? target.collections : config.settlementWallet;
+  if (!wallet) {
+    return unsupported(
+      chain,
+      chain === "TON"
+        ? "repayments on TON go to the tenant's COLLECTIONS wallet: none is verified on TON yet (add one with POST /v1/wallets and verify it)"
+        : `repayments on ${chain} are not enabled yet: no settlement wallet is configured`,
+    );
   }
   // The testnet flag makes wallets refuse a testnet address on mainnet and vice versa.
   const testOnly = chain === "TON_TESTNET";
   // Non-bounceable (UQ…) is how wallet apps show a wallet address and what they
   // expect in a transfer link; the jetton master is a contract, so bounceable (EQ…).
-  const to = Address.parse(config.settlementWallet).toString({ urlSafe: true, bounceable: false, testOnly });
-  const jettonMaster = Address.parse(config.token.address).toString({ urlSafe: true, bounceable: true, testOnly });
+  const to = Address.parse(wallet).toString({ urlSafe: true, bounceable: false, testOnly });
+  const master = (chain === "TON" && target.jettonMaster) || config.token.address;
+  const jettonMaster = Address.parse(master).toString({ urlSafe: true, bounceable: true, testOnly });
   const amountUnits = totalDue.toString();
   // ton:// transfer links carry jetton amounts in base units (Tonkeeper/TON Connect convention).
   const query = `jetton=${jettonMaster}&amount=${amountUnits}&text=${encodeURIComponent(comment)}`;

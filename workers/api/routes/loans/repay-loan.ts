@@ -2,6 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanIdParamSchema } from "../../../../shared/schemas/loan.ts";
+import { tonRepaymentTarget } from "../../../../shared/settlement/collections-wallet.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
@@ -18,7 +19,7 @@ export const RepaymentInstructionsSchema = z
   .openapi("RepaymentInstructions", {
     description: [
       "EVM (POLYGON_AMOY, BASE_SEPOLIA, POLYGON, BASE): `{ chain, chainId, token: { address, symbol, decimals }, spender, amount, amountUnits, loanIdBytes32, transactions: [approve, repay] }`; each transaction `{ to, data, value, description }` is signable as is (EIP-1559 with the chain id). The loan id travels as its UUID's 16 bytes left-aligned in a bytes32.",
-      'TON (TON_TESTNET, TON): `{ chain, supported, to, asset: "USDT", amount (6 decimals), amountUnits, comment: "svc:repay:<loanId>", jettonMaster, links: { ton, tonkeeper } }`. The comment must be exact; transfers from an exchange lose it and are not matched.',
+      'TON (TON_TESTNET, TON): `{ chain, supported, to, asset: "USDT", amount (6 decimals), amountUnits, comment: "svc:repay:<loanId>", jettonMaster, links: { ton, tonkeeper } }`. On TON, `to` is the tenant\'s verified COLLECTIONS wallet (without one: 400); on TON_TESTNET the simulated settlement wallet. The comment must be exact, and the transfer must forward some TON so the recipient is notified (wallet apps do with a comment); transfers from an exchange lose it and are not matched.',
       'SOLANA_DEVNET: `{ chain, supported, to, asset: "USDC", mint, amount, amountUnits, memo: "svc:repay:<loanId>", links: { solana } }`.',
     ].join("\n\n"),
   });
@@ -44,5 +45,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const loan = await loadLoan(db, tenant.id, c.req.valid("param").id, modeScope(principal));
-    return c.json(repaymentFor(loan, tenantClock(clock, tenant, loan.mode).now()) as never, 200);
+    return c.json(repaymentFor(loan, tenantClock(clock, tenant, loan.mode).now(), await tonRepaymentTarget(db, loan)) as never, 200);
   });

@@ -1,6 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { defineEmbedRoute } from "../embed-route.ts";
 import { loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
+import { tonRepaymentTarget } from "../../../../shared/settlement/collections-wallet.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
@@ -28,5 +29,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const program = c.get("program");
     const loan = await loadProgramLoan(c.get("deps"), { program, loanId: c.req.valid("param").loanId });
-    return c.json(repaymentFor(loan, tenantClock(c.get("deps").clock, program.tenant, program.mode).now()) as never, 200);
+    return c.json(
+      repaymentFor(loan, tenantClock(c.get("deps").clock, program.tenant, program.mode).now(), await tonRepaymentTarget(c.get("deps").db, loan)) as never,
+      200,
+    );
   });

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Address, toNano } from "@ton/core";
+import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sandbox";
+import { eq } from "drizzle-orm";
+import { tonTransfers } from "../../../../db/schema/ton.ts";
+import { createTestApp, type TestApp } from "../../../testing/harness.ts";
+import { sandboxTenant } from "../../../testing/loan-fixtures.ts";
+import type { LiveChainSettings } from "../../live/live-config.ts";
+import type { SignerSource } from "../../live/signer-source.ts";
+import { jettonBalance, jettonWalletOf } from "../jetton-reads.ts";
+import { deployJetton, type TestJetton } from "../testing/jetton-contracts.ts";
+import { type SandboxNetwork, sandboxNetwork } from "../testing/sandbox-network.ts";
+import { testV5Wallet, type TestV5Wallet } from "../testing/test-ton-wallet.ts";
+import { MESSAGE_TTL_SECONDS, tonLivePort } from "./ton-live-port.ts";
+
+/**
+ * The live TON adapter against @ton/sandbox (the emulator running the real
+ * wallet v5r1 and the TEP-74 reference jetton): funding jetton transfers,
+ * idempotent by reference, pending until the recipient's jetton wallet has
+ * the jettons, bounces as failures, balances.
+ */
+
+const USDT = (n: number) => BigInt(n) * 1_000_000n;
+let t: TestApp;
+let blockchain: Blockchain;
+let network: SandboxNetwork;
+let admin: SandboxContract<TreasuryContract>;
+let usdt: TestJetton;
+let tenantId: string;
+let clockOffset = 0;
+const keys = new Map<string, string>();
+const signers: SignerSource = { privateKey: async ({ address }) => keys.get(address) ?? null };
+let port: ReturnType<typeof tonLivePort>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  tenantId = (await sandboxTenant(t, "Ton Port Ltd")).tenantId;
+  blockchain = await Blockchain.create();
+  network = sandboxNetwork(blockchain);
+  admin = await blockchain.treasury("admin");
+  usdt = await deployJetton(blockchain, admin, "USDT");
+  const settings: LiveChainSettings = {
+    chain: "TON",
+    rpcUrl: "sandbox",
+    apiKey: null,
+    tokenAddress: usdt.master.toRawString(),
+    poolAddress: null,
+    confirmations: 1,
+  };
+  port = tonLivePort({ settings, signers, env: {}, db: t.db, network, chainNow: () => Math.floor(Date.now() / 1000) + clockOffset });
+});
+afterAll(() => t.close());
+
+/** A disbursement wallet holding `usdt` jettons and `ton` nanoton, with its signer installed (left undeployed: the first transfer deploys it). */
+async function disbursement(jettons: bigint, ton = toNano("1")): Promise<TestV5Wallet> {
+  const wallet = testV5Wallet(blockchain);
+  keys.set(wallet.raw, wallet.seedHex);
+  await admin.send({ to: wallet.address, value: ton, bounce: false });
+  if (jettons > 0n) await usdt.mint(wallet.address, jettons);
+  return wallet;
+}
+
+const balanceOf = async (owner: Address) => jettonBalance(network, await jettonWalletOf(network, usdt.master, owner));
+let loans = 0;
+const request = (from: TestV5Wallet, to: Address, amount: bigint) => ({
+  chain: "TON" as const,
+  asset: "USDT" as const,
+  from: from.raw,
+  to: to.toRawString(),
+  amount,
+  reference: `funding:00000000-0000-4000-8000-${String(++loans).padStart(12, "0")}`,
+  now: new Date(),
+  tenantId,
+});
+
+describe("live TON funding", () => {
+  test("a jetton transfer from the v5r1 DISBURSEMENT wallet: the borrower's jetton balance rises by the amount; a repeat call sends nothing", async () => {
+    const from = await disbursement(USDT(1_000));
+    const borrower = await blockchain.treasury("borrower-1");
+    const input = request(from, borrower.address, USDT(250));
+    const sent = await port.transfer(input);
+    expect(sent).toMatchObject({ success: true, txHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await balanceOf(borrower.address)).toBe(USDT(250));
+    expect(await balanceOf(from.address)).toBe(USDT(750));
+    expect(await port.balances!("TON", from.raw)).toEqual({ stablecoin: USDT(750), native: expect.any(BigInt) });
+
+    const broadcasts = network.broadcasts.length;
+    expect(await port.transfer(input)).toEqual(sent);
+    expect(network.broadcasts.length).toBe(broadcasts);
+    expect(await balanceOf(borrower.address)).toBe(USDT(250));
+  });
+
+  test("pending while in flight, success once delivered; one message in flight per wallet", async () => {
+    const from = await disbursement(USDT(1_000));
+    const borrower = await blockchain.treasury("borrower-2");
+    network.hold();
+    const input = request(from, borrower.address, USDT(100));
+    const first = await port.transfer(input);
+    expect(first).toMatchObject({ success: "pending" });
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    // Another reference from the same wallet waits: the wallet's seqno is taken.
+    const other = request(from, borrower.address, USDT(1));
+    expect(await port.transfer(other)).toMatchObject({ success: false, errorReason: expect.stringContaining("another transfer in flight") });
+    await network.deliver();
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await balanceOf(borrower.address)).toBe(USDT(100));
+    // The wallet is free again.
+    expect(await port.transfer(other)).toMatchObject({ success: true });
+    expect(await balanceOf(borrower.address)).toBe(USDT(101));
+  });
+
+  test("more than the wallet's jettons: its jetton wallet bounces the transfer, a failure, nothing moved; the reference can be tried again", async () => {
+    const from = await disbursement(USDT(50));
+    const borrower = await blockchain.treasury("borrower-3");
+    const input = request(from, borrower.address, USDT(60));
+    const sent = await port.transfer(input);
+    expect(sent).toMatchObject({ success: false, errorReason: expect.stringContaining("bounced"), txHash: expect.any(String) });
+    expect(await balanceOf(from.address)).toBe(USDT(50));
+    expect(await balanceOf(borrower.address)).toBe(0n);
+    // Topped up, the same reference is a new attempt.
+    await usdt.mint(from.address, USDT(10));
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await balanceOf(borrower.address)).toBe(USDT(60));
+  });
+
+  test("too little TON for the attached amount and fees: failure before anything is signed or broadcast", async () => {
+    const from = await disbursement(USDT(50), toNano("0.05"));
+    const broadcasts = network.broadcasts.length;
+    const sent = await port.transfer(request(from, admin.address, USDT(1)));
+    expect(sent).toMatchObject({ success: false, txHash: null, errorReason: expect.stringContaining("nanoton") });
+    expect(network.broadcasts.length).toBe(broadcasts);
+  });
+
+  test("no signer, or a signer of another wallet: failure, nothing broadcast, and the key is in no answer", async () => {
+    const from = await disbursement(USDT(50));
+    keys.delete(from.raw);
+    expect(await port.transfer(request(from, admin.address, USDT(1)))).toMatchObject({ success: false, errorReason: expect.stringContaining("no signer") });
+    const stranger = testV5Wallet(blockchain);
+    keys.set(from.raw, stranger.seedHex);
+    const answer = await port.transfer(request(from, admin.address, USDT(1)));
+    expect(answer).toMatchObject({ success: false, errorReason: expect.stringContaining("does not control") });
+    expect(JSON.stringify(answer)).not.toContain(stranger.seedHex);
+  });
+
+  test("a message that expired unseen is signed again with a fresh seqno; the old one can never land, so money moves once", async () => {
+    const from = await disbursement(USDT(100));
+    const borrower = await blockchain.treasury("borrower-4");
+    network.hold();
+    const input = request(from, borrower.address, USDT(10));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    const [before] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
+    // The message is lost on the way; the chain's clock passes its validity.
+    const [lost] = network.drop();
+    clockOffset = MESSAGE_TTL_SECONDS + 120;
+    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    const again = await port.transfer(input);
+    expect(again).toMatchObject({ success: true });
+    const [after] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
+    expect(after!.messageHash).not.toBe(before!.messageHash);
+    expect(after!.seqno).toBe(before!.seqno);
+    expect(await balanceOf(borrower.address)).toBe(USDT(10));
+    // Should the lost message surface now, the wallet refuses it (expired, its seqno used): nothing moves twice.
+    await network.sendExternal(lost!);
+    expect(await balanceOf(borrower.address)).toBe(USDT(10));
+    expect(await port.transfer(input)).toEqual(again);
+    blockchain.now = undefined;
+    clockOffset = 0;
+  });
+
+  test("an expired message that cannot be signed again (the signer was removed): a failure that frees the wallet, not a transfer stuck in flight", async () => {
+    const from = await disbursement(USDT(100));
+    const borrower = await blockchain.treasury("borrower-5");
+    network.hold();
+    const input = request(from, borrower.address, USDT(10));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    network.drop();
+    const seed = keys.get(from.raw)!;
+    keys.delete(from.raw);
+    clockOffset = MESSAGE_TTL_SECONDS + 120;
+    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    try {
+      expect(await port.transfer(input)).toMatchObject({ success: false, errorReason: expect.stringContaining("no signer") });
+      const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
+      expect(row!.status).toBe("FAILED");
+      // With the signer back, the same reference is a new attempt, and the wallet is free for it.
+      keys.set(from.raw, seed);
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(10));
+    } finally {
+      blockchain.now = undefined;
+      clockOffset = 0;
+    }
+  });
+});

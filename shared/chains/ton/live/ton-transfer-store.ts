@@ -1,0 +1,70 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../../../db/create-db.ts";
+import { type TonTransferRow, tonTransfers } from "../../../../db/schema/ton.ts";
+
+/** A signed attempt of a reference's transfer, as stored before it is broadcast. */
+export type TonAttempt = Pick<
+  TonTransferRow,
+  "reference" | "tenantId" | "wallet" | "jettonWallet" | "toAddress" | "amount" | "queryId" | "seqno" | "validUntil" | "messageHash"
+>;
+
+export const findTonTransfer = async (db: Db, reference: string): Promise<TonTransferRow | null> =>
+  (await db.select().from(tonTransfers).where(eq(tonTransfers.reference, reference)).limit(1))[0] ?? null;
+
+/** The in-flight transfer of a wallet (another reference's), if any. */
+export const inFlightFrom = async (db: Db, wallet: string): Promise<TonTransferRow | null> =>
+  (
+    await db
+      .select()
+      .from(tonTransfers)
+      .where(and(eq(tonTransfers.wallet, wallet), eq(tonTransfers.status, "SENT")))
+      .limit(1)
+  )[0] ?? null;
+
+const isUniqueViolation = (error: unknown) => /UNIQUE constraint failed/i.test(String((error as { cause?: unknown })?.cause ?? "") + String(error));
+
+/**
+ * Stores an attempt as SENT, before it is broadcast: a new reference, or a new
+ * attempt of one whose last attempt failed (nothing moved) or expired unseen
+ * (`replacing` its message hash). `claimed`: this call owns the attempt and
+ * may broadcast it; `taken`: another call stored one for the reference first;
+ * `busy`: the wallet has another reference's message in flight.
+ */
+export async function claimAttempt(db: Db, attempt: TonAttempt, now: Date, replacing?: { status: "FAILED" | "SENT"; messageHash: string }) {
+  try {
+    const rows = replacing
+      ? await db
+          .update(tonTransfers)
+          .set({ ...attempt, status: "SENT", txHash: null, txLt: null, errorReason: null, confirmedAt: null, updatedAt: now })
+          .where(
+            and(eq(tonTransfers.reference, attempt.reference), eq(tonTransfers.status, replacing.status), eq(tonTransfers.messageHash, replacing.messageHash)),
+          )
+          .returning({ reference: tonTransfers.reference })
+      : await db
+          .insert(tonTransfers)
+          .values({ ...attempt, status: "SENT", createdAt: now, updatedAt: now })
+          .onConflictDoNothing({ target: tonTransfers.reference })
+          .returning({ reference: tonTransfers.reference });
+    return rows.length > 0 ? ("claimed" as const) : ("taken" as const);
+  } catch (error) {
+    if (isUniqueViolation(error)) return "busy" as const;
+    throw error;
+  }
+}
+
+/** Records the outcome of the attempt with `messageHash` (only that attempt's row, only while it is SENT). */
+export async function settleAttempt(
+  db: Db,
+  row: Pick<TonTransferRow, "reference" | "messageHash">,
+  outcome: { status: "CONFIRMED"; txHash: string; txLt: bigint; confirmedAt: Date } | { status: "FAILED"; txHash: string | null; errorReason: string },
+  now: Date,
+) {
+  await db
+    .update(tonTransfers)
+    .set(
+      outcome.status === "CONFIRMED"
+        ? { status: "CONFIRMED", txHash: outcome.txHash, txLt: outcome.txLt.toString(), confirmedAt: outcome.confirmedAt, updatedAt: now }
+        : { status: "FAILED", txHash: outcome.txHash, errorReason: outcome.errorReason, updatedAt: now },
+    )
+    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), eq(tonTransfers.status, "SENT")));
+}

@@ -1,0 +1,146 @@
+import { Address, type Transaction } from "@ton/core";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
+import { loans } from "../../db/schema/loans.ts";
+import { tonWalletCursors } from "../../db/schema/ton.ts";
+import { wallets } from "../../db/schema/wallets.ts";
+import { jettonWalletOf } from "../chains/ton/jetton-reads.ts";
+import type { TonNetwork } from "../chains/ton/ton-network.ts";
+import type { VerbDeps } from "../verbs.ts";
+import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
+import { recordUnmatched } from "./unmatched.ts";
+
+export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
+  network: TonNetwork;
+  /** The USDT jetton master (`settings.tokenAddress` of TON). */
+  master: string;
+};
+
+export type TonWalletReport = { tenantId: string; address: string; transactions: number; payments: number; unmatched: number; error?: string };
+
+/** Transactions read per request, and how many requests one poll of a wallet may make before it gives up (and keeps its cursor). */
+export const TON_PAGE = 100;
+export const TON_MAX_PAGES = 20;
+/** A wallet's first poll reads back to a day before it was verified: no repayment instruction named it earlier. */
+const FIRST_POLL_SLACK_SECONDS = 86_400;
+
+/** The largest amount the database stores exactly (units columns are INTEGER). */
+const STORABLE = BigInt(Number.MAX_SAFE_INTEGER);
+
+type Cursor = { lt: bigint; hash: Buffer };
+
+async function cursorOf(db: Db, tenantId: string, address: string): Promise<Cursor | null> {
+  const [row] = await db
+    .select({ lastLt: tonWalletCursors.lastLt, lastHash: tonWalletCursors.lastHash })
+    .from(tonWalletCursors)
+    .where(and(eq(tonWalletCursors.tenantId, tenantId), eq(tonWalletCursors.address, address)))
+    .limit(1);
+  return row ? { lt: BigInt(row.lastLt), hash: Buffer.from(row.lastHash, "hex") } : null;
+}
+
+async function saveCursor(db: Db, tenantId: string, address: string, tx: Transaction, now: Date) {
+  const values = { lastLt: tx.lt.toString(), lastHash: tx.hash().toString("hex"), updatedAt: now };
+  await db
+    .insert(tonWalletCursors)
+    .values({ tenantId, address, ...values })
+    .onConflictDoUpdate({ target: [tonWalletCursors.tenantId, tonWalletCursors.address], set: values });
+}
+
+/**
+ * The wallet's transactions after `cursor`, oldest first. TON lists an
+ * account's transactions newest first, each page continuing from the last one
+ * (inclusive), so the reader walks back to the cursor; without one, to
+ * `notBefore`. Reading more than TON_MAX_PAGES pages throws rather than skip
+ * any: the cursor stays, and the next poll tries again.
+ */
+async function transactionsAfter(network: TonNetwork, owner: Address, cursor: Cursor | null, notBefore: number): Promise<Transaction[]> {
+  const out: Transaction[] = [];
+  let from: Cursor | undefined;
+  for (let page = 0; page < TON_MAX_PAGES; page++) {
+    const txs = await network.transactions(owner, { limit: TON_PAGE, ...from });
+    for (const tx of from ? txs.slice(1) : txs) {
+      if (cursor ? tx.lt <= cursor.lt : tx.now < notBefore) return out.reverse();
+      out.push(tx);
+    }
+    const last = txs[txs.length - 1];
+    if (!last || txs.length < TON_PAGE) return out.reverse();
+    from = { lt: last.lt, hash: last.hash() };
+  }
+  throw new Error(`more than ${TON_MAX_PAGES * TON_PAGE} new transactions of ${owner.toRawString()}; the cursor is kept`);
+}
+
+/** Sends a USDT payment naming a loan of this tenant on TON to the loan's writer; keeps anything else as unmatched for the tenant. */
+async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFinding, report: TonWalletReport) {
+  const now = deps.clock.now();
+  const keep = async (reason: string) => {
+    report.unmatched++;
+    const { payment } = finding;
+    // A forged notification may claim any amount; the database stores up to 2^53 units exactly.
+    const storable = payment.amount <= STORABLE ? payment : { ...payment, amount: 0n };
+    const why = storable === payment ? reason : `${reason}; it claims ${payment.amount} units, more than can be stored`;
+    await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now });
+  };
+  if (finding.kind === "unmatched") return keep(finding.reason);
+  const { payment } = finding;
+  if (payment.amount > STORABLE) return keep("the amount is more than can be stored");
+  const [loan] = await deps.db
+    .select({ chain: loans.chain })
+    .from(loans)
+    .where(and(eq(loans.id, payment.loanId!), eq(loans.tenantId, tenantId)))
+    .limit(1);
+  // Another tenant's loan is, to this tenant's COLLECTIONS wallet, no loan at all.
+  if (!loan) return keep("no loan with this id");
+  if (loan.chain !== "TON") return keep(`the loan is on ${loan.chain}, not TON`);
+  report.payments++;
+  await deps.writer.run({ kind: "repayment", tenantId, loanId: payment.loanId!, payment });
+}
+
+/**
+ * Polls one tenant's COLLECTIONS wallet on TON from its (lt, hash) cursor:
+ * every new incoming transaction, oldest first, is classified
+ * (classifyTonTransaction) and applied, then the cursor moves past it.
+ * Idempotent: the loan's writer skips a payment (tx hash) it settled before,
+ * and an unmatched payment is kept once, so a repeated or overlapping poll
+ * never credits twice.
+ */
+export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: string; address: string; verifiedAt: Date }): Promise<TonWalletReport> {
+  const report: TonWalletReport = { tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0 };
+  const owner = Address.parse(wallet.address);
+  const master = Address.parse(deps.master);
+  const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
+  const notBefore = Math.floor(wallet.verifiedAt.getTime() / 1000) - FIRST_POLL_SLACK_SECONDS;
+  const fresh = await transactionsAfter(deps.network, owner, cursor, notBefore);
+  if (fresh.length === 0) return report;
+  const jettonWallet = await jettonWalletOf(deps.network, master, owner);
+  for (const tx of fresh) {
+    for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await handle(deps, wallet.tenantId, finding, report);
+    await saveCursor(deps.db, wallet.tenantId, wallet.address, tx, deps.clock.now());
+    report.transactions++;
+  }
+  return report;
+}
+
+/**
+ * The TON settlement listener: every verified COLLECTIONS wallet on TON of
+ * every tenant, each from its own cursor. One wallet's failure (RPC down, a
+ * page limit) is reported and does not stop the others; its cursor stays.
+ *
+ * @example const ton = liveChainSettings(env).TON; if (ton) await pollTonCollections({ db, writer, clock, network: toncenterNetwork(ton), master: ton.tokenAddress })
+ */
+export async function pollTonCollections(deps: TonListenerDeps): Promise<TonWalletReport[]> {
+  const rows = await deps.db
+    .select({ tenantId: wallets.tenantId, address: wallets.address, verifiedAt: wallets.verifiedAt })
+    .from(wallets)
+    .where(and(eq(wallets.chain, "TON"), eq(wallets.role, "COLLECTIONS"), isNotNull(wallets.verifiedAt), isNull(wallets.deletedAt)));
+  const reports: TonWalletReport[] = [];
+  for (const row of rows) {
+    const wallet = { tenantId: row.tenantId, address: row.address, verifiedAt: row.verifiedAt! };
+    try {
+      reports.push(await pollTonWallet(deps, wallet));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      reports.push({ tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0, error: message });
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Address, beginCell, toNano } from "@ton/core";
+import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sandbox";
+import { and, eq } from "drizzle-orm";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { tonWalletCursors } from "../../db/schema/ton.ts";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
+import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
+import type { ChainPort } from "../../shared/chains/chain-port.ts";
+import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
+import { routedChainPort } from "../../shared/chains/routed-chain-port.ts";
+import { JETTON_OP, jettonTransferBody, textComment } from "../../shared/chains/ton/jetton-messages.ts";
+import { jettonBalance, jettonWalletOf } from "../../shared/chains/ton/jetton-reads.ts";
+import { tonLivePort } from "../../shared/chains/ton/live/ton-live-port.ts";
+import { deployJetton, type TestJetton } from "../../shared/chains/ton/testing/jetton-contracts.ts";
+import { type SandboxNetwork, sandboxNetwork } from "../../shared/chains/ton/testing/sandbox-network.ts";
+import { testV5Wallet, type TestV5Wallet } from "../../shared/chains/ton/testing/test-ton-wallet.ts";
+import type { Chain } from "../../shared/domain/rails.ts";
+import { CHAINS } from "../../shared/domain/vocabularies.ts";
+import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
+import { pollTonCollections } from "../../shared/settlement/ton-listener.ts";
+import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
+import { bearer } from "../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+
+/**
+ * Live TON end to end (issue 13, TON acceptance) against @ton/sandbox, the
+ * emulator running the real wallet v5r1 and the TEP-74 reference jetton: a
+ * certified tenant's live TON loan is funded by a USDT jetton transfer from
+ * its DISBURSEMENT wallet through the api app; the borrower repays with a
+ * jetton transfer carrying the exact comment to the tenant's COLLECTIONS
+ * wallet, and the TON listener makes the loan REPAID. A wrong comment,
+ * another jetton, a plain TON transfer, a bounced transfer: not credited.
+ */
+
+const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
+const WIDGET_HOST = "embed.svc-credit.test";
+const USDT = (n: number) => BigInt(n) * 1_000_000n;
+
+let t: TestApp;
+let blockchain: Blockchain;
+let network: SandboxNetwork;
+let admin: SandboxContract<TreasuryContract>;
+let usdt: TestJetton;
+let fake: TestJetton;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  blockchain = await Blockchain.create();
+  network = sandboxNetwork(blockchain);
+  admin = await blockchain.treasury("admin");
+  usdt = await deployJetton(blockchain, admin, "Tether USD");
+  fake = await deployJetton(blockchain, admin, "Tether USD (look-alike)");
+  const ton = tonLivePort({
+    settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1 },
+    signers: sealedSignerSource(t.db, t.deps.secretsKey),
+    env: {},
+    db: t.db,
+    network,
+  });
+  const ports: Partial<Record<Chain, ChainPort>> = { TON: ton };
+  for (const chain of CHAINS) if (CHAIN_CONFIG[chain].simulated) ports[chain] = t.deps.chain;
+  t.deps.chain = routedChainPort(ports);
+  t.deps.writer = inProcessLoanWriter({ db: t.db, chain: t.deps.chain, clock: t.clock });
+});
+afterAll(() => t.close());
+
+const listen = () => pollTonCollections({ db: t.db, writer: t.deps.writer, clock: t.clock, network, master: usdt.master.toRawString() });
+const balanceOf = async (jetton: TestJetton, owner: Address) => jettonBalance(network, await jettonWalletOf(network, jetton.master, owner));
+
+async function addVerifiedWallet(token: string, role: "DISBURSEMENT" | "COLLECTIONS", wallet: TestV5Wallet) {
+  const created = await t.request("POST", "/v1/wallets", {
+    headers: bearer(token),
+    body: { chain: "TON", role, address: wallet.address.toString({ bounceable: false }) },
+  });
+  expect(created.status).toBe(201);
+  const challenge = await t.request("POST", `/v1/wallets/${created.body.id}/challenge`, { headers: bearer(token) });
+  const reply = await wallet.signData({ text: challenge.body.message, domain: WIDGET_HOST, timestamp: Math.floor(t.clock.now().getTime() / 1000) });
+  const verified = await t.request("POST", `/v1/wallets/${created.body.id}/verify`, {
+    headers: bearer(token),
+    body: { challengeId: challenge.body.id, ...reply },
+  });
+  expect(verified.status).toBe(200);
+  return created.body.id as string;
+}
+
+let borrowers = 0;
+/** A certified tenant with a live key, a funded TON DISBURSEMENT wallet (signer installed) and a verified TON COLLECTIONS wallet. */
+async function liveTonTenant(name: string) {
+  const m = await sandboxTenant(t, name);
+  const rail = {
+    network: "TON",
+    stablecoin: "USDT",
+    tenures: [3, 7, 15],
+    minTicket: "10.00",
+    maxTicket: "1000.00",
+    gracePeriodDays: 3,
+    processingFee: { type: "PERCENTAGE", value: "2.00" },
+    lateFee: { type: "FIXED", value: "1.00" },
+  };
+  const product = await t.request("POST", "/v1/merchant-configs", { body: rail, headers: bearer(m.token) });
+  expect(product.status).toBe(201);
+  const loanProductId = product.body.loanProductId as string;
+  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+  const liveKey = (await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) })).body.key as string;
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+
+  const disbursement = testV5Wallet(blockchain);
+  await admin.send({ to: disbursement.address, value: toNano("2"), bounce: false });
+  await usdt.mint(disbursement.address, USDT(10_000));
+  await addVerifiedWallet(m.token, "DISBURSEMENT", disbursement);
+  const signer = { chain: "TON", address: disbursement.raw, privateKey: disbursement.seedHex };
+  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+
+  const collections = testV5Wallet(blockchain);
+  const collectionsId = await addVerifiedWallet(m.token, "COLLECTIONS", collections);
+
+  /** A live TON loan to a fresh borrower wallet (a treasury that sends jettons as its owner would). */
+  const liveLoan = async (principalAmount: string) => {
+    const ref = `live-ton-borrower-${++borrowers}`;
+    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
+    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
+    const borrower = await blockchain.treasury(ref);
+    const created = await createLoan(t, liveKey, {
+      loanProductId,
+      chain: "TON",
+      borrowerRef: ref,
+      borrowerWalletAddress: borrower.address.toRawString(),
+      principalAmount,
+    });
+    if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+    return { loan: created.body, borrower };
+  };
+  return { ...m, liveKey, disbursement, collections, collectionsId, liveLoan };
+}
+
+/** The borrower sends `amount` of `jetton` to `to` with `comment`, as a wallet app does (1 nanoton forwarded so the recipient is notified). */
+async function payJettons(borrower: SandboxContract<TreasuryContract>, jetton: TestJetton, to: Address, amount: bigint, comment: string | null) {
+  const body = jettonTransferBody({ queryId: 7n, amount, destination: to, responseDestination: borrower.address, forwardTonAmount: 1n, comment });
+  await borrower.send({ to: await jettonWalletOf(network, jetton.master, borrower.address), value: toNano("0.1"), body });
+}
+
+const loanOf = async (liveKey: string, id: string) => (await t.request("GET", `/v1/loans/${id}`, { headers: apiKey(liveKey) })).body;
+const unmatchedOf = (tenantId: string) => t.db.select().from(unmatchedPayments).where(eq(unmatchedPayments.tenantId, tenantId));
+const repaymentsOf = (loanId: string) =>
+  t.db
+    .select()
+    .from(settlements)
+    .where(and(eq(settlements.loanId, loanId), eq(settlements.kind, "REPAYMENT")));
+
+describe("live TON: funding and repayment against the emulator", () => {
+  test("a live TON loan is funded by a USDT jetton transfer from the DISBURSEMENT wallet: ACTIVE, the borrower's jetton balance rises by the principal", async () => {
+    const m = await liveTonTenant("Ton Live Ltd");
+    const { loan, borrower } = await m.liveLoan("250.00");
+    expect(loan).toMatchObject({
+      status: "ACTIVE",
+      mode: "live",
+      chain: "TON",
+      fundingState: "FUNDED",
+      fundingTxHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await balanceOf(usdt, borrower.address)).toBe(USDT(250));
+    expect(await balanceOf(usdt, m.disbursement.address)).toBe(USDT(9_750));
+    const [funding] = await t.db
+      .select()
+      .from(settlements)
+      .where(and(eq(settlements.loanId, loan.id), eq(settlements.kind, "FUNDING")));
+    expect(funding).toMatchObject({ status: "CONFIRMED", mode: "live", chain: "TON", amount: USDT(250), txHash: loan.fundingTxHash });
+    // The retry job asks again for nothing: the loan is funded once.
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await balanceOf(usdt, borrower.address)).toBe(USDT(250));
+  });
+
+  test("a transfer in flight: the loan keeps its reservation and records the message; the retry job makes it ACTIVE once the jettons arrive", async () => {
+    const m = await liveTonTenant("Ton Pending Ltd");
+    network.hold();
+    const { loan, borrower } = await m.liveLoan("100.00");
+    expect(loan).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    await network.deliver();
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
+    expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100));
+  });
+
+  test("the borrower repays with the exact comment to the COLLECTIONS wallet: REPAID once, however often the listener runs", async () => {
+    const m = await liveTonTenant("Ton Repay Ltd");
+    const { loan, borrower } = await m.liveLoan("100.00");
+    const instructions = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) });
+    expect(instructions.status).toBe(200);
+    expect(instructions.body).toMatchObject({ chain: "TON", supported: true, asset: "USDT", comment: `svc:repay:${loan.id}` });
+    // The tenant's COLLECTIONS wallet, never an address the platform controls.
+    expect(Address.parse(instructions.body.to).equals(m.collections.address)).toBe(true);
+    const due = BigInt(instructions.body.amountUnits);
+    await usdt.mint(borrower.address, due - USDT(100)); // the fee on top of the principal
+
+    await payJettons(borrower, usdt, m.collections.address, due, instructions.body.comment);
+    const [report] = (await listen()).filter((r) => r.tenantId === m.tenantId);
+    expect(report).toMatchObject({ payments: 1, unmatched: 0 });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    expect(await balanceOf(usdt, m.collections.address)).toBe(due);
+    expect(await repaymentsOf(loan.id)).toHaveLength(1);
+
+    // Again, and again from scratch (the cursor lost): nothing is credited twice.
+    await listen();
+    await t.db.delete(tonWalletCursors).where(eq(tonWalletCursors.tenantId, m.tenantId));
+    await listen();
+    expect(await repaymentsOf(loan.id)).toHaveLength(1);
+    expect(await unmatchedOf(m.tenantId)).toHaveLength(0);
+  });
+
+  test("a wrong comment, another jetton, a forged notification, a plain TON transfer: not credited, kept as unmatched; a bounced transfer: not credited, nothing kept", async () => {
+    const m = await liveTonTenant("Ton Spoof Ltd");
+    const { loan, borrower } = await m.liveLoan("100.00");
+    const comment = `svc:repay:${loan.id}`;
+    await usdt.mint(borrower.address, USDT(500));
+    await fake.mint(borrower.address, USDT(500));
+
+    await payJettons(borrower, usdt, m.collections.address, USDT(110), `${comment} `);
+    await payJettons(borrower, fake, m.collections.address, USDT(110), comment);
+    await borrower.send({ to: m.collections.address, value: toNano("3"), bounce: false, body: textComment(comment) });
+    // A forged notification: the borrower's own contract claims a USDT arrival; only the collections wallet's USDT jetton wallet can send a real one.
+    const forged = beginCell()
+      .storeUint(JETTON_OP.transferNotification, 32)
+      .storeUint(0, 64)
+      .storeCoins(USDT(110))
+      .storeAddress(borrower.address)
+      .storeMaybeRef(textComment(comment))
+      .endCell();
+    await borrower.send({ to: m.collections.address, value: toNano("0.05"), bounce: false, body: forged });
+    // More USDT than the borrower holds: its own jetton wallet refuses and bounces it; nothing reaches the collections wallet.
+    await payJettons(borrower, usdt, m.collections.address, USDT(10_000), comment);
+    // A message the COLLECTIONS wallet sent comes back bounced: its own TON returning, not a payment.
+    await m.collections.send([{ to: Address.parseRaw(`0:${"ab".repeat(32)}`), value: toNano("1"), bounce: true }]);
+
+    const [report] = (await listen()).filter((r) => r.tenantId === m.tenantId);
+    expect(report).toMatchObject({ payments: 0, unmatched: 4 });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
+    expect(await repaymentsOf(loan.id)).toHaveLength(0);
+    const kept = await unmatchedOf(m.tenantId);
+    const fakeJettonWallet = (await jettonWalletOf(network, fake.master, m.collections.address)).toRawString();
+    expect(
+      kept.map((u) => ({ token: u.token, amount: u.amount, comment: u.comment, reason: u.reason })).sort((a, b) => a.reason.localeCompare(b.reason)),
+    ).toEqual(
+      [
+        { token: fakeJettonWallet, amount: USDT(110), comment, reason: expect.stringContaining("not the USDT jetton wallet") },
+        { token: "TON", amount: toNano("3"), comment, reason: "a TON transfer, not USDT" },
+        { token: borrower.address.toRawString(), amount: USDT(110), comment, reason: expect.stringContaining("not the USDT jetton wallet") },
+        { token: usdt.master.toRawString(), amount: USDT(110), comment: `${comment} `, reason: "the comment is not svc:repay:<loanId>" },
+      ].sort((a, b) => String(a.reason).localeCompare(String(b.reason)) || a.token.localeCompare(b.token)),
+    );
+    expect(kept.every((u) => u.toAddress === m.collections.raw && u.chain === "TON")).toBe(true);
+    expect(await balanceOf(usdt, m.collections.address)).toBe(USDT(110));
+    // Both refusals did happen on chain: the borrower keeps what it did not send, and the bounce reached the COLLECTIONS wallet.
+    expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100 + 500 - 110));
+    const incoming = await network.transactions(m.collections.address, { limit: 20 });
+    expect(incoming.some((tx) => tx.inMessage?.info.type === "internal" && tx.inMessage.info.bounced)).toBe(true);
+  });
+
+  test("another tenant's loan named in a payment to this tenant's COLLECTIONS wallet: not credited to either, kept for this tenant", async () => {
+    const mine = await liveTonTenant("Ton Mine Ltd");
+    const theirs = await liveTonTenant("Ton Theirs Ltd");
+    const { loan: theirLoan } = await theirs.liveLoan("100.00");
+    const { borrower } = await mine.liveLoan("100.00");
+    await usdt.mint(borrower.address, USDT(200));
+    await payJettons(borrower, usdt, mine.collections.address, USDT(110), `svc:repay:${theirLoan.id}`);
+    await listen();
+    expect(await loanOf(theirs.liveKey, theirLoan.id)).toMatchObject({ status: "ACTIVE" });
+    expect(await repaymentsOf(theirLoan.id)).toHaveLength(0);
+    expect(await unmatchedOf(mine.tenantId)).toMatchObject([{ claimedLoanId: theirLoan.id, reason: "no loan with this id", amount: USDT(110) }]);
+    expect(await unmatchedOf(theirs.tenantId)).toHaveLength(0);
+  });
+
+  test("one COLLECTIONS wallet that cannot be read does not stop the others; its cursor stays and the next poll credits it", async () => {
+    const a = await liveTonTenant("Ton Down Ltd");
+    const b = await liveTonTenant("Ton Up Ltd");
+    const paid = await Promise.all(
+      [a, b].map(async (m) => {
+        const { loan, borrower } = await m.liveLoan("100.00");
+        await usdt.mint(borrower.address, USDT(2));
+        await payJettons(borrower, usdt, m.collections.address, USDT(102), `svc:repay:${loan.id}`);
+        return loan.id as string;
+      }),
+    );
+    const read = network.transactions;
+    network.transactions = async (address, options) => {
+      if (address.equals(a.collections.address)) throw new Error("toncenter: 429 Too Many Requests");
+      return read(address, options);
+    };
+    try {
+      const reports = await listen();
+      expect(reports.find((r) => r.tenantId === a.tenantId)).toMatchObject({ error: "toncenter: 429 Too Many Requests", payments: 0 });
+      expect(reports.find((r) => r.tenantId === b.tenantId)).toMatchObject({ payments: 1 });
+    } finally {
+      network.transactions = read;
+    }
+    expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "ACTIVE" });
+    expect(await loanOf(b.liveKey, paid[1]!)).toMatchObject({ status: "REPAID" });
+    expect((await listen()).find((r) => r.tenantId === a.tenantId)).toMatchObject({ payments: 1 });
+    expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
+  });
+
+  test("no verified COLLECTIONS wallet on TON: the repayment instructions are a 400 saying where repayments would go, never a platform address", async () => {
+    const m = await liveTonTenant("Ton Nowhere Ltd");
+    const { loan } = await m.liveLoan("100.00");
+    expect((await t.request("DELETE", `/v1/wallets/${m.collectionsId}`, { headers: bearer(m.token) })).status).toBe(204);
+    const res = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: "repayments on TON go to the tenant's COLLECTIONS wallet: none is verified on TON yet (add one with POST /v1/wallets and verify it)",
+    });
+  });
+});
