@@ -34,6 +34,9 @@ function rpcCode(error: unknown): number | undefined {
   return typeof code === "number" ? code : undefined;
 }
 
+/** The RPC configured for a chain answers as another chain: nothing is signed or read through it. */
+export class WrongChainError extends Error {}
+
 /**
  * A node's reason without the request: viem's messages carry the request
  * body and the RPC URL (which may hold a provider API key), so only the
@@ -41,5 +44,6 @@ function rpcCode(error: unknown): number | undefined {
  */
 export function safeRpcReason(error: unknown): string {
   if (error instanceof BaseError) return (error.details || error.shortMessage).slice(0, 300);
+  if (error instanceof WrongChainError) return error.message;
   return "the node could not be asked";
 }

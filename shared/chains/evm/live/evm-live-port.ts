@@ -4,6 +4,7 @@ import type { ChainPort, TransferResult } from "../../chain-port.ts";
 import type { LiveChainEnv, LiveChainSettings } from "../../live/live-config.ts";
 import type { SignerSource } from "../../live/signer-source.ts";
 import { evmContractSignatures } from "../contract-signatures.ts";
+import { WrongChainError } from "./evm-broadcast-errors.ts";
 import { durableEvmSenders } from "./durable-evm-senders.ts";
 import type { EvmSenders } from "./evm-send-record.ts";
 import type { EvmSenderObject } from "./evm-sender-object.ts";
@@ -57,11 +58,12 @@ export function evmLivePort(options: EvmLivePortOptions): ChainPort {
   const senders = sendersOf(options);
   const replaceAfterMs = replaceAfterMsOf(options);
   const expectedChainId = chainConfig(settings.chain).chainId;
-  const plain = createPublicClient({ transport }) as PublicClient;
+  // No cache: the head block decides confirmations, and viem would otherwise answer it from a 4 s cache.
+  const plain = createPublicClient({ transport, cacheTime: 0 }) as PublicClient;
   let checked: Promise<PublicClient> | null = null;
   const client = (): Promise<PublicClient> => {
     checked ??= plain.getChainId().then((id) => {
-      if (id !== expectedChainId) throw new Error(`the RPC for ${settings.chain} reports chain id ${id}, not ${expectedChainId}`);
+      if (id !== expectedChainId) throw new WrongChainError(`the RPC for ${settings.chain} reports chain id ${id}, not ${expectedChainId}`);
       return plain;
     });
     // A failed check (RPC down, wrong chain) is asked again next time.
