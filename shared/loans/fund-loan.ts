@@ -201,8 +201,8 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
     amount: current.principal,
     reference: `funding:${current.id}`,
     now,
-    // A live transfer is signed with the tenant's installed signer for its DISBURSEMENT wallet.
-    ...(live?.ok ? { tenantId: current.tenantId } : {}),
+    // The live adapter signs with this tenant's installed signer for `from`.
+    tenantId: current.tenantId,
     // A sandbox loan is funded on its own tenant's ledger of the simulated chain.
     ...(isSandboxChain(current.chain) ? { sandboxTenantId: current.tenantId } : {}),
   });

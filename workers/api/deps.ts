@@ -7,6 +7,7 @@ import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { chainPortFromEnv } from "../../shared/chains/chain-port-from-env.ts";
 import { type LiveChain, type LiveChainEnv, type LiveChainSettings, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
+import type { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-object.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
@@ -52,6 +53,8 @@ export type ApiEnv = {
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
   /** One SimulatedChainObject per sandbox tenant and chain (`<tenantId>:<chain>`). */
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
+  /** One EvmSenderObject per live EVM sender (`<chain>:<address>`): its nonces and funding transactions. */
+  EVM_SENDERS?: DurableObjectNamespace<EvmSenderObject>;
   /** Worker secret: AES key for secrets kept at rest (webhook signing secrets). */
   SECRETS_KEY?: string;
   /** The widget host ({embed_url}): a TON Connect domain API agreements may name too. */

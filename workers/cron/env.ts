@@ -1,4 +1,5 @@
 import type { LiveChainEnv } from "../../shared/chains/live/live-config.ts";
+import type { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-object.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
@@ -13,6 +14,8 @@ export type CronEnv = {
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
   /** The api worker's simulated chains (script_name binding), read by the settlement listener. */
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
+  /** The api worker's live EVM sender objects (script_name binding): the nonces of funding the cron retries. */
+  EVM_SENDERS?: DurableObjectNamespace<EvmSenderObject>;
   /** Worker secret: opens the operator's sealed signers (live funding runs in the loan objects, but the port is built alike). */
   SECRETS_KEY?: string;
 } & LiveChainEnv;

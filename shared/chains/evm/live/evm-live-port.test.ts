@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { custom, erc20Abi, type Hash, type Hex, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { TransferRequest } from "../../chain-port.ts";
+import type { LiveChainSettings } from "../../live/live-config.ts";
+import type { SignerSource } from "../../live/signer-source.ts";
+import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, startAnvil } from "../testing/anvil.ts";
+import { evmLivePort, type EvmLivePortOptions } from "./evm-live-port.ts";
+import { memoryEvmSenders } from "./memory-evm-senders.ts";
+
+/**
+ * The live EVM adapter against Anvil as BASE (chain id 8453): nonces,
+ * refused broadcasts, fee-bumped replacement, confirmations, balances.
+ * The whole funding flow through the api is in workers/api/live-evm-funding.test.ts.
+ */
+
+let node: AnvilNode;
+let deployment: RehearsalDeployment;
+beforeAll(async () => {
+  node = await startAnvil({ chainId: 8453 });
+  deployment = await deployRehearsalContracts(node);
+}, 60_000);
+afterAll(() => node?.stop());
+
+const USDC = (n: number) => BigInt(n) * 1_000_000n;
+const ETH = 10n ** 18n;
+const TENANT = "tenant-1";
+
+const settings = (): LiveChainSettings => ({
+  chain: "BASE",
+  rpcUrl: node.rpcUrl,
+  apiKey: null,
+  tokenAddress: deployment.usdc,
+  poolAddress: deployment.pool,
+  confirmations: 2,
+});
+
+/** A fresh DISBURSEMENT wallet holding `usdc` and `native`, with its key in a signer source. */
+async function wallet(usdc = USDC(1_000), native = ETH) {
+  const key = generatePrivateKey();
+  const account = privateKeyToAccount(key);
+  await node.test.setBalance({ address: account.address, value: native });
+  if (usdc > 0n) await mintUsdc(node, deployment, account.address, usdc);
+  const signers: SignerSource = {
+    privateKey: async ({ tenantId, chain, address }) =>
+      tenantId === TENANT && chain === "BASE" && address.toLowerCase() === account.address.toLowerCase() ? key : null,
+  };
+  return { key, account, signers };
+}
+
+/** A transport over Anvil whose `eth_sendRawTransaction` runs `intercept` first (to refuse or hold a broadcast). */
+function interceptedTransport(intercept: (raw: Hex) => Promise<void>) {
+  return custom({
+    async request({ method, params }) {
+      if (method === "eth_sendRawTransaction") await intercept((params as [Hex])[0]);
+      return node.public.request({ method, params } as never);
+    },
+  });
+}
+
+const refusal = () => Object.assign(new Error("txpool is full"), { code: -32000 });
+
+let refs = 0;
+const request = (from: string, overrides: Partial<TransferRequest> = {}): TransferRequest => ({
+  chain: "BASE",
+  asset: "USDC",
+  from,
+  to: privateKeyToAccount(generatePrivateKey()).address,
+  amount: USDC(10),
+  reference: `funding:test-${++refs}`,
+  now: new Date(),
+  tenantId: TENANT,
+  ...overrides,
+});
+
+const tokenBalance = (address: string) =>
+  node.public.readContract({ address: deployment.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address as `0x${string}`] });
+const nonceOf = async (hash: string) => (await node.public.getTransaction({ hash: hash as Hash })).nonce;
+
+function port(signers: SignerSource, options: Partial<EvmLivePortOptions> = {}) {
+  return evmLivePort({ settings: settings(), signers, env: {}, senders: memoryEvmSenders(), ...options });
+}
+
+describe("live EVM transfer", () => {
+  test("pending until two blocks deep, then success with the block and its time; the same reference never sends twice", async () => {
+    const w = await wallet();
+    const p = port(w.signers);
+    const input = request(w.account.address);
+    const first = await p.transfer(input);
+    if (first.success !== "pending") throw new Error("expected pending");
+    expect(first.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(first.detail).toMatch(/^mined in block \d+, 0 of 2 confirmations$/);
+    expect(await tokenBalance(input.to)).toBe(USDC(10));
+
+    await node.test.mine({ blocks: 1 });
+    expect(await p.transfer(input)).toMatchObject({ success: "pending", txHash: first.txHash });
+    await node.test.mine({ blocks: 1 });
+    const done = await p.transfer(input);
+    const receipt = await node.public.getTransactionReceipt({ hash: first.txHash as Hash });
+    const block = await node.public.getBlock({ blockNumber: receipt.blockNumber });
+    expect(done).toEqual({
+      success: true,
+      txHash: first.txHash,
+      blockNumber: Number(receipt.blockNumber),
+      confirmedAt: new Date(Number(block.timestamp) * 1000),
+    });
+    // Asked again: the same answer, and still one transaction from the wallet.
+    expect(await p.transfer(input)).toEqual(done);
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
+    expect(await tokenBalance(input.to)).toBe(USDC(10));
+  });
+
+  test("no signer, a signer for another address, a wallet that cannot pay the max fee, a token balance too low: failures naming why, nothing broadcast", async () => {
+    const w = await wallet();
+    const other = await wallet();
+    expect(await port({ privateKey: async () => null }).transfer(request(w.account.address))).toEqual({
+      success: false,
+      errorReason: `no signer is installed for ${w.account.address} on BASE: the platform operator installs it`,
+      txHash: null,
+    });
+    const wrongKey: SignerSource = { privateKey: async () => other.key };
+    const wrong = await port(wrongKey).transfer(request(w.account.address));
+    expect(wrong).toEqual({ success: false, errorReason: `the signer installed for ${w.account.address} on BASE signs for another address`, txHash: null });
+    expect(JSON.stringify(wrong)).not.toContain(other.key.slice(2));
+
+    const poor = await wallet(USDC(1_000), 1_000n);
+    const noGas = await port(poor.signers).transfer(request(poor.account.address));
+    expect(noGas.success).toBe(false);
+    if (noGas.success !== false) throw new Error("expected a failure");
+    expect(noGas.errorReason).toMatch(
+      new RegExp(
+        `^the DISBURSEMENT wallet ${poor.account.address} on BASE cannot pay the transaction's max fee: it holds 1000 wei, the transfer may cost \\d+$`,
+      ),
+    );
+
+    const empty = await wallet(0n);
+    const noTokens = await port(empty.signers).transfer(request(empty.account.address));
+    expect(noTokens).toMatchObject({ success: false, txHash: null });
+    for (const a of [w, poor, empty]) expect(await node.public.getTransactionCount({ address: a.account.address, blockTag: "pending" })).toBe(0);
+  });
+
+  test("a broadcast the node refuses gives its nonce back: a transfer queued behind it is not stranded, the next transfer takes the freed nonce", async () => {
+    const w = await wallet();
+    let held: (() => void) | null = null;
+    let first = true;
+    const transport = interceptedTransport(async () => {
+      if (!first) return;
+      first = false;
+      // The first broadcast waits until a second transfer has taken the next nonce, then is refused.
+      await new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      throw refusal();
+    });
+    const p = port(w.signers, { transport });
+    const refused = p.transfer(request(w.account.address));
+    while (!held) await Bun.sleep(5);
+    const behind = await p.transfer(request(w.account.address));
+    expect(behind).toMatchObject({ success: "pending", detail: "broadcast with nonce 1, not mined yet" });
+    (held as unknown as () => void)();
+    const failed = await refused;
+    expect(failed).toEqual({ success: false, errorReason: `the BASE node refused the transfer from ${w.account.address}: txpool is full`, txHash: null });
+
+    // The freed nonce 0 goes to the next transfer; both it and the one queued behind it are mined.
+    const next = await p.transfer(request(w.account.address));
+    if (next.success !== "pending" || behind.success !== "pending") throw new Error("expected pending");
+    expect(await nonceOf(next.txHash)).toBe(0);
+    expect(await nonceOf(behind.txHash)).toBe(1);
+    expect((await node.public.getTransactionReceipt({ hash: behind.txHash as Hash })).status).toBe("success");
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(2);
+  });
+
+  test("a transaction not mined in time is replaced with the same nonce and fees 12.5% higher; only one of them is mined", async () => {
+    const w = await wallet();
+    const p = port(w.signers, { replaceAfterMs: 1_000 });
+    const input = request(w.account.address);
+    let replaced: Awaited<ReturnType<typeof p.transfer>>;
+    await node.test.setAutomine(false);
+    try {
+      const sent = await p.transfer(input);
+      if (sent.success !== "pending") throw new Error("expected pending");
+      expect(sent.detail).toBe("broadcast with nonce 0, not mined yet");
+      const stuck = await node.public.getTransaction({ hash: sent.txHash as Hash });
+      // Not yet stuck: asked again, the same transaction.
+      expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: "pending", txHash: sent.txHash });
+
+      replaced = await p.transfer({ ...input, now: new Date(Date.now() + 1_000) });
+      if (replaced.success !== "pending") throw new Error("expected pending");
+      expect(replaced.txHash).not.toBe(sent.txHash);
+      const replacement = await node.public.getTransaction({ hash: replaced.txHash as Hash });
+      expect(replacement.nonce).toBe(stuck.nonce);
+      expect(replacement.maxFeePerGas! * 1000n).toBeGreaterThanOrEqual(stuck.maxFeePerGas! * 1125n);
+      expect(replacement.maxPriorityFeePerGas! * 1000n).toBeGreaterThanOrEqual(stuck.maxPriorityFeePerGas! * 1125n);
+      // The node holds the replacement only.
+      expect(await node.public.getTransaction({ hash: sent.txHash as Hash }).catch(() => null)).toBeNull();
+      await node.test.mine({ blocks: 3 });
+    } finally {
+      await node.test.setAutomine(true);
+    }
+    const done = await p.transfer({ ...input, now: new Date(Date.now() + 5_000) });
+    expect(done).toMatchObject({ success: true, txHash: replaced.txHash });
+    expect(await tokenBalance(input.to)).toBe(input.amount);
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
+  });
+
+  test("a transaction the node dropped is sent again, unchanged", async () => {
+    const w = await wallet();
+    const p = port(w.signers);
+    const input = request(w.account.address);
+    await node.test.setAutomine(false);
+    try {
+      const sent = await p.transfer(input);
+      if (sent.success !== "pending") throw new Error("expected pending");
+      await node.test.dropTransaction({ hash: sent.txHash as Hash });
+      expect(await node.public.getTransaction({ hash: sent.txHash as Hash }).catch(() => null)).toBeNull();
+      expect(await p.transfer(input)).toMatchObject({ success: "pending", txHash: sent.txHash });
+      expect((await node.public.getTransaction({ hash: sent.txHash as Hash })).nonce).toBe(0);
+    } finally {
+      await node.test.setAutomine(true);
+    }
+  });
+
+  test("twenty transfers at once from one wallet: nonces 0 to 19, all mined", async () => {
+    const w = await wallet();
+    const p = port(w.signers);
+    const results = await Promise.all(Array.from({ length: 20 }, () => p.transfer(request(w.account.address))));
+    const nonces = await Promise.all(results.map((r) => (r.success === false ? -1 : nonceOf(r.txHash))));
+    expect(nonces.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(20);
+  });
+});
+
+describe("live EVM balances and wiring", () => {
+  test("balances: the token's balanceOf and the native balance; another chain is null; an RPC down throws", async () => {
+    const w = await wallet(USDC(42), 7n * ETH);
+    const p = port(w.signers);
+    expect(await p.balances!("BASE", w.account.address)).toEqual({ stablecoin: USDC(42), native: 7n * ETH });
+    expect(await p.balances!("POLYGON", w.account.address)).toBeNull();
+    const down = evmLivePort({ settings: { ...settings(), rpcUrl: "http://127.0.0.1:1" }, signers: w.signers, env: {}, senders: memoryEvmSenders() });
+    await expect(down.balances!("BASE", w.account.address)).rejects.toThrow();
+  });
+
+  test("an RPC of another chain is refused before anything is signed or read", async () => {
+    const w = await wallet();
+    const polygon = evmLivePort({ settings: { ...settings(), chain: "POLYGON" }, signers: w.signers, env: {}, senders: memoryEvmSenders() });
+    await expect(polygon.balances!("POLYGON", w.account.address)).rejects.toThrow("the RPC for POLYGON reports chain id 8453, not 137");
+    const sent = await polygon.transfer(request(w.account.address, { chain: "POLYGON" }));
+    expect(sent).toMatchObject({ success: false, errorReason: expect.stringContaining("chain id 8453, not 137") });
+  });
+
+  test("without the EVM_SENDERS binding and no senders given, a transfer fails saying so; reading transactions is not this adapter's", async () => {
+    const w = await wallet();
+    const p = evmLivePort({ settings: settings(), signers: w.signers, env: {}, transport: http(node.rpcUrl) });
+    expect(await p.transfer(request(w.account.address))).toEqual({
+      success: false,
+      errorReason: "live BASE funding needs the EVM_SENDERS binding (EvmSenderObject), which this worker lacks",
+      txHash: null,
+    });
+    await expect(p.readTransactions("BASE", 0, 10)).rejects.toThrow(RangeError);
+  });
+});

@@ -1,0 +1,78 @@
+import type { Chain } from "../../../domain/rails.ts";
+
+/**
+ * One signed transaction of a transfer: its hash, its raw bytes (public once
+ * broadcast; kept so a transaction the node dropped can be sent again
+ * unchanged), its fees as decimal strings (so the record crosses Durable
+ * Object RPC and storage as plain data), and when it was sent.
+ */
+export type EvmSignedTx = {
+  hash: string;
+  raw: string;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  /** ISO time it was handed to the node. */
+  sentAt: string;
+};
+
+/**
+ * What a sender remembers of one transfer reference (`funding:<loanId>`):
+ * the nonce it holds and every transaction signed for it (the first and its
+ * fee-bumped replacements, all of that one nonce, so at most one is ever
+ * mined). `failed` is set once the nonce was spent without moving the money
+ * (the transaction reverted, or another transaction used the nonce); the
+ * next transfer with that reference is then a new attempt with a new nonce.
+ */
+export type EvmSendRecord = {
+  reference: string;
+  nonce: number;
+  attempt: number;
+  txs: EvmSignedTx[];
+  firstBroadcastAt: string | null;
+  failed: string | null;
+};
+
+/** The answer to a claim: a new nonce for the reference (`claimed`), or the record another call already holds for it. */
+export type EvmClaim = { claimed: true; record: EvmSendRecord } | { claimed: false; record: EvmSendRecord };
+
+/**
+ * The single writer of one (chain, sender): its next nonce and its records by
+ * reference. Every method is whole (no interleaving inside one sender), so
+ * concurrent transfers from one wallet get distinct, consecutive nonces.
+ * Implemented by `EvmSenderObject` (a Durable Object named
+ * `<chain>:<address>`) in the workers and by `memoryEvmSenders` in Bun.
+ */
+export interface EvmSenderLedger {
+  /** The record of `reference`, or null. */
+  get(reference: string): Promise<EvmSendRecord | null>;
+  /**
+   * A nonce for `reference` unless it already holds a live one (then that
+   * record, unclaimed). `pendingCount` is the node's `eth_getTransactionCount(pending)`
+   * for the sender: it initialises the next nonce, lifts it past transactions
+   * sent from the wallet by anyone else, and retires released nonces the
+   * chain has since seen used.
+   */
+  claim(reference: string, pendingCount: number): Promise<EvmClaim>;
+  /** Appends a transaction signed for the reference's nonce (before it is broadcast, so a crash mid-broadcast still knows its hash). */
+  addSigned(reference: string, tx: EvmSignedTx): Promise<EvmSendRecord>;
+  /**
+   * The node refused `hash`: forget it. When it was the reference's only
+   * transaction, the record goes and its nonce returns to the sender (when
+   * `reusable`; a nonce the node says is already used is skipped instead),
+   * so the next transfer takes it and leaves no gap.
+   */
+  release(reference: string, hash: string, reusable: boolean): Promise<void>;
+  /** The reference's nonce was spent without moving the money: remember why; the next transfer with the reference starts over. */
+  fail(reference: string, reason: string): Promise<EvmSendRecord | null>;
+}
+
+/** Every live EVM sender's ledger, one per (chain, address). */
+export interface EvmSenders {
+  sender(chain: Chain, address: string): EvmSenderLedger;
+}
+
+/** The name of a sender's ledger (its Durable Object's name): `<chain>:<address lower-cased>`. */
+export function senderName(chain: Chain, address: string): string {
+  return `${chain}:${address.toLowerCase()}`;
+}

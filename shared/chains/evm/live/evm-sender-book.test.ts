@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import { memorySimStorage } from "../../simulated/sim-storage.ts";
+import { EvmSenderBook } from "./evm-sender-book.ts";
+import { replacementFees } from "./evm-fees.ts";
+import type { EvmSignedTx } from "./evm-send-record.ts";
+
+const book = () => new EvmSenderBook(memorySimStorage(), "POLYGON:0xabc");
+const tx = (hash: string): EvmSignedTx => ({ hash, raw: "0x", gas: "1", maxFeePerGas: "1", maxPriorityFeePerGas: "1", sentAt: "2026-01-01T00:00:00.000Z" });
+const nonceOf = async (b: EvmSenderBook, ref: string, pending = 0) => (await b.claim(ref, pending)).record.nonce;
+
+describe("the nonce book of one sender", () => {
+  test("starts at the node's pending count; concurrent claims get consecutive nonces; a reference holds its nonce", async () => {
+    const b = book();
+    const nonces = await Promise.all(Array.from({ length: 10 }, (_, i) => nonceOf(b, `r${i}`, 5)));
+    expect(nonces).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(await b.claim("r3", 5)).toMatchObject({ claimed: false, record: { nonce: 8 } });
+    // Transactions sent from the wallet by someone else lift the next nonce.
+    expect(await nonceOf(b, "r10", 20)).toBe(20);
+  });
+
+  test("a refused broadcast gives its nonce back: the last one lowers the next nonce, an earlier one is reused first", async () => {
+    const b = book();
+    for (const r of ["a", "b", "c"]) {
+      await b.claim(r, 0);
+      await b.addSigned(r, tx(`0x${r}`));
+    }
+    await b.release("c", "0xc", true);
+    expect(await nonceOf(b, "d")).toBe(2);
+    await b.release("a", "0xa", true);
+    expect(await nonceOf(b, "e")).toBe(0);
+    expect(await nonceOf(b, "f")).toBe(3);
+    // A refused transfer is a new attempt next time, with a new nonce.
+    expect(await b.claim("a", 0)).toMatchObject({ claimed: true, record: { nonce: 4, attempt: 2 } });
+  });
+
+  test("a released nonce the node has since seen used is never handed out; one the node says is used is skipped", async () => {
+    const b = book();
+    for (const r of ["a", "b", "c"]) {
+      await b.claim(r, 0);
+      await b.addSigned(r, tx(`0x${r}`));
+    }
+    await b.release("a", "0xa", true);
+    expect(await nonceOf(b, "d", 1)).toBe(3);
+    await b.release("d", "0xd-never-signed", false);
+    expect(await nonceOf(b, "e", 1)).toBe(4);
+  });
+
+  test("a refused replacement keeps the reference's nonce and its earlier transaction", async () => {
+    const b = book();
+    await b.claim("a", 0);
+    await b.addSigned("a", tx("0x1"));
+    await b.addSigned("a", tx("0x2"));
+    await b.release("a", "0x2", true);
+    expect(await b.get("a")).toMatchObject({ nonce: 0, failed: null, txs: [{ hash: "0x1" }] });
+    expect(await nonceOf(b, "b")).toBe(1);
+  });
+
+  test("a failed reference (reverted, or its nonce used by another transaction) is claimed again with a new nonce", async () => {
+    const b = book();
+    await b.claim("a", 0);
+    await b.addSigned("a", tx("0x1"));
+    expect(await b.fail("a", "reverted")).toMatchObject({ failed: "reverted" });
+    expect(await b.claim("a", 1)).toMatchObject({ claimed: true, record: { nonce: 1, attempt: 2, txs: [] } });
+  });
+
+  test("a storage marked for another sender is refused", async () => {
+    const storage = memorySimStorage();
+    await new EvmSenderBook(storage, "POLYGON:0xabc").claim("a", 0);
+    await expect(new EvmSenderBook(storage, "BASE:0xabc").claim("b", 0)).rejects.toThrow("this ledger is POLYGON:0xabc, not BASE:0xabc");
+  });
+});
+
+describe("replacement fees", () => {
+  test("at least 12.5% over the stuck transaction on both fees (rounded up), or the chain's current fees if higher", () => {
+    expect(replacementFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 8n }, { maxFeePerGas: 90n, maxPriorityFeePerGas: 1n })).toEqual({
+      maxFeePerGas: 113n,
+      maxPriorityFeePerGas: 9n,
+    });
+    expect(replacementFees({ maxFeePerGas: 100n, maxPriorityFeePerGas: 8n }, { maxFeePerGas: 300n, maxPriorityFeePerGas: 50n })).toEqual({
+      maxFeePerGas: 300n,
+      maxPriorityFeePerGas: 50n,
+    });
+  });
+});

@@ -1,0 +1,92 @@
+import type { SimStorage } from "../../simulated/sim-storage.ts";
+import type { EvmClaim, EvmSendRecord, EvmSenderLedger, EvmSignedTx } from "./evm-send-record.ts";
+
+/** The sender's nonce state: the next fresh nonce (null until the node was asked) and nonces released below it, lowest first. */
+type NonceState = { name: string; next: number | null; freed: number[] };
+
+const refKey = (reference: string) => `ref:${reference}`;
+
+/**
+ * The nonce book of one (chain, sender) over a key-value storage (a Durable
+ * Object's `ctx.storage`, or memory in the Bun tier). Calls run one at a
+ * time, in order: the Durable Object's input gate already keeps a call that
+ * only awaits its storage whole, and the queue here makes the same hold for
+ * the in-memory book, whose awaits would otherwise interleave.
+ */
+export class EvmSenderBook implements EvmSenderLedger {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly storage: SimStorage,
+    readonly name: string,
+  ) {}
+
+  get(reference: string): Promise<EvmSendRecord | null> {
+    return this.serial(async () => (await this.storage.get<EvmSendRecord>(refKey(reference))) ?? null);
+  }
+
+  claim(reference: string, pendingCount: number): Promise<EvmClaim> {
+    return this.serial(async () => {
+      const existing = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (existing && !existing.failed) return { claimed: false, record: existing };
+      const state = await this.state();
+      // Nonces below the node's pending count are used (by us or by another sender of this wallet): never hand them out.
+      const freed = state.freed.filter((n) => n >= pendingCount);
+      const next = Math.max(state.next ?? pendingCount, pendingCount);
+      const nonce = freed.length > 0 ? freed.shift()! : next;
+      const record: EvmSendRecord = { reference, nonce, attempt: (existing?.attempt ?? 0) + 1, txs: [], firstBroadcastAt: null, failed: null };
+      await this.storage.put({ state: { ...state, next: nonce === next ? next + 1 : next, freed }, [refKey(reference)]: record });
+      return { claimed: true, record };
+    });
+  }
+
+  addSigned(reference: string, tx: EvmSignedTx): Promise<EvmSendRecord> {
+    return this.serial(async () => {
+      const record = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (!record || record.failed) throw new Error(`${this.name} holds no nonce for ${reference}`);
+      const next: EvmSendRecord = { ...record, txs: [...record.txs, tx], firstBroadcastAt: record.firstBroadcastAt ?? tx.sentAt };
+      await this.storage.put(refKey(reference), next);
+      return next;
+    });
+  }
+
+  release(reference: string, hash: string, reusable: boolean): Promise<void> {
+    return this.serial(async () => {
+      const record = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (!record) return;
+      const txs = record.txs.filter((tx) => tx.hash !== hash);
+      // Another transaction of this nonce may still be mined (a refused replacement): the record keeps the nonce.
+      if (txs.length > 0) return this.storage.put(refKey(reference), { ...record, txs });
+      const state = await this.state();
+      let { next, freed } = state;
+      if (!reusable) next = Math.max(next ?? 0, record.nonce + 1);
+      else if (next === record.nonce + 1) next = record.nonce;
+      else freed = [...freed, record.nonce].sort((a, b) => a - b);
+      await this.storage.put({ state: { ...state, next, freed }, [refKey(reference)]: { ...record, txs, failed: "not broadcast" } });
+      // Kept as failed (not deleted) so the attempt counter survives; a failed record is re-claimed with a new nonce.
+    });
+  }
+
+  fail(reference: string, reason: string): Promise<EvmSendRecord | null> {
+    return this.serial(async () => {
+      const record = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (!record) return null;
+      if (record.failed) return record;
+      const failed = { ...record, failed: reason };
+      await this.storage.put(refKey(reference), failed);
+      return failed;
+    });
+  }
+
+  private async state(): Promise<NonceState> {
+    const state = await this.storage.get<NonceState>("state");
+    if (state && state.name !== this.name) throw new Error(`this ledger is ${state.name}, not ${this.name}`);
+    return state ?? { name: this.name, next: null, freed: [] };
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { type Address, custom, erc20Abi, type Hash, type Hex, type Transport } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
+import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
+import type { ChainPort } from "../../shared/chains/chain-port.ts";
+import { memoryEvmSenders } from "../../shared/chains/evm/live/memory-evm-senders.ts";
+import { evmLivePort } from "../../shared/chains/evm/live/evm-live-port.ts";
+import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, startAnvil } from "../../shared/chains/evm/testing/anvil.ts";
+import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
+import { routedChainPort } from "../../shared/chains/routed-chain-port.ts";
+import { simulatedChainPort } from "../../shared/chains/simulated/simulated-chain-port.ts";
+import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
+import type { Chain } from "../../shared/domain/rails.ts";
+import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
+import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
+import { bearer } from "../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+
+/**
+ * Live funding on a real EVM node (issue 13 item 2): the api's loans on
+ * POLYGON go through the live EVM adapter to Anvil running as chain 137,
+ * with the rehearsal USDC as the chain's token and two confirmations. The
+ * tenant's DISBURSEMENT wallet is an Anvil account holding minted USDC and
+ * gas, its signer installed through the operator route; the borrower's
+ * balance is read from the node.
+ */
+
+let t: TestApp;
+let node: AnvilNode;
+let deployment: RehearsalDeployment;
+const responses: string[] = [];
+const consoleLines: string[] = [];
+const keys: Hex[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  node = await startAnvil({ chainId: 137 });
+  deployment = await deployRehearsalContracts(node);
+  // Every response body and console line, to check no signer key ever leaves the adapter.
+  const request = t.request;
+  t.request = async (...args: Parameters<typeof request>) => {
+    const res = await request(...args);
+    responses.push(JSON.stringify(res.body));
+    return res;
+  };
+  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
+    spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      consoleLines.push(args.map(String).join(" "));
+    });
+  }
+  useAdapter();
+}, 60_000);
+afterAll(async () => {
+  await node?.stop();
+  t?.close();
+});
+
+const CONFIRMATIONS = 2;
+const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
+const USDC = (amount: number) => BigInt(amount) * 1_000_000n;
+let borrowers = 0;
+
+/** The api's chain port and loan writer with the live adapter for POLYGON over Anvil (and the simulated chains as before). */
+function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } = {}): ChainPort {
+  const simulated = simulatedChainPort(t.simChains);
+  const ports: Partial<Record<Chain, ChainPort>> = {};
+  for (const chain of Object.keys(CHAIN_CONFIG) as Chain[]) if (CHAIN_CONFIG[chain].simulated) ports[chain] = simulated;
+  ports.POLYGON = evmLivePort({
+    settings: {
+      chain: "POLYGON",
+      rpcUrl: node.rpcUrl,
+      apiKey: null,
+      tokenAddress: deployment.usdc,
+      poolAddress: deployment.pool,
+      confirmations: CONFIRMATIONS,
+    },
+    signers: sealedSignerSource(t.db, DEV_SECRETS_KEY),
+    env: {},
+    senders: memoryEvmSenders(),
+    ...options,
+  });
+  const chain = routedChainPort(ports);
+  t.deps.chain = chain;
+  t.deps.writer = inProcessLoanWriter({ db: t.db, chain, clock: t.clock });
+  return chain;
+}
+
+/** A certified tenant with a live key, a KYC policy, and a verified POLYGON DISBURSEMENT wallet on Anvil with an installed signer, 10 POL and `usdc`. */
+async function readyTenant(usdc: bigint) {
+  const m = await sandboxTenant(t, "Live EVM Ltd");
+  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
+  expect(created.status).toBe(201);
+  const liveKey = created.body.key as string;
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+
+  const key = generatePrivateKey();
+  keys.push(key);
+  const disbursement = privateKeyToAccount(key);
+  await node.test.setBalance({ address: disbursement.address, value: 10n * 10n ** 18n });
+  await mintUsdc(node, deployment, disbursement.address, usdc);
+  await verifiedWallet(m.token, disbursement);
+  const signer = { chain: "POLYGON", address: disbursement.address, privateKey: key };
+  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+
+  const liveLoan = async (principalAmount: string) => {
+    const ref = `live-evm-borrower-${++borrowers}`;
+    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
+    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
+    const res = await createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: ref, principalAmount });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; status: string; fundingState: string; fundingTxHash: string | null; borrowerWalletAddress: Address };
+  };
+  return { ...m, liveKey, disbursement, liveLoan };
+}
+
+async function verifiedWallet(token: string, account: PrivateKeyAccount) {
+  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain: "POLYGON", role: "DISBURSEMENT", address: account.address } });
+  expect(wallet.status).toBe(201);
+  const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(token) });
+  const signature = await account.signMessage({ message: challenge.body.message });
+  const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
+    headers: bearer(token),
+    body: { challengeId: challenge.body.id, signature },
+  });
+  expect(verified.status).toBe(200);
+}
+
+const usdcOf = (address: Address) => node.public.readContract({ address: deployment.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const loanOf = async (liveKey: string, id: string) => (await t.request("GET", `/v1/loans/${id}`, { headers: apiKey(liveKey) })).body;
+const eventTypes = async (liveKey: string, id: string) =>
+  ((await t.request("GET", `/v1/events?loanId=${id}`, { headers: apiKey(liveKey) })).body.data as { type: string }[]).map((e) => e.type);
+const fundingRows = (loanId: string) => t.db.select().from(settlements).where(eq(settlements.loanId, loanId));
+
+/** Mines the confirmations and runs the cron's funding retry for the tenant. */
+async function confirmAndRetry(tenantId: string) {
+  await node.test.mine({ blocks: CONFIRMATIONS });
+  await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId });
+}
+
+/** The loan is ACTIVE and FUNDED by `txHash`, its borrower holds exactly the principal, one confirmed FUNDING settlement, loan.funded once. */
+async function expectFundedOnce(m: { liveKey: string }, loan: { id: string; borrowerWalletAddress: Address }, principal: bigint, txHash?: string) {
+  const after = await loanOf(m.liveKey, loan.id);
+  expect(after).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
+  if (txHash) expect(after.fundingTxHash).toBe(txHash);
+  expect(await usdcOf(loan.borrowerWalletAddress)).toBe(principal);
+  const rows = (await fundingRows(loan.id)).filter((r) => r.status === "CONFIRMED");
+  expect(rows.map((r) => [r.kind, r.status, r.txHash, r.amount])).toEqual([["FUNDING", "CONFIRMED", after.fundingTxHash, principal]]);
+  expect((await eventTypes(m.liveKey, loan.id)).filter((type) => type === "loan.funded")).toHaveLength(1);
+  const receipt = await node.public.getTransactionReceipt({ hash: after.fundingTxHash as Hash });
+  expect(rows[0]!.blockNumber).toBe(Number(receipt.blockNumber));
+  return after;
+}
+
+describe("live POLYGON funding on Anvil", () => {
+  test("a live loan is sent from the DISBURSEMENT wallet, waits RESERVED until two blocks deep, then the cron's retry makes it ACTIVE", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const loan = await m.liveLoan("250.00");
+    expect([loan.status, loan.fundingState]).toEqual(["CREATED", "RESERVED"]);
+    expect(loan.fundingTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Broadcast and mined, not yet deep enough: the money has moved on chain, the loan is not funded yet.
+    const tx = await node.public.getTransaction({ hash: loan.fundingTxHash as Hash });
+    expect(tx.from.toLowerCase()).toBe(m.disbursement.address.toLowerCase());
+    expect(tx.to?.toLowerCase()).toBe(deployment.usdc.toLowerCase());
+    expect(await usdcOf(loan.borrowerWalletAddress)).toBe(USDC(250));
+    expect(await fundingRows(loan.id)).toEqual([]);
+    expect(await eventTypes(m.liveKey, loan.id)).not.toContain("loan.funded");
+
+    // A retry before the confirmations: still waiting, nothing sent again.
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: loan.fundingTxHash });
+
+    await confirmAndRetry(m.tenantId);
+    await expectFundedOnce(m, loan, USDC(250), loan.fundingTxHash!);
+    expect(await usdcOf(m.disbursement.address)).toBe(USDC(750));
+    expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
+    // The cron again: nothing changes, nothing is sent.
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
+  });
+
+  test("20 loans created at once from one wallet: 20 transactions with nonces 0 to 19, every loan funded once", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const created = await Promise.all(Array.from({ length: 20 }, () => m.liveLoan("10.00")));
+    // Each transaction is mined in its own block, so the first ones are already deep enough when the last are sent.
+    expect(created.every((l) => ["RESERVED", "FUNDED"].includes(l.fundingState) && l.fundingTxHash)).toBe(true);
+    expect(created.some((l) => l.fundingState === "RESERVED")).toBe(true);
+    const nonces = await Promise.all(created.map(async (l) => (await node.public.getTransaction({ hash: l.fundingTxHash as Hash })).nonce));
+    expect(nonces.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(20);
+
+    await confirmAndRetry(m.tenantId);
+    for (const loan of created) await expectFundedOnce(m, loan, USDC(10), loan.fundingTxHash!);
+    expect(await usdcOf(m.disbursement.address)).toBe(USDC(800));
+  });
+
+  test("a broadcast the node refuses: the loan reports the node's reason and nothing moved; the next loan takes the freed nonce; the retry funds the first with the next one", async () => {
+    let refuseNext = false;
+    const transport = custom({
+      async request({ method, params }) {
+        if (method === "eth_sendRawTransaction" && refuseNext) {
+          refuseNext = false;
+          throw Object.assign(new Error("txpool is full"), { code: -32000 });
+        }
+        return node.public.request({ method, params } as never);
+      },
+    });
+    useAdapter({ transport });
+    try {
+      const m = await readyTenant(USDC(1_000));
+      refuseNext = true;
+      const refused = await m.liveLoan("100.00");
+      expect(refused).toMatchObject({ status: "CREATED", fundingState: "NONE", fundingTxHash: null });
+      const events = (await t.request("GET", `/v1/events?loanId=${refused.id}`, { headers: apiKey(m.liveKey) })).body.data as {
+        type: string;
+        data: { reason?: string };
+      }[];
+      expect(events.find((e) => e.type === "loan.funding_failed")?.data.reason).toBe(
+        `the POLYGON node refused the transfer from ${m.disbursement.address}: txpool is full`,
+      );
+      expect(await node.public.getTransactionCount({ address: m.disbursement.address, blockTag: "pending" })).toBe(0);
+
+      const next = await m.liveLoan("100.00");
+      expect((await node.public.getTransaction({ hash: next.fundingTxHash as Hash })).nonce).toBe(0);
+      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      const retried = await loanOf(m.liveKey, refused.id);
+      expect(retried.fundingState).toBe("RESERVED");
+      expect((await node.public.getTransaction({ hash: retried.fundingTxHash as Hash })).nonce).toBe(1);
+
+      await confirmAndRetry(m.tenantId);
+      await expectFundedOnce(m, next, USDC(100));
+      await expectFundedOnce(m, refused, USDC(100));
+      // The refused attempt is on record as a failed funding that sent nothing.
+      expect((await fundingRows(refused.id)).filter((r) => r.status === "FAILED").map((r) => [r.kind, r.txHash])).toEqual([["FUNDING", null]]);
+      expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(2);
+    } finally {
+      useAdapter();
+    }
+  });
+
+  test("a transaction stuck in the mempool is replaced after the configured time with the same nonce and fees 12.5% higher; the loan is funded once, by the replacement", async () => {
+    useAdapter({ replaceAfterMs: 60_000 });
+    try {
+      const m = await readyTenant(USDC(1_000));
+      // From here the node mines nothing until told: the funding transaction waits in its pool.
+      await node.test.setAutomine(false);
+      const loan = await m.liveLoan("100.00");
+      expect(loan.fundingState).toBe("RESERVED");
+      const stuck = await node.public.getTransaction({ hash: loan.fundingTxHash as Hash });
+
+      // Within the time: the retry waits on the same transaction.
+      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      expect((await loanOf(m.liveKey, loan.id)).fundingTxHash).toBe(loan.fundingTxHash);
+
+      t.clock.advance(60_000);
+      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      const replacedHash = (await loanOf(m.liveKey, loan.id)).fundingTxHash as Hash;
+      expect(replacedHash).not.toBe(loan.fundingTxHash);
+      const replacement = await node.public.getTransaction({ hash: replacedHash });
+      expect(replacement.nonce).toBe(stuck.nonce);
+      expect(replacement.maxFeePerGas! * 1000n).toBeGreaterThanOrEqual(stuck.maxFeePerGas! * 1125n);
+      expect(replacement.maxPriorityFeePerGas! * 1000n).toBeGreaterThanOrEqual(stuck.maxPriorityFeePerGas! * 1125n);
+
+      await node.test.setAutomine(true);
+      await confirmAndRetry(m.tenantId);
+      await expectFundedOnce(m, loan, USDC(100), replacedHash);
+      await expect(node.public.getTransactionReceipt({ hash: loan.fundingTxHash as Hash })).rejects.toThrow();
+      expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
+    } finally {
+      await node.test.setAutomine(true);
+      useAdapter();
+    }
+  });
+
+  test("no signer key appears in any response, log line, console line or database row", async () => {
+    expect(keys.length).toBeGreaterThan(0);
+    const tables = (await t.db.all<{ name: string }>(sql`SELECT name FROM sqlite_master WHERE type = 'table'`)).map((r) => r.name);
+    const rows: string[] = [];
+    for (const table of tables)
+      rows.push(JSON.stringify(await t.db.all(sql.raw(`SELECT * FROM "${table}"`)), (_, v) => (typeof v === "bigint" ? String(v) : v)));
+    const everything = [...responses, ...t.logs, ...consoleLines, ...rows].join("\n").toLowerCase();
+    expect(responses.length).toBeGreaterThan(50);
+    for (const key of keys) expect(everything).not.toContain(key.slice(2).toLowerCase());
+  });
+});
