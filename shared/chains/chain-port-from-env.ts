@@ -4,6 +4,7 @@ import type { Chain } from "../domain/rails.ts";
 import { CHAINS } from "../domain/vocabularies.ts";
 import { CHAIN_CONFIG } from "./chain-config.ts";
 import type { ChainPort } from "./chain-port.ts";
+import type { EvmSenderObject } from "./evm/live/evm-sender-object.ts";
 import { evmLivePort } from "./evm/live/evm-live-port.ts";
 import { type LiveChainEnv, liveChainSettings } from "./live/live-config.ts";
 import { sealedSignerSource, type SignerSource } from "./live/signer-source.ts";
@@ -17,6 +18,8 @@ import { tonLivePort } from "./ton/live/ton-live-port.ts";
 /** The bindings and variables every worker's chain port is built from. */
 export type ChainPortEnv = LiveChainEnv & {
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
+  /** The live EVM senders' nonce books (EvmSenderObject, hosted by the api worker). */
+  EVM_SENDERS?: DurableObjectNamespace<EvmSenderObject>;
   ENVIRONMENT?: string;
   SECRETS_KEY?: string;
 };
