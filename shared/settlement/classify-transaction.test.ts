@@ -14,7 +14,11 @@ const TOKEN = amoy.token.address;
 
 const repaidLog = (address: string, amount: bigint, logIndex = 1): EvmLog => ({
   address,
-  topics: encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN), payer: PAYER } }) as string[],
+  topics: encodeEventTopics({
+    abi: SVC_POOL_ABI,
+    eventName: "Repaid",
+    args: { loanId: loanIdToBytes32(LOAN), payer: PAYER, collections: POOL as `0x${string}` },
+  }) as string[],
   data: encodeAbiParameters([{ type: "uint256" }], [amount]),
   logIndex,
 });
@@ -67,7 +71,7 @@ describe("EVM", () => {
     expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, POOL, PAYER, 7n)] }))).toEqual([]);
   });
   test("a reverted call of repay is a failed repayment naming the loan; other reverted calls are nothing", () => {
-    const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), 9n] });
+    const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), POOL as `0x${string}`, 9n] });
     expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input }))).toEqual([
       expect.objectContaining({ kind: "failed", loanId: LOAN, amount: 9n }),
     ]);

@@ -5,7 +5,7 @@ import { durableChallengeStore } from "../../shared/agreements/durable-challenge
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { chainPortFromEnv } from "../../shared/chains/chain-port-from-env.ts";
-import type { LiveChainEnv } from "../../shared/chains/live/live-config.ts";
+import { type LiveChain, type LiveChainEnv, type LiveChainSettings, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
@@ -100,6 +100,8 @@ export type ApiDeps = {
   widgetHost?: string | null;
   /** The platform operator's key (OPERATOR_KEY; `svc_operator_dev` under development); absent: operator routes answer 401. */
   operatorKey?: string | null;
+  /** This deployment's live chains (token and pool addresses for repayment instructions); absent: none configured. */
+  liveChains?: Partial<Record<LiveChain, LiveChainSettings>>;
 };
 
 /** Only `npm run dev` and tests may run without a configured JWT secret. */
@@ -165,5 +167,6 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     widgetHost: env.EMBED_HOST || null,
     // No default outside development: a deployment without the secret has no operator access.
     operatorKey: OPERATOR_KEY ?? (ENVIRONMENT === "development" ? DEV_OPERATOR_KEY : null),
+    liveChains: liveChainSettings(env),
   };
 }

@@ -40,7 +40,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     let instructions = null;
     if (loan.status === "ACTIVE" || loan.status === "DEFAULTED") {
       try {
-        instructions = repaymentFor(loan, now);
+        const found = await repaymentFor(deps, loan, now);
+        instructions = found.supported ? found : null;
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
       }
