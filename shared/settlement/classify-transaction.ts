@@ -91,7 +91,7 @@ export function classifyTransaction(tx: ChainTransaction, options: ClassifyOptio
   if (tx.family === "EVM") {
     if (!config.pool) return [];
     const pool = config.pool;
-    const token = config.token.address;
+    const token = getAddress(config.token.address);
     const receivers = receiversOf(config, options);
     const receives = (address: string) => receivers.has(address.toLowerCase());
     if (tx.status === "reverted") {

@@ -22,20 +22,8 @@ export async function collectionsWalletOf(db: Db, tenantId: string, chain: Chain
   return row?.address ?? null;
 }
 
-/** Whether `address` is one of the tenant's verified COLLECTIONS wallets on `chain` (EVM addresses compared case-insensitively). */
-export async function isCollectionsWalletOf(db: Db, tenantId: string, chain: Chain, address: string): Promise<boolean> {
-  const rows = await db
-    .select({ address: wallets.address })
-    .from(wallets)
-    .where(and(eq(wallets.tenantId, tenantId), verifiedCollections(chain)));
-  const wanted = evmKey(address);
-  return rows.some((r) => evmKey(r.address) === wanted);
-}
-
 /** Every verified COLLECTIONS address on an EVM `chain`, all tenants, checksummed and distinct: what the log reader watches. */
 export async function evmCollectionsAddresses(db: Db, chain: Chain): Promise<`0x${string}`[]> {
   const rows = await db.select({ address: wallets.address }).from(wallets).where(verifiedCollections(chain));
   return [...new Set(rows.map((r) => getAddress(r.address)))].sort();
 }
-
-const evmKey = (address: string) => (/^0x[0-9a-fA-F]{40}$/.test(address) ? address.toLowerCase() : address);
