@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, HttpRequestError } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../auth/operator-key.ts";
@@ -16,7 +17,8 @@ import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-dou
 import { bearer } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
-import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain } from "./evm-listener.ts";
+import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
+import { pollChain } from "./listener.ts";
 
 /**
  * The live EVM settlement path against a real node (issue 13): Anvil as
@@ -262,6 +264,35 @@ describe("live repayment through the non-custodial pool on Anvil", () => {
   });
 });
 
+describe("a reorg after a recovery", () => {
+  test("a DEFAULTED loan repaid and then orphaned goes back to DEFAULTED, late fees and all", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant, USDC(1_000));
+    const now = t.clock.now().getTime();
+    const day = 86_400_000;
+    await t.db
+      .update(loans)
+      .set({ status: "DEFAULTED", dueAt: new Date(now - 10 * day), overdueAt: new Date(now - 10 * day), defaultedAt: new Date(now - 5 * day) })
+      .where(eq(loans.id, loan.id));
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    expect(BigInt(instructions.amountUnits)).toBeGreaterThan(USDC(102));
+    await poll();
+    const snapshot = await node.test.snapshot();
+    await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1 });
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("REPAID");
+
+    await node.test.revert({ id: snapshot });
+    await node.test.mine({ blocks: 4 });
+    expect((await poll()).reorg).toMatchObject({ reversed: 1 });
+    const back = await loanOf(tenant.liveKey, loan.id);
+    expect(back).toMatchObject({ status: "DEFAULTED", amountPaid: "0.000000" });
+    // What is due is due again, as before the orphaned repayment.
+    expect((await repayInstructions(tenant.liveKey, loan.id)).amountUnits).toBe(instructions.amountUnits);
+  });
+});
+
 describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender's COLLECTIONS wallet credits", () => {
   test("a look-alike token, a pool clone, a plain transfer, a repay to another address, another lender's wallet, a reverted repay", async () => {
     const tenant = await liveTenant();
@@ -355,6 +386,18 @@ describe("reading the chain", () => {
       expect(Number(to)).toBeLessThanOrEqual(head - CONFIRMATIONS);
     }
     expect(Number(ranges[0]![0])).toBe(head - 24);
+
+    // A listener far behind reads at most `maxBlocks` per call and catches up over several.
+    const capped = await readEvmTransactions(settings, node.public, { afterBlock: head - 25, limit: 100, collections: [fresh().address], maxBlocks: 10 });
+    expect(capped.scannedTo).toBe(head - 15);
+  });
+
+  test("the cron job's entry polls each configured live EVM chain through viem; the generic listener refuses them", async () => {
+    const reports = await pollLiveEvmChains(listenerDeps(), { POLYGON: settings });
+    expect(reports).toEqual([expect.objectContaining({ chain: "POLYGON", reorg: null })]);
+    expect(reports[0]!.error).toBeUndefined();
+    // Without its COLLECTIONS wallets, confirmations and reorg handling a live EVM chain is never read.
+    await expect(pollChain(listenerDeps(), { chain: "POLYGON", sandboxTenantId: null })).rejects.toThrow(/pollEvmChain/);
   });
 
   test("an RPC rate limit (HTTP 429) keeps the cursor and backs off; the poll after the back-off runs", async () => {

@@ -19,7 +19,7 @@
  * overlapping or cut short credits nothing twice.
  */
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { getAddress } from "viem";
+import { createPublicClient, getAddress, http } from "viem";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -33,7 +33,7 @@ import {
   readEvmBlockHashes,
   readEvmTransactions,
 } from "../chains/evm/live/evm-log-reader.ts";
-import { effectiveChainConfig, type LiveChainSettings } from "../chains/live/live-config.ts";
+import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -43,6 +43,8 @@ export const REORG_WINDOW_BLOCKS = 1_024;
 /** The first back-off after a failed poll; it doubles per consecutive failure up to BACKOFF_MAX_MS. */
 export const BACKOFF_BASE_MS = 30_000;
 export const BACKOFF_MAX_MS = 30 * 60_000;
+/** Blocks one poll reads at most (25 `eth_getLogs` ranges): a listener far behind catches up over several ticks. */
+export const MAX_BLOCKS_PER_POLL = 50_000;
 
 /** What the listener reads a live EVM chain through (evmChainReader: viem over the chain's RPC). */
 export type EvmChainReader = {
@@ -103,8 +105,11 @@ export async function pollEvmChain(
     const config = effectiveChainConfig(chain, { [chain]: settings });
     report.reorg = await undoReorg(deps, reader, chain, report.lastBlock, input.startBlock ?? 0);
     if (report.reorg) report.lastBlock = report.reorg.fromBlock - 1;
+    const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
     for (;;) {
-      const read = await reader.read({ afterBlock: report.lastBlock, limit: LISTENER_PAGE, collections: [...collections] });
+      const maxBlocks = stopAt - report.lastBlock;
+      if (maxBlocks <= 0) break;
+      const read = await reader.read({ afterBlock: report.lastBlock, limit: LISTENER_PAGE, collections: [...collections], maxBlocks });
       for (const tx of read.transactions) {
         const observations = classifyTransaction(tx, { config, collections });
         // The block's hash is remembered before anything is credited from it, so a crash in between still leaves it checked.
@@ -270,4 +275,29 @@ async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs
       ? { kind: "repayment", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs }
       : { kind: "repaymentFailed", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs },
   );
+}
+
+/** A viem client on a live chain's RPC URL (viem retries a failed request once; the poll's back-off does the rest). */
+const rpcClient = (settings: LiveChainSettings): EvmReadClient => createPublicClient({ transport: http(settings.rpcUrl, { retryCount: 1 }) });
+
+/**
+ * What the cron settlement-listener job runs for live chains: one poll of
+ * each configured live EVM chain (POLYGON, BASE), each on its own (one
+ * chain's failure is reported, not thrown). `startBlocks`: where a chain
+ * without a cursor starts (its pool's deployment block).
+ *
+ * @example for (const r of await pollLiveEvmChains(deps, liveChainSettings(env))) if (r.transactions || r.error) log.info("settlement listener", r)
+ */
+export async function pollLiveEvmChains(
+  deps: ListenerDeps,
+  live: Partial<Record<LiveChain, LiveChainSettings>>,
+  options: { clientFor?: (settings: LiveChainSettings) => EvmReadClient; startBlocks?: Partial<Record<LiveChain, number>> } = {},
+): Promise<EvmListenerReport[]> {
+  const reports: EvmListenerReport[] = [];
+  for (const settings of Object.values(live)) {
+    if (settings.chain === "TON" || !settings.poolAddress) continue;
+    const reader = evmChainReader(settings, (options.clientFor ?? rpcClient)(settings));
+    reports.push(await pollEvmChain(deps, { settings, reader, startBlock: options.startBlocks?.[settings.chain] }));
+  }
+  return reports;
 }

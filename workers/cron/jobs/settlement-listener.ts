@@ -2,6 +2,8 @@ import { createDb } from "../../../db/create-db.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
+import { liveChainSettings } from "../../../shared/chains/live/live-config.ts";
+import { pollLiveEvmChains } from "../../../shared/settlement/evm-listener.ts";
 import { ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
 import type { CronJob } from "../job.ts";
 
@@ -13,7 +15,9 @@ export const LEDGERS_PER_TICK = 100;
  * that is due (written since its last poll, or quiet for an hour), oldest
  * first and a bounded number per tick, each from its saved cursor and applied
  * idempotently. The sandbox helpers poll their own ledger right after their
- * transaction; this is the safety net. Live chains join when their adapters do.
+ * transaction; this is the safety net. Then each configured live EVM chain
+ * (POLYGON, BASE) from its cursor, with confirmations and reorg handling
+ * (evm-listener.ts); a chain whose RPC fails backs off on its own.
  */
 export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
@@ -34,6 +38,10 @@ export const settlementListenerJob: CronJob = {
         // One ledger's failure must not starve the others; it is polled again on a later tick.
         log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
       }
+    }
+    for (const report of await pollLiveEvmChains(deps, liveChainSettings(env))) {
+      if (report.error) log.error("settlement listener failed", { chain: report.chain, error: report.error, rateLimited: report.rateLimited });
+      else if (report.transactions > 0 || report.reorg) log.info("settlement listener", report);
     }
   },
 };

@@ -32,6 +32,8 @@ export type EvmReadInput = {
   collections: readonly string[];
   /** Blocks per `eth_getLogs` call (≤ MAX_LOG_RANGE); a provider's "too many results" halves it. */
   maxRange?: number;
+  /** Blocks read at most in this call (a poll far behind catches up over several); unbounded when absent. */
+  maxBlocks?: number;
 };
 
 export type EvmReadResult = {
@@ -55,7 +57,7 @@ export type EvmReadResult = {
  */
 export async function readEvmTransactions(settings: LiveChainSettings, client: EvmReadClient, input: EvmReadInput): Promise<EvmReadResult> {
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
-  const safeHead = head - settings.confirmations;
+  const safeHead = Math.min(head - settings.confirmations, input.afterBlock + (input.maxBlocks ?? Number.POSITIVE_INFINITY));
   const none: EvmReadResult = { transactions: [], head, scannedTo: input.afterBlock, scannedToHash: null };
   if (safeHead <= input.afterBlock) return none;
   const pool = settings.poolAddress ? getAddress(settings.poolAddress) : null;
