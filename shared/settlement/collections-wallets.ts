@@ -1,5 +1,4 @@
 import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
-import { getAddress } from "viem";
 import type { Db } from "../../db/create-db.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import type { Chain } from "../domain/rails.ts";
@@ -22,8 +21,13 @@ export async function collectionsWalletOf(db: Db, tenantId: string, chain: Chain
   return row?.address ?? null;
 }
 
-/** Every verified COLLECTIONS address on an EVM `chain`, all tenants, checksummed and distinct: what the log reader watches. */
-export async function evmCollectionsAddresses(db: Db, chain: Chain): Promise<`0x${string}`[]> {
-  const rows = await db.select({ address: wallets.address }).from(wallets).where(verifiedCollections(chain));
-  return [...new Set(rows.map((r) => getAddress(r.address)))].sort();
+/** Every verified COLLECTIONS address of a chain (lowercase), with the tenants that hold it: where the live listener credits. */
+export async function collectionsOwners(db: Db, chain: Chain): Promise<Map<string, string[]>> {
+  const rows = await db.select({ address: wallets.address, tenantId: wallets.tenantId }).from(wallets).where(verifiedCollections(chain));
+  const owners = new Map<string, string[]>();
+  for (const r of rows) {
+    const key = r.address.toLowerCase();
+    owners.set(key, [...new Set([...(owners.get(key) ?? []), r.tenantId])]);
+  }
+  return owners;
 }

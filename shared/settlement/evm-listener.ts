@@ -18,13 +18,12 @@
  * Everything is idempotent, as the sandbox listener is: a poll repeated,
  * overlapping or cut short credits nothing twice.
  */
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { createPublicClient, getAddress, http } from "viem";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { wallets } from "../../db/schema/wallets.ts";
 import {
   type EvmReadClient,
   type EvmReadInput,
@@ -35,6 +34,7 @@ import {
 } from "../chains/evm/live/evm-log-reader.ts";
 import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
+import { collectionsOwners } from "./collections-wallets.ts";
 import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
@@ -141,20 +141,6 @@ export async function pollEvmChain(
     report.rateLimited = isRateLimited(error);
     return report;
   }
-}
-
-/** Every verified COLLECTIONS address of the chain (lowercase) and the tenants that hold it. */
-async function collectionsOwners(db: Db, chain: LiveChainSettings["chain"]): Promise<Map<string, string[]>> {
-  const rows = await db
-    .select({ address: wallets.address, tenantId: wallets.tenantId })
-    .from(wallets)
-    .where(and(eq(wallets.chain, chain), eq(wallets.role, "COLLECTIONS"), isNotNull(wallets.verifiedAt), isNull(wallets.deletedAt)));
-  const owners = new Map<string, string[]>();
-  for (const r of rows) {
-    const key = r.address.toLowerCase();
-    owners.set(key, [...new Set([...(owners.get(key) ?? []), r.tenantId])]);
-  }
-  return owners;
 }
 
 /** Remembers a block's hash; a different hash already remembered for it means a reorg under this very poll: stop, the next poll undoes it. */

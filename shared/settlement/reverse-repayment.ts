@@ -14,8 +14,8 @@ export type OrphanedPayment = { chain: LoanRow["chain"]; txHash: string; logInde
  * loan's writer, atomically with its event (`loan.repayment_reversed`): its
  * CONFIRMED settlement rows (repayment, partial, surplus) become REVERSED,
  * `paid` and `surplus` drop by what they added, the pool gives back what it
- * took, and a loan the payment had REPAID goes back to DEFAULTED (if it had
- * defaulted) or ACTIVE, `repaidAt` cleared. Nothing to reverse (already
+ * took, and a REPAID loan goes back to DEFAULTED (if it had defaulted) or
+ * ACTIVE, `repaidAt` cleared. Nothing to reverse (already
  * reversed, never credited): the loan as it is, no event. The listener
  * re-reads the blocks afterwards, so a payment the winning chain also has is
  * credited again.
@@ -41,7 +41,6 @@ export async function reverseRepayment(
   if (rows.length === 0) return loan;
   const applied = rows.filter((r) => r.kind !== "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);
   const surplus = rows.filter((r) => r.kind === "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);
-  const repaidIt = loan.status === "REPAID" && rows.some((r) => r.kind === "REPAYMENT");
   return commitTransition(db, {
     loan,
     trigger: { kind: "REPAYMENT_REVERSED", back: loan.defaultedAt ? "DEFAULTED" : "ACTIVE" },
@@ -49,7 +48,8 @@ export async function reverseRepayment(
     set: {
       paid: loan.paid - applied,
       surplus: loan.surplus - surplus,
-      ...(repaidIt ? { repaidAt: null } : {}),
+      // Whichever payment had made it REPAID, without this one the loan is no longer paid off.
+      ...(loan.status === "REPAID" ? { repaidAt: null } : {}),
     },
     eventData: {
       reversed: {
