@@ -8,7 +8,7 @@ import { commercialTerms, kybSubmissions, operatorAudit } from "./schema/go-live
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
-import { chainCursors, sandboxLedgers, unmatchedPayments } from "./schema/settlement-tracking.ts";
+import { chainBlocks, chainCursors, sandboxLedgers, unmatchedPayments } from "./schema/settlement-tracking.ts";
 import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
@@ -46,6 +46,7 @@ export const schema = {
   mailbox,
   unmatchedPayments,
   chainCursors,
+  chainBlocks,
   creditLines,
   walletSessionChallenges,
   sandboxLedgers,

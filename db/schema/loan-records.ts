@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { bool, timestamp, units } from "./columns.ts";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "./loan-vocabularies.ts";
@@ -70,6 +71,8 @@ export const settlements = sqliteTable(
   },
   (t) => [
     index("settlements_loan_idx").on(t.tenantId, t.loanId, t.createdAt),
-    uniqueIndex("settlements_loan_kind_tx_idx").on(t.loanId, t.kind, t.txHash, t.logIndex),
+    // A REVERSED row (a reorg un-credited it) steps aside for the same payment credited again.
+    uniqueIndex("settlements_loan_kind_tx_idx").on(t.loanId, t.kind, t.txHash, t.logIndex).where(sql`status <> 'REVERSED'`),
+    index("settlements_chain_block_idx").on(t.chain, t.blockNumber),
   ],
 );

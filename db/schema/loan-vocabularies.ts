@@ -13,4 +13,5 @@ export const FUNDING_STATES = ["NONE", "WAITING_KYC", "AWAITING_LIQUIDITY", "RES
  * REFUND (a surplus paid back).
  */
 export const SETTLEMENT_KINDS = ["FUNDING", "REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS", "REFUND"] as const;
-export const SETTLEMENT_STATUSES = ["CONFIRMED", "FAILED"] as const;
+/** REVERSED: a live repayment whose block a reorg orphaned; it no longer counts (evm-listener.ts). */
+export const SETTLEMENT_STATUSES = ["CONFIRMED", "FAILED", "REVERSED"] as const;

@@ -38,6 +38,7 @@ export const unmatchedPayments = sqliteTable(
     // Per tenant too: one signed transaction replayed on two tenants' sandbox ledgers is two payments.
     uniqueIndex("unmatched_payments_tx_idx").on(t.chain, t.txHash, t.logIndex, sql`coalesce(${t.tenantId}, '')`),
     index("unmatched_payments_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    index("unmatched_payments_chain_block_idx").on(t.chain, t.blockNumber),
   ],
 );
 
@@ -46,7 +47,28 @@ export const chainCursors = sqliteTable("chain_cursors", {
   chain: text("chain", { enum: CHAINS }).primaryKey(),
   lastBlock: integer("last_block").notNull(),
   updatedAt: timestamp("updated_at").notNull(),
+  /** Consecutive polls that failed (RPC error, rate limit); 0 after one that succeeds. */
+  failures: integer("failures").notNull().default(0),
+  /** No poll before this (back-off after a failure); null: due. */
+  backoffUntil: timestamp("backoff_until"),
 });
+
+/**
+ * Live EVM: the hash of each block the listener credited from (`credited`)
+ * and of its cursor block, as read then. A poll compares them with the
+ * chain's: a changed hash is an orphaned block (evm-listener.ts).
+ */
+export const chainBlocks = sqliteTable(
+  "chain_blocks",
+  {
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    blockNumber: integer("block_number").notNull(),
+    blockHash: text("block_hash").notNull(),
+    credited: integer("credited", { mode: "boolean" }).notNull().default(false),
+    createdAt: timestamp("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.blockNumber] })],
+);
 
 /**
  * A sandbox tenant's ledger of a simulated chain (DECISIONS.md "Modes": one

@@ -48,7 +48,8 @@ export function chainPortFromEnv(env: ChainPortEnv, db: Db, options: { simChains
   const live = liveChainSettings(env);
   const bindings = env as ChainPortEnv & Record<string, unknown>;
   for (const settings of Object.values(live)) {
-    ports[settings.chain] = settings.chain === "TON" ? tonLivePort({ settings, signers, env: bindings, db }) : evmLivePort({ settings, signers, env: bindings });
+    ports[settings.chain] =
+      settings.chain === "TON" ? tonLivePort({ settings, signers, env: bindings, db }) : evmLivePort({ settings, signers, env: bindings });
   }
   return routedChainPort(ports);
 }

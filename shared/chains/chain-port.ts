@@ -98,6 +98,8 @@ export type ChainTransaction =
       chain: Chain;
       hash: string;
       blockNumber: number;
+      /** Live chains: the block's hash, so the listener can tell when a reorg orphans the block (evm-listener.ts). */
+      blockHash?: string;
       /** Unix seconds, as chains report block times. */
       timestamp: number;
       from: string;

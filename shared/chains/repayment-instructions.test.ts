@@ -32,7 +32,7 @@ describe.each(["POLYGON_AMOY", "BASE_SEPOLIA"] as const)("EVM repayment on %s", 
   test("has the DECISIONS.md shape: token, spender, amounts, approve then repay", () => {
     const r = evm(chain);
     expect(Object.keys(r).sort()).toEqual(
-      ["chain", "supported", "chainId", "token", "spender", "amount", "amountUnits", "loanIdBytes32", "transactions"].sort(),
+      ["chain", "supported", "chainId", "token", "spender", "collections", "amount", "amountUnits", "loanIdBytes32", "transactions"].sort(),
     );
     expect(r).toMatchObject({
       chain,
@@ -40,6 +40,8 @@ describe.each(["POLYGON_AMOY", "BASE_SEPOLIA"] as const)("EVM repayment on %s", 
       chainId: config.chainId!,
       token: { address: config.token.address, symbol: "USDC", decimals: 6 },
       spender: config.pool!,
+      // Sandbox: the simulated pool collects, so the pool is also where repay sends the money.
+      collections: config.pool!,
       amount: "102.00",
       amountUnits: "102000000",
     });
@@ -64,8 +66,9 @@ describe.each(["POLYGON_AMOY", "BASE_SEPOLIA"] as const)("EVM repayment on %s", 
     const r = evm(chain);
     const call = decodeFunctionData({ abi: SVC_POOL_ABI, data: r.transactions[1].data });
     expect(call.functionName).toBe("repay");
-    const [bytes32, amount] = call.args as readonly [`0x${string}`, bigint];
+    const [bytes32, collections, amount] = call.args as readonly [`0x${string}`, `0x${string}`, bigint];
     expect(bytes32).toBe(r.loanIdBytes32);
+    expect(collections).toBe(config.pool! as `0x${string}`);
     expect(bytes32ToLoanId(bytes32)).toBe(loanId);
     expect(amount).toBe(totalDue);
   });
@@ -167,6 +170,34 @@ describe("live chains without a pool or settlement wallet", () => {
   test.each(["POLYGON", "BASE", "TON"] as const)("%s is not supported yet, with a reason", (chain) => {
     const r = repaymentInstructions({ loanId, chain, totalDue });
     expect(r).toEqual({ supported: false, chain, reason: expect.stringContaining(chain) });
+  });
+});
+
+describe("live EVM: the deployment's pool pays the tenant's COLLECTIONS wallet", () => {
+  const POOL = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+  const TOKEN = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";
+  const COLLECTIONS = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const config = { ...CHAIN_CONFIG.POLYGON, token: { ...CHAIN_CONFIG.POLYGON.token, address: TOKEN }, pool: POOL };
+
+  test("approve lets the configured pool take the total; repay names the COLLECTIONS wallet", () => {
+    const r = repaymentInstructions({ loanId, chain: "POLYGON", totalDue, config, collections: COLLECTIONS.toLowerCase() }) as EvmRepaymentInstructions;
+    expect(r).toMatchObject({ chain: "POLYGON", supported: true, chainId: 137, token: { address: TOKEN }, spender: POOL, collections: COLLECTIONS });
+    expect(r.transactions[0].to).toBe(TOKEN);
+    expect(decodeFunctionData({ abi: erc20Abi, data: r.transactions[0].data }).args).toEqual([POOL, totalDue]);
+    expect(r.transactions[1].to).toBe(POOL);
+    expect(decodeFunctionData({ abi: SVC_POOL_ABI, data: r.transactions[1].data }).args).toEqual([r.loanIdBytes32, COLLECTIONS, totalDue]);
+  });
+
+  test("without a verified COLLECTIONS wallet: not supported, and the reason says what to do", () => {
+    for (const collections of [undefined, null]) {
+      const r = repaymentInstructions({ loanId, chain: "POLYGON", totalDue, config, collections });
+      expect(r).toEqual({ supported: false, chain: "POLYGON", reason: expect.stringContaining("COLLECTIONS wallet on POLYGON") });
+    }
+  });
+
+  test("a sandbox chain ignores a collections address: the simulated pool collects", () => {
+    const r = repaymentInstructions({ loanId, chain: "POLYGON_AMOY", totalDue, collections: COLLECTIONS }) as EvmRepaymentInstructions;
+    expect(r.collections).toBe(CHAIN_CONFIG.POLYGON_AMOY.pool! as `0x${string}`);
   });
 });
 

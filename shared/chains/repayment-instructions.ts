@@ -5,10 +5,14 @@
  * moment, so the amount tracks late fees when the instructions are re-fetched.
  *
  * - EVM: two unsigned transactions, the stablecoin `approve(pool, amount)` then
- *   the pool's `repay(loanId, amount)`, each signable as is by the borrower's wallet.
+ *   the pool's `repay(loanId, collections, amount)`, each signable as is by the
+ *   borrower's wallet. The pool moves the stablecoin straight from the payer to
+ *   `collections` (DECISIONS.md "Live wallets"): the pool itself on a sandbox
+ *   chain (the simulated pool collects), the tenant's verified COLLECTIONS
+ *   wallet on a live chain.
  * - TON: a plain USDT jetton transfer carrying the comment `svc:repay:<loanId>`,
  *   with a `ton://transfer/…` deep link, to the tenant's verified COLLECTIONS
- *   wallet on live TON (the caller passes it), to the settlement wallet on TON_TESTNET.
+ *   wallet on live TON, to the settlement wallet on TON_TESTNET.
  * - SOLANA_DEVNET: an SPL USDC transfer to the settlement wallet with the same
  *   text as its memo, with a Solana Pay link.
  */
@@ -42,6 +46,8 @@ export type EvmRepaymentInstructions = {
   token: { address: Hex; symbol: Stablecoin; decimals: number };
   /** The pool contract: the `approve` spender and the `repay` target. */
   spender: Hex;
+  /** Where the pool's `repay` moves the stablecoin: the tenant's COLLECTIONS wallet (live), the pool itself (sandbox). */
+  collections: Hex;
   /** Total due, 2 decimals (6 when it is not whole cents). */
   amount: string;
   /** Total due in token base units. */
@@ -124,12 +130,14 @@ export function parseRepaymentComment(comment: string | null): string | null {
  * Throws a RangeError when `totalDue` is not positive or `loanId` is not a
  * lowercase UUID (the caller's bug, never the borrower's).
  *
+ * EVM live chains take the deployment's `config` (effectiveChainConfig: its
+ * token and pool) and the tenant's verified COLLECTIONS wallet as
+ * `collections`; without one the chain answers unsupported with the reason.
+ *
  * @example repaymentInstructions({ loanId, chain: "TON_TESTNET", totalDue: 102_000_000n })
  * // { chain: "TON_TESTNET", supported: true, to: "0Q…", asset: "USDT", amount: "102.000000", amountUnits: "102000000", comment: "svc:repay:<loanId>", jettonMaster: "kQ…", links: { ton: "ton://transfer/0Q…?jetton=kQ…&amount=102000000&text=svc%3Arepay%3A…", tonkeeper: "https://app.tonkeeper.com/transfer/…" } }
  */
-export function repaymentInstructions(
-  input: { loanId: string; chain: Chain; totalDue: bigint } & TonRepaymentTarget,
-): RepaymentInstructions | UnsupportedRepayment {
+export function repaymentInstructions(input: RepaymentInstructionsInput): RepaymentInstructions | UnsupportedRepayment {
   const { loanId, chain, totalDue } = input;
   if (totalDue <= 0n) throw new RangeError(`total due must be positive, got ${totalDue}`);
   const comment = repaymentComment(loanId);
@@ -139,10 +147,10 @@ export function repaymentInstructions(
     case "BASE_SEPOLIA":
     case "POLYGON":
     case "BASE":
-      return evmInstructions(chain, config, loanId, totalDue);
+      return evmInstructions(chain, input.config ?? config, loanId, totalDue, input.collections ?? null);
     case "TON_TESTNET":
     case "TON":
-      return tonInstructions(chain, config, comment, totalDue, input);
+      return tonInstructions(chain, input.config ?? config, comment, totalDue, input.collections ?? null);
     case "SOLANA_DEVNET":
       return solanaInstructions(chain, config, comment, totalDue);
     default: {
@@ -152,17 +160,42 @@ export function repaymentInstructions(
   }
 }
 
+export type RepaymentInstructionsInput = {
+  loanId: string;
+  chain: Chain;
+  totalDue: bigint;
+  /** The chain as this deployment configures it (effectiveChainConfig); the canonical CHAIN_CONFIG entry when absent. */
+  config?: ChainConfig;
+  /** Live chains (EVM and TON): the tenant's verified COLLECTIONS wallet on the chain, or null when it has none. */
+  collections?: string | null;
+};
+
 const unsupported = (chain: Chain, reason: string): UnsupportedRepayment => ({ supported: false, chain, reason });
 
 /** Whole cents as "102.00" (DECISIONS.md "Conventions"); a total with sub-cent units keeps all 6 rather than round. */
 const displayAmount = (units: bigint): string => (units % 10_000n === 0n ? formatAmount(units, 2) : formatAmount(units, 6));
 
-function evmInstructions(chain: EvmChain, config: ChainConfig, loanId: string, totalDue: bigint): EvmRepaymentInstructions | UnsupportedRepayment {
+function evmInstructions(
+  chain: EvmChain,
+  config: ChainConfig,
+  loanId: string,
+  totalDue: bigint,
+  collectionsWallet: string | null,
+): EvmRepaymentInstructions | UnsupportedRepayment {
   if (!config.pool || config.chainId === null) {
     return unsupported(chain, `repayments on ${chain} are not enabled yet: no pool contract is deployed`);
   }
   const token = getAddress(config.token.address);
   const pool = getAddress(config.pool);
+  // Sandbox: the simulated pool collects (and its operator sweeps). Live: only the tenant's own
+  // verified COLLECTIONS wallet; the platform never holds a repayment.
+  if (!config.simulated && !collectionsWallet) {
+    return unsupported(
+      chain,
+      `repayments on ${chain} need the lender's verified COLLECTIONS wallet on ${chain}, and it has none yet (POST /v1/wallets, then verify it)`,
+    );
+  }
+  const collections = config.simulated ? pool : getAddress(collectionsWallet!);
   const loanIdBytes32 = loanIdToBytes32(loanId);
   const amount = displayAmount(totalDue);
   const symbol = config.token.symbol;
@@ -172,6 +205,7 @@ function evmInstructions(chain: EvmChain, config: ChainConfig, loanId: string, t
     chainId: config.chainId,
     token: { address: token, symbol, decimals: config.token.decimals },
     spender: pool,
+    collections,
     amount,
     amountUnits: totalDue.toString(),
     loanIdBytes32,
@@ -184,9 +218,9 @@ function evmInstructions(chain: EvmChain, config: ChainConfig, loanId: string, t
       },
       {
         to: pool,
-        data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdBytes32, totalDue] }),
+        data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdBytes32, collections, totalDue] }),
         value: "0",
-        description: `Repay ${amount} ${symbol} for loan ${loanId}`,
+        description: `Repay ${amount} ${symbol} for loan ${loanId}, paid straight to ${collections}`,
       },
     ],
   };
@@ -198,16 +232,14 @@ function evmInstructions(chain: EvmChain, config: ChainConfig, loanId: string, t
  * USDT jetton master this deployment is configured with. TON_TESTNET (the
  * simulated chain) keeps its settlement wallet.
  */
-export type TonRepaymentTarget = { collections?: string | null; jettonMaster?: string };
-
 function tonInstructions(
   chain: TonChain,
   config: ChainConfig,
   comment: string,
   totalDue: bigint,
-  target: TonRepaymentTarget,
+  collections: string | null,
 ): TonRepaymentInstructions | UnsupportedRepayment {
-  const wallet = chain === "TON" ? target.collections : config.settlementWallet;
+  const wallet = chain === "TON" ? collections : config.settlementWallet;
   if (!wallet) {
     return unsupported(
       chain,
@@ -221,8 +253,8 @@ function tonInstructions(
   // Non-bounceable (UQ…) is how wallet apps show a wallet address and what they
   // expect in a transfer link; the jetton master is a contract, so bounceable (EQ…).
   const to = Address.parse(wallet).toString({ urlSafe: true, bounceable: false, testOnly });
-  const master = (chain === "TON" && target.jettonMaster) || config.token.address;
-  const jettonMaster = Address.parse(master).toString({ urlSafe: true, bounceable: true, testOnly });
+  // The deployment's jetton master (effectiveChainConfig), the canonical USDT unless configured otherwise.
+  const jettonMaster = Address.parse(config.token.address).toString({ urlSafe: true, bounceable: true, testOnly });
   const amountUnits = totalDue.toString();
   // ton:// transfer links carry jetton amounts in base units (Tonkeeper/TON Connect convention).
   const query = `jetton=${jettonMaster}&amount=${amountUnits}&text=${encodeURIComponent(comment)}`;

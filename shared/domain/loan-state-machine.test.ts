@@ -24,6 +24,8 @@ const TRIGGERS: LoanTrigger[] = [
   { kind: "REPAYMENT_CONFIRMED" },
   { kind: "PARTIAL_REPAYMENT" },
   { kind: "REPAYMENT_FAILED" },
+  { kind: "REPAYMENT_REVERSED", back: "ACTIVE" },
+  { kind: "REPAYMENT_REVERSED", back: "DEFAULTED" },
 ];
 const ALL_STATES: LoanState[] = LOAN_STATUSES.flatMap((status) =>
   OUTCOMES.flatMap((outcome) => [false, true].map((overdue) => ({ status, outcome, overdue }))),
@@ -37,7 +39,7 @@ const ALL_STATES: LoanState[] = LOAN_STATUSES.flatMap((status) =>
 type Row = {
   from: LoanState["status"];
   on: LoanTrigger["kind"];
-  when?: (s: LoanState) => boolean;
+  when?: (s: LoanState, t: LoanTrigger) => boolean;
   change: (s: LoanState, t: LoanTrigger) => Partial<LoanState>;
   events: LoanEventType[];
 };
@@ -68,6 +70,24 @@ const ROWS: Row[] = [
   { from: "DEFAULTED", on: "REPAYMENT_CONFIRMED", change: () => ({ status: "REPAID" }), events: ["loan.repaid"] },
   { from: "DEFAULTED", on: "PARTIAL_REPAYMENT", change: () => ({}), events: [] },
   { from: "DEFAULTED", on: "REPAYMENT_FAILED", change: () => ({}), events: ["loan.repayment_failed"] },
+  // A reorg takes a credited repayment back: a partial one leaves the status, a full one restores what it was.
+  { from: "ACTIVE", on: "REPAYMENT_REVERSED", change: () => ({}), events: ["loan.repayment_reversed"] },
+  { from: "DEFAULTED", on: "REPAYMENT_REVERSED", change: () => ({}), events: ["loan.repayment_reversed"] },
+  {
+    from: "REPAID",
+    on: "REPAYMENT_REVERSED",
+    when: (s) => s.overdue,
+    change: (_, t) => ({ status: t.kind === "REPAYMENT_REVERSED" ? t.back : "REPAID" }),
+    events: ["loan.repayment_reversed"],
+  },
+  {
+    from: "REPAID",
+    on: "REPAYMENT_REVERSED",
+    // Never overdue: it can only have been ACTIVE before.
+    when: (s, t) => !s.overdue && t.kind === "REPAYMENT_REVERSED" && t.back === "ACTIVE",
+    change: () => ({ status: "ACTIVE" }),
+    events: ["loan.repayment_reversed"],
+  },
 ];
 
 const label = (s: LoanState, t: LoanTrigger) =>
@@ -76,13 +96,13 @@ const label = (s: LoanState, t: LoanTrigger) =>
 describe("transition: every status × outcome × overdue × trigger", () => {
   test(`covers ${ALL_STATES.length} states × ${TRIGGERS.length} triggers`, () => {
     expect(ALL_STATES.length).toBe(4 * 4 * 2);
-    expect(TRIGGERS.length).toBe(12);
+    expect(TRIGGERS.length).toBe(14);
   });
 
   for (const state of ALL_STATES) {
     for (const trigger of TRIGGERS) {
       test(label(state, trigger), () => {
-        const rows = ROWS.filter((r) => r.from === state.status && r.on === trigger.kind && (r.when?.(state) ?? true));
+        const rows = ROWS.filter((r) => r.from === state.status && r.on === trigger.kind && (r.when?.(state, trigger) ?? true));
         expect(rows.length).toBeLessThanOrEqual(1); // the table itself is deterministic
         const result = transition(state, trigger);
         const row = rows[0];
@@ -180,9 +200,9 @@ describe("transition: lifecycles", () => {
     });
   });
 
-  test("REPAID is final: every trigger is refused from every REPAID state", () => {
+  test("REPAID is final: every trigger but a reorg's reversal is refused from every REPAID state", () => {
     for (const state of ALL_STATES.filter((s) => s.status === "REPAID")) {
-      for (const t of TRIGGERS) {
+      for (const t of TRIGGERS.filter((t) => t.kind !== "REPAYMENT_REVERSED")) {
         expect(transition(state, t)).toEqual({ ok: false, reason: `${t.kind} is not allowed on a loan that is REPAID: REPAID is final` });
       }
     }
@@ -235,9 +255,9 @@ describe("isDeclined and isOpen", () => {
 });
 
 describe("event vocabulary", () => {
-  test('all 14 event types (SPEC.md and wallet.gas_low of DECISIONS.md "Live wallets"), the loan ones first', () => {
-    expect(EVENT_TYPES.length).toBe(14);
-    expect(new Set(EVENT_TYPES).size).toBe(14);
+  test('all 15 event types (SPEC.md, wallet.gas_low of DECISIONS.md "Live wallets", loan.repayment_reversed of live reorgs), the loan ones first', () => {
+    expect(EVENT_TYPES.length).toBe(15);
+    expect(new Set(EVENT_TYPES).size).toBe(15);
     expect([...LOAN_EVENT_TYPES]).toEqual([
       "loan.application_submitted",
       "loan.decision",
@@ -247,6 +267,7 @@ describe("event vocabulary", () => {
       "loan.funding_failed",
       "loan.repaid",
       "loan.repayment_failed",
+      "loan.repayment_reversed",
       "loan.overdue",
       "loan.defaulted",
     ]);

@@ -32,7 +32,13 @@ export type LoanTrigger =
   | { kind: "REPAYMENT_CONFIRMED" }
   /** A settled transfer that does not cover the total due: recorded, the status stays. */
   | { kind: "PARTIAL_REPAYMENT" }
-  | { kind: "REPAYMENT_FAILED" };
+  | { kind: "REPAYMENT_FAILED" }
+  /**
+   * A credited repayment whose block a live chain's reorg orphaned: it never
+   * happened on the chain that won. A loan it had REPAID goes `back` to what
+   * it was (ACTIVE or DEFAULTED); a partial one leaves the status as it is.
+   */
+  | { kind: "REPAYMENT_REVERSED"; back: "ACTIVE" | "DEFAULTED" };
 
 export type LoanTriggerKind = LoanTrigger["kind"];
 
@@ -90,6 +96,8 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
           return go({}, []);
         case "REPAYMENT_FAILED":
           return go({}, ["loan.repayment_failed"]);
+        case "REPAYMENT_REVERSED":
+          return go({}, ["loan.repayment_reversed"]);
         default:
           return refuse("the loan is already funded");
       }
@@ -103,6 +111,8 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
           return go({}, []);
         case "REPAYMENT_FAILED":
           return go({}, ["loan.repayment_failed"]);
+        case "REPAYMENT_REVERSED":
+          return go({}, ["loan.repayment_reversed"]);
         case "MARK_OVERDUE":
         case "GRACE_ELAPSED":
           return refuse("the loan has already defaulted");
@@ -111,6 +121,12 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
       }
 
     case "REPAID":
+      // Final, except that a repayment the chain itself took back (a reorg) was never made.
+      if (trigger.kind === "REPAYMENT_REVERSED") {
+        // Only an overdue loan can have defaulted before it was repaid.
+        if (trigger.back === "DEFAULTED" && !state.overdue) return refuse("a loan that was never overdue cannot go back to DEFAULTED");
+        return go({ status: trigger.back }, ["loan.repayment_reversed"]);
+      }
       return refuse("REPAID is final");
 
     default: {

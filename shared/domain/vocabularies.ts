@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   "loan.funding_failed",
   "loan.repaid",
   "loan.repayment_failed",
+  /** Not in SPEC.md: a live chain reorganized away the block of a credited repayment (README "Live EVM settlement"). */
+  "loan.repayment_reversed",
   "loan.overdue",
   "loan.defaulted",
   "liquidity.low",

@@ -6,6 +6,7 @@ import { DomainError, type ErrorKind } from "../domain/errors.ts";
 import { modeOfChain } from "../domain/rails.ts";
 import type { Observation } from "../settlement/classify-transaction.ts";
 import { applyRepayment, applyRepaymentFailure, type Attribution } from "../settlement/apply-repayment.ts";
+import { type OrphanedPayment, reverseRepayment } from "../settlement/reverse-repayment.ts";
 import { sweepLoan } from "../sweeps/sweep-loans.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 import { fundLoan } from "./fund-loan.ts";
@@ -34,7 +35,9 @@ export type LoanCommand =
   /** A confirmed payment the settlement listener found (or an Owner/Admin attributed). */
   | { kind: "repayment"; tenantId: string; loanId: string; payment: Observation; attribution?: Attribution }
   /** A repayment transaction that failed on-chain. */
-  | { kind: "repaymentFailed"; tenantId: string; loanId: string; payment: Observation };
+  | { kind: "repaymentFailed"; tenantId: string; loanId: string; payment: Observation }
+  /** A credited live repayment whose block a reorg orphaned (shared/settlement/evm-listener.ts). */
+  | { kind: "repaymentReversed"; tenantId: string; loanId: string; payment: OrphanedPayment };
 
 /** Results cross the Durable Object boundary as values: errors keep their kind. */
 export type LoanCommandResult = { ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } };
@@ -55,6 +58,11 @@ async function execute(deps: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
       return cmd.kind === "repayment"
         ? (await applyRepayment(deps, { ...input, attribution: cmd.attribution })).loan
         : (await applyRepaymentFailure(deps, input)).loan;
+    }
+    case "repaymentReversed": {
+      const tenant = await loadTenant(deps.db, cmd.tenantId);
+      const now = tenantClock(deps.clock, tenant, modeOfChain(cmd.payment.chain)).now();
+      return reverseRepayment(deps, { tenantId: cmd.tenantId, loanId: cmd.loanId, payment: cmd.payment, now });
     }
     case "kycConfirmation":
     case "agreement": {

@@ -19,6 +19,7 @@ const TITLES: Record<EventEnvelope["type"], string> = {
   "loan.funding_failed": "Loan funding failed",
   "loan.repaid": "Loan repaid",
   "loan.repayment_failed": "Repayment failed",
+  "loan.repayment_reversed": "Repayment reversed by a chain reorganization",
   "loan.overdue": "Loan overdue",
   "loan.defaulted": "Loan defaulted",
   "liquidity.low": "Liquidity is running low",

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
@@ -23,7 +23,15 @@ async function alreadySettled(db: Db, loan: LoanRow, payment: Observation): Prom
   const [row] = await db
     .select({ id: settlements.id })
     .from(settlements)
-    .where(and(eq(settlements.loanId, loan.id), eq(settlements.txHash, payment.txHash), eq(settlements.logIndex, payment.logIndex)))
+    .where(
+      and(
+        eq(settlements.loanId, loan.id),
+        eq(settlements.txHash, payment.txHash),
+        eq(settlements.logIndex, payment.logIndex),
+        // A payment a reorg un-credited (REVERSED) is credited again when the chain that won has it.
+        ne(settlements.status, "REVERSED"),
+      ),
+    )
     .limit(1);
   return !!row;
 }

@@ -14,7 +14,11 @@ const TOKEN = amoy.token.address;
 
 const repaidLog = (address: string, amount: bigint, logIndex = 1): EvmLog => ({
   address,
-  topics: encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN), payer: PAYER } }) as string[],
+  topics: encodeEventTopics({
+    abi: SVC_POOL_ABI,
+    eventName: "Repaid",
+    args: { loanId: loanIdToBytes32(LOAN), payer: PAYER, collections: POOL as `0x${string}` },
+  }) as string[],
   data: encodeAbiParameters([{ type: "uint256" }], [amount]),
   logIndex,
 });
@@ -36,6 +40,49 @@ const evmTx = (over: Partial<Extract<ChainTransaction, { family: "EVM" }>>): Cha
   status: "success",
   logs: [transferLog(TOKEN, PAYER, POOL, 102_000_000n), repaidLog(POOL, 102_000_000n)],
   ...over,
+});
+
+describe("live EVM: the deployment's pool and token, paying a COLLECTIONS wallet", () => {
+  const LIVE_POOL = getAddress("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512");
+  const LIVE_TOKEN = getAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+  const COLLECTIONS = getAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906");
+  const config = { ...CHAIN_CONFIG.POLYGON, token: { ...CHAIN_CONFIG.POLYGON.token, address: LIVE_TOKEN }, pool: LIVE_POOL };
+  const options = { config, collections: new Set([COLLECTIONS.toLowerCase()]) };
+  const repaid = (pool: string, collections: string, amount: bigint, logIndex = 1): EvmLog => ({
+    address: pool,
+    topics: encodeEventTopics({
+      abi: SVC_POOL_ABI,
+      eventName: "Repaid",
+      args: { loanId: loanIdToBytes32(LOAN), payer: PAYER, collections: collections as `0x${string}` },
+    }) as string[],
+    data: encodeAbiParameters([{ type: "uint256" }], [amount]),
+    logIndex,
+  });
+  const live = (logs: EvmLog[], over: Partial<Extract<ChainTransaction, { family: "EVM" }>> = {}) => evmTx({ chain: "POLYGON", to: LIVE_POOL, logs, ...over });
+
+  test("our pool's Repaid backed by the token's Transfer from the payer to that COLLECTIONS wallet is a payment to it", () => {
+    expect(classifyTransaction(live([transferLog(LIVE_TOKEN, PAYER, COLLECTIONS, 9n), repaid(LIVE_POOL, COLLECTIONS, 9n)]), options)).toEqual([
+      expect.objectContaining({ kind: "payment", loanId: LOAN, amount: 9n, to: COLLECTIONS, token: LIVE_TOKEN, logIndex: 1 }),
+    ]);
+  });
+  test("paid elsewhere, backed by another amount or another token, or logged by another pool: nothing names the loan", () => {
+    const elsewhere = "0x000000000000000000000000000000000000bEEF";
+    expect(classifyTransaction(live([transferLog(LIVE_TOKEN, PAYER, elsewhere, 9n), repaid(LIVE_POOL, elsewhere, 9n)]), options)).toEqual([]);
+    expect(
+      classifyTransaction(live([transferLog(CHAIN_CONFIG.POLYGON.token.address, PAYER, COLLECTIONS, 9n), repaid(LIVE_POOL, COLLECTIONS, 9n)]), options),
+    ).toEqual([]);
+    for (const logs of [
+      [transferLog(LIVE_TOKEN, PAYER, COLLECTIONS, 8n), repaid(LIVE_POOL, COLLECTIONS, 9n)],
+      [transferLog(LIVE_TOKEN, PAYER, COLLECTIONS, 9n), repaid(POOL, COLLECTIONS, 9n)],
+    ]) {
+      // The token that did reach the COLLECTIONS wallet is money received: a payment naming no loan (unmatched).
+      expect(classifyTransaction(live(logs), options)).toEqual([expect.objectContaining({ kind: "payment", loanId: null, to: COLLECTIONS, logIndex: 0 })]);
+    }
+  });
+  test("without the chain's COLLECTIONS wallets nothing counts, not even the pool as a receiver", () => {
+    expect(classifyTransaction(live([transferLog(LIVE_TOKEN, PAYER, COLLECTIONS, 9n), repaid(LIVE_POOL, COLLECTIONS, 9n)]), { config })).toEqual([]);
+    expect(classifyTransaction(live([transferLog(LIVE_TOKEN, PAYER, LIVE_POOL, 9n), repaid(LIVE_POOL, LIVE_POOL, 9n)]), options)).toEqual([]);
+  });
 });
 
 describe("EVM", () => {
@@ -67,7 +114,7 @@ describe("EVM", () => {
     expect(classifyTransaction(evmTx({ logs: [transferLog(TOKEN, POOL, PAYER, 7n)] }))).toEqual([]);
   });
   test("a reverted call of repay is a failed repayment naming the loan; other reverted calls are nothing", () => {
-    const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), 9n] });
+    const input = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN), POOL as `0x${string}`, 9n] });
     expect(classifyTransaction(evmTx({ status: "reverted", logs: [], input }))).toEqual([
       expect.objectContaining({ kind: "failed", loanId: LOAN, amount: 9n }),
     ]);

@@ -1,6 +1,6 @@
 import { decodeEventLog, decodeFunctionData, erc20Abi, getAddress, isAddressEqual } from "viem";
 import type { ChainTransaction, EvmLog } from "../chains/chain-port.ts";
-import { chainConfig } from "../chains/chain-config.ts";
+import { chainConfig, type ChainConfig } from "../chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../chains/evm/svc-pool-abi.ts";
 import { bytes32ToLoanId } from "../chains/loan-id.ts";
 import { parseRepaymentComment } from "../chains/repayment-instructions.ts";
@@ -46,15 +46,37 @@ function decodeTransfer(log: EvmLog) {
   }
 }
 
+/** What the classification of a chain needs besides the transaction itself. */
+export type ClassifyOptions = {
+  /** The chain as this deployment configures it (effectiveChainConfig: its token and pool); CHAIN_CONFIG's entry when absent. */
+  config?: ChainConfig;
+  /**
+   * Live EVM chains: every verified COLLECTIONS address of the chain
+   * (lowercase), where repayments land. Sandbox EVM chains ignore it: their
+   * repayment instructions name the simulated pool itself as collections.
+   */
+  collections?: ReadonlySet<string>;
+};
+
+/** The addresses whose incoming token transfers are payments on this chain: the pool (sandbox) or the COLLECTIONS wallets (live). */
+function receiversOf(config: ChainConfig, options: ClassifyOptions): ReadonlySet<string> {
+  if (config.simulated) return new Set(config.pool ? [config.pool.toLowerCase()] : []);
+  return options.collections ?? new Set();
+}
+
 /**
  * What a transaction means for settlement (issue 5, "The settlement
- * listener"); everything else is ignored:
- * - EVM: a `Repaid` log of our pool contract in a successful transaction,
- *   backed in the same transaction by a transfer of the canonical token from
- *   the payer to the pool for the same amount. A log of any other contract, or
- *   a Repaid without the matching token transfer, counts for nothing. A
- *   reverted call of the pool's `repay` is a failed repayment. A plain
- *   transfer of the canonical token to the pool with no `Repaid` for it is
+ * listener"; issue 13 for the non-custodial pool); everything else is ignored:
+ * - EVM: a `Repaid(loanId, payer, collections, amount)` log of our pool
+ *   contract (the configured address) in a successful transaction, backed in
+ *   the same transaction by a Transfer of the configured token from the payer
+ *   to `collections` for the same amount, where `collections` is one of the
+ *   chain's receiving addresses (sandbox: the pool itself; live: a verified
+ *   COLLECTIONS wallet, and the listener then requires it to be the loan's
+ *   own tenant's). A log of any other contract, a Repaid without the matching
+ *   transfer, or one paying elsewhere counts for nothing. A reverted call of
+ *   the pool's `repay` to a receiving address is a failed repayment. A plain
+ *   transfer of the token to a receiving address with no `Repaid` for it is
  *   money received all the same: a payment naming no loan (kept as unmatched,
  *   DECISIONS.md "no received payment is ever dropped").
  * - TON / Solana: a transfer of the chain's stablecoin to the platform
@@ -63,26 +85,30 @@ function decodeTransfer(log: EvmLog) {
  *   such transfer naming a loan is a failed repayment. Other tokens, other
  *   recipients: ignored.
  */
-export function classifyTransaction(tx: ChainTransaction): Observation[] {
-  const config = chainConfig(tx.chain);
+export function classifyTransaction(tx: ChainTransaction, options: ClassifyOptions = {}): Observation[] {
+  const config = options.config ?? chainConfig(tx.chain);
   const base = { chain: tx.chain, txHash: tx.hash, blockNumber: tx.blockNumber, timestamp: tx.timestamp, sandboxTenantId: tx.sandboxTenantId ?? null };
   if (tx.family === "EVM") {
     if (!config.pool) return [];
     const pool = config.pool;
+    const token = getAddress(config.token.address);
+    const receivers = receiversOf(config, options);
+    const receives = (address: string) => receivers.has(address.toLowerCase());
     if (tx.status === "reverted") {
       if (!same(tx.to, pool)) return [];
       try {
         const call = decodeFunctionData({ abi: SVC_POOL_ABI, data: tx.input as `0x${string}` });
         if (call.functionName !== "repay") return [];
-        const [loanIdBytes, amount] = call.args as readonly [`0x${string}`, bigint];
+        const [loanIdBytes, collections, amount] = call.args;
+        if (!receives(collections)) return [];
         return [
           {
             ...base,
             kind: "failed",
             logIndex: 0,
             from: tx.from,
-            to: pool,
-            token: config.token.address,
+            to: getAddress(collections),
+            token,
             amount,
             loanId: bytes32ToLoanId(loanIdBytes),
             comment: null,
@@ -92,16 +118,19 @@ export function classifyTransaction(tx: ChainTransaction): Observation[] {
         return [];
       }
     }
-    const toPool = tx.logs
-      .filter((l) => same(l.address, config.token.address))
+    const received = tx.logs
+      .filter((l) => same(l.address, token))
       .map((l) => ({ log: l, transfer: decodeTransfer(l) }))
-      .filter((x): x is { log: EvmLog; transfer: NonNullable<ReturnType<typeof decodeTransfer>> } => x.transfer != null && same(x.transfer.to, pool));
+      .filter((x): x is { log: EvmLog; transfer: NonNullable<ReturnType<typeof decodeTransfer>> } => x.transfer != null && receives(x.transfer.to));
     const backing = new Set<number>();
     const repayments = tx.logs.flatMap((log) => {
       if (!same(log.address, pool)) return [];
       const repaid = decodeRepaid(log);
-      if (!repaid) return [];
-      const match = toPool.find((x) => !backing.has(x.log.logIndex) && same(x.transfer.from, repaid.payer) && x.transfer.value === repaid.amount);
+      if (!repaid || !receives(repaid.collections)) return [];
+      const match = received.find(
+        (x) =>
+          !backing.has(x.log.logIndex) && same(x.transfer.from, repaid.payer) && same(x.transfer.to, repaid.collections) && x.transfer.value === repaid.amount,
+      );
       if (!match) return [];
       backing.add(match.log.logIndex);
       return [
@@ -110,23 +139,23 @@ export function classifyTransaction(tx: ChainTransaction): Observation[] {
           kind: "payment" as const,
           logIndex: log.logIndex,
           from: getAddress(repaid.payer),
-          to: pool,
-          token: config.token.address,
+          to: getAddress(repaid.collections),
+          token,
           amount: repaid.amount,
           loanId: bytes32ToLoanId(repaid.loanId),
           comment: null,
         },
       ];
     });
-    const plain = toPool
+    const plain = received
       .filter((x) => !backing.has(x.log.logIndex) && x.transfer.value > 0n)
       .map((x) => ({
         ...base,
         kind: "payment" as const,
         logIndex: x.log.logIndex,
         from: getAddress(x.transfer.from),
-        to: pool,
-        token: config.token.address,
+        to: getAddress(x.transfer.to),
+        token,
         amount: x.transfer.value,
         loanId: null,
         comment: null,

@@ -2,6 +2,7 @@ import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainCursors, sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
+import { chainConfig } from "../chains/chain-config.ts";
 import type { Chain } from "../domain/rails.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -140,6 +141,10 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
  */
 export async function pollChain(deps: ListenerDeps, { chain, sandboxTenantId }: { chain: Chain; sandboxTenantId: string | null }): Promise<ListenerReport> {
   const ledger: Ledger = { chain, sandboxTenantId };
+  // A live EVM chain needs its COLLECTIONS wallets, confirmations and reorg handling: evm-listener.ts.
+  if (!sandboxTenantId && chainConfig(chain).family === "EVM" && !chainConfig(chain).simulated) {
+    throw new RangeError(`${chain} is a live EVM chain: poll it with pollEvmChain (shared/settlement/evm-listener.ts)`);
+  }
   const startedAt = deps.clock.now();
   const report: ListenerReport = {
     chain,

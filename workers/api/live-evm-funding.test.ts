@@ -78,6 +78,7 @@ function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } 
       tokenAddress: deployment.usdc,
       poolAddress: deployment.pool,
       confirmations: CONFIRMATIONS,
+      startBlock: 0,
     },
     signers: sealedSignerSource(t.db, DEV_SECRETS_KEY),
     env: {},

@@ -55,7 +55,7 @@ beforeAll(async () => {
   usdt = await deployJetton(blockchain, admin, "Tether USD");
   fake = await deployJetton(blockchain, admin, "Tether USD (look-alike)");
   const ton = tonLivePort({
-    settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1 },
+    settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },
     signers: sealedSignerSource(t.db, t.deps.secretsKey),
     env: {},
     db: t.db,

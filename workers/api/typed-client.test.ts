@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, rm } from "node:fs/promises";
-import { decodeFunctionData, erc20Abi, type Hex } from "viem";
+import { decodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
@@ -124,7 +124,7 @@ describe("the README's typed client", () => {
     expect(repay!.to).toBe(config.pool as Hex);
     expect(decodeFunctionData({ abi: SVC_POOL_ABI, data: repay!.data })).toEqual({
       functionName: "repay",
-      args: [loanIdToBytes32(result.loan.id), 102_000_000n],
+      args: [loanIdToBytes32(result.loan.id), getAddress(config.pool!), 102_000_000n],
     });
 
     expect(result.loans.map((l: { id: string }) => l.id)).toEqual([result.loan.id]);

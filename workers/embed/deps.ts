@@ -1,5 +1,6 @@
 import { createDb } from "../../db/create-db.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
+import { type LiveChainEnv, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock } from "../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../shared/loans/durable-loan-writer.ts";
@@ -33,5 +34,6 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     // adapter yet: EOA signatures only. The live adapter brings `evmContractSignatures`.
     chain: null,
     sessionSecret,
+    liveChains: liveChainSettings(env as EmbedEnv & LiveChainEnv),
   };
 }

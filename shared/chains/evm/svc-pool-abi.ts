@@ -32,6 +32,11 @@ export const SVC_POOL_ABI = [
   },
   {
     "inputs": [],
+    "name": "ZeroAddress",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "ZeroAmount",
     "type": "error"
   },
@@ -92,6 +97,12 @@ export const SVC_POOL_ABI = [
         "indexed": true,
         "internalType": "address",
         "name": "payer",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "collections",
         "type": "address"
       },
       {
@@ -164,6 +175,11 @@ export const SVC_POOL_ABI = [
         "internalType": "bytes32",
         "name": "loanId",
         "type": "bytes32"
+      },
+      {
+        "internalType": "address",
+        "name": "collections",
+        "type": "address"
       },
       {
         "internalType": "uint256",

@@ -21,6 +21,8 @@ export type LiveChainSettings = {
   poolAddress: string | null;
   /** Blocks on top of a transaction's block before it counts (EVM); TON counts masterchain-final transactions only. */
   confirmations: number;
+  /** EVM: where the settlement listener starts on a chain it has no cursor for (the pool's deployment block); 0 reads from genesis. */
+  startBlock: number;
 };
 
 /** Confirmations each chain needs before funding or a repayment counts (Polygon PoS reorgs run deeper than Base's). */
@@ -38,6 +40,8 @@ export const LIVE_CHAIN_ENV_KEYS = [
   "BASE_CONFIRMATIONS",
   "POLYGON_REPLACE_AFTER_SECONDS",
   "BASE_REPLACE_AFTER_SECONDS",
+  "POLYGON_START_BLOCK",
+  "BASE_START_BLOCK",
   "TON_RPC_URL",
   "TON_API_KEY",
   "TON_TOKEN_ADDRESS",
@@ -49,7 +53,7 @@ export type LiveChainEnv = Partial<Record<(typeof LIVE_CHAIN_ENV_KEYS)[number], 
 const count = (raw: string | undefined, fallback: number): number => {
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`confirmations must be a whole number ≥ 0, not ${raw}`);
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`confirmations and start blocks must be whole numbers ≥ 0, not ${raw}`);
   return n;
 };
 
@@ -73,6 +77,7 @@ export function liveChainSettings(env: LiveChainEnv): Partial<Record<LiveChain, 
       tokenAddress: env[`${chain}_TOKEN_ADDRESS`] || base.token.address,
       poolAddress: chain === "TON" ? null : env[`${chain as "POLYGON" | "BASE"}_POOL_ADDRESS`] || base.pool,
       confirmations: count(env[`${chain}_CONFIRMATIONS`], DEFAULT_CONFIRMATIONS[chain]),
+      startBlock: chain === "TON" ? 0 : count(env[`${chain as "POLYGON" | "BASE"}_START_BLOCK`], 0),
     };
   }
   return out;

@@ -33,8 +33,8 @@ const START = new Date("2026-11-21T10:00:00.000Z");
 
 const approveData = (spender: Address, amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, amount] });
 const transferData = (to: Address, amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] });
-const repayData = (amount: bigint, loanId = LOAN_ID) =>
-  encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loanId), amount] });
+const repayData = (amount: bigint, loanId = LOAN_ID, collections: Address = POOL) =>
+  encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loanId), collections, amount] });
 
 type TxFields = { to?: Address | null; data?: Hex; nonce?: number; chainId?: number; value?: bigint };
 
@@ -155,7 +155,7 @@ describe("approve then repay", () => {
     expect(decodeToken(repayTx.logs[0]!)).toEqual({ eventName: "Transfer", args: { from: borrower.address, to: POOL, value: 120_000_000n } });
     expect(decodePool(repayTx.logs[1]!)).toEqual({
       eventName: "Repaid",
-      args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address, amount: 120_000_000n },
+      args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address, collections: POOL, amount: 120_000_000n },
     });
   });
 
@@ -165,7 +165,11 @@ describe("approve then repay", () => {
     await send(borrower, { to: POOL, data: repayData(10n) });
     const log = (await txAt(3)).logs[1]!;
     expect(log.topics).toEqual(
-      encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address } }) as string[],
+      encodeEventTopics({
+        abi: SVC_POOL_ABI,
+        eventName: "Repaid",
+        args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address, collections: POOL },
+      }) as string[],
     );
     expect(log.data).toBe(encodeAbiParameters([{ type: "uint256" }], [10n]));
   });
@@ -446,7 +450,11 @@ describe("nonces", () => {
 describe("the impostor contract", () => {
   test("includes a successful transaction whose Repaid log comes from another contract", async () => {
     const impostor = getAddress("0x000000000000000000000000000000000000bad1");
-    const topics = encodeEventTopics({ abi: SVC_POOL_ABI, eventName: "Repaid", args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address } }) as Hex[];
+    const topics = encodeEventTopics({
+      abi: SVC_POOL_ABI,
+      eventName: "Repaid",
+      args: { loanId: loanIdToBytes32(LOAN_ID), payer: borrower.address, collections: POOL },
+    }) as Hex[];
     const data = encodeAbiParameters([{ type: "uint256" }], [1_000_000n]);
     const emitted = await chain.emitLogAs({ address: impostor, topics, data, from: borrower.address, sandboxTenantId: "tenant-1" });
     const tx = await txAt(emitted.blockNumber);
@@ -539,7 +547,7 @@ describe("BASE_SEPOLIA", () => {
     const sign84532 = (nonce: number, to: Address, data: Hex) =>
       borrower.signTransaction({ chainId: 84532, nonce, to, data, gas: 100_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, type: "eip1559" });
     expect((await base.submitEvmTransaction({ serializedTransaction: await sign84532(0, baseToken, approveData(basePool, 10n)) })).status).toBe("success");
-    const repaid = await base.submitEvmTransaction({ serializedTransaction: await sign84532(1, basePool, repayData(10n)) });
+    const repaid = await base.submitEvmTransaction({ serializedTransaction: await sign84532(1, basePool, repayData(10n, LOAN_ID, basePool)) });
     expect(repaid.status).toBe("success");
     expect(await base.balanceOf(basePool)).toBe(SIM_POOL_GENESIS_BALANCE + 10n);
     // An Amoy-signed transaction is not valid here.

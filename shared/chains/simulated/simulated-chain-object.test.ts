@@ -91,7 +91,11 @@ describe("durableSimulatedChains over SimulatedChainObject", () => {
       serializedTransaction: await tx(0, TOKEN, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [POOL, 10_000_000n] })),
     });
     const repaid = await amoy.submitEvmTransaction({
-      serializedTransaction: await tx(1, POOL, encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN_ID), 4_000_000n] })),
+      serializedTransaction: await tx(
+        1,
+        POOL,
+        encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(LOAN_ID), POOL, 4_000_000n] }),
+      ),
       sandboxTenantId: "tenant-1",
     });
     expect(repaid).toMatchObject({ status: "success", blockNumber: 3, from: borrower.address, revertReason: null });

@@ -2,6 +2,10 @@ import { createDb } from "../../../db/create-db.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
+import { liveChainSettings } from "../../../shared/chains/live/live-config.ts";
+import { toncenterNetwork } from "../../../shared/chains/ton/live/toncenter-network.ts";
+import { pollLiveEvmChains } from "../../../shared/settlement/evm-listener.ts";
+import { pollTonCollections } from "../../../shared/settlement/ton-listener.ts";
 import { ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
 import type { CronJob } from "../job.ts";
 
@@ -13,7 +17,10 @@ export const LEDGERS_PER_TICK = 100;
  * that is due (written since its last poll, or quiet for an hour), oldest
  * first and a bounded number per tick, each from its saved cursor and applied
  * idempotently. The sandbox helpers poll their own ledger right after their
- * transaction; this is the safety net. Live chains join when their adapters do.
+ * transaction; this is the safety net. Then each configured live EVM chain
+ * (POLYGON, BASE) from its cursor, with confirmations and reorg handling
+ * (evm-listener.ts); a chain whose RPC fails backs off on its own. Then, on
+ * live TON, each tenant's verified COLLECTIONS wallet (ton-listener.ts).
  */
 export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
@@ -33,6 +40,18 @@ export const settlementListenerJob: CronJob = {
       } catch (error) {
         // One ledger's failure must not starve the others; it is polled again on a later tick.
         log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    const live = liveChainSettings(env);
+    for (const report of await pollLiveEvmChains(deps, live)) {
+      if (report.error) log.error("settlement listener failed", { chain: report.chain, error: report.error, rateLimited: report.rateLimited });
+      else if (report.transactions > 0 || report.reorg) log.info("settlement listener", report);
+    }
+    // Live TON: each tenant's verified COLLECTIONS wallet from its own (lt, hash) cursor (ton-listener.ts).
+    if (live.TON) {
+      for (const report of await pollTonCollections({ ...deps, network: toncenterNetwork(live.TON), master: live.TON.tokenAddress })) {
+        if (report.error) log.error("ton settlement listener failed", report);
+        else if (report.transactions > 0) log.info("ton settlement listener", report);
       }
     }
   },

@@ -33,6 +33,7 @@ const settings = (): LiveChainSettings => ({
   tokenAddress: deployment.usdc,
   poolAddress: deployment.pool,
   confirmations: 2,
+  startBlock: 0,
 });
 
 /** A fresh DISBURSEMENT wallet holding `usdc` and `native`, with its key in a signer source. */

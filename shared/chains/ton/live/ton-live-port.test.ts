@@ -46,6 +46,7 @@ beforeAll(async () => {
     tokenAddress: usdt.master.toRawString(),
     poolAddress: null,
     confirmations: 1,
+    startBlock: 0,
   };
   port = tonLivePort({ settings, signers, env: {}, db: t.db, network, chainNow: () => Math.floor(Date.now() / 1000) + clockOffset });
 });

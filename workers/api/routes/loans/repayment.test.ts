@@ -191,7 +191,7 @@ function evmCalls(chain: Chain, loanId: string, amount: bigint) {
   const pool = getAddress(CHAIN_CONFIG[chain].pool!);
   return {
     approve: { to: getAddress(CHAIN_CONFIG[chain].token.address), data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [pool, amount] }) },
-    repay: { to: pool, data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loanId), amount] }) },
+    repay: { to: pool, data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loanId), pool, amount] }) },
   };
 }
 
@@ -234,6 +234,7 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
         chainId: config.chainId,
         token: { address: token, symbol: "USDC", decimals: 6 },
         spender: pool,
+        collections: pool,
         amount: "102.00",
         amountUnits: "102000000",
         loanIdBytes32: loanIdToBytes32(loan.id),
@@ -246,7 +247,7 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
           },
           {
             to: pool,
-            data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loan.id), 102n * UNITS] }),
+            data: encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loan.id), pool, 102n * UNITS] }),
             value: "0",
             description: expect.any(String),
           },
@@ -665,7 +666,7 @@ describe("spoofing fails", () => {
     const topics = encodeEventTopics({
       abi: SVC_POOL_ABI,
       eventName: "Repaid",
-      args: { loanId: loanIdToBytes32(loan.id), payer: borrower.address },
+      args: { loanId: loanIdToBytes32(loan.id), payer: borrower.address, collections: getAddress(CHAIN_CONFIG.POLYGON_AMOY.pool!) },
     }) as string[];
     const data = encodeAbiParameters([{ type: "uint256" }], [102n * UNITS]);
     const impostor = newAccount().address;

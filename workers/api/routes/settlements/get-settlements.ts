@@ -23,7 +23,10 @@ const SettlementSchema = z
       description:
         "FUNDING: principal to the borrower; REPAYMENT (settled the loan) / PARTIAL_REPAYMENT: from the borrower; SURPLUS: received beyond the total due, refundable; REFUND: back to the borrower.",
     }),
-    status: z.enum(SETTLEMENT_STATUSES).openapi({ description: "CONFIRMED on chain, or FAILED (a failed transfer is kept too)." }),
+    status: z.enum(SETTLEMENT_STATUSES).openapi({
+      description:
+        "CONFIRMED on chain, FAILED (a failed transfer is kept too), or REVERSED (a live chain reorganized the block it was in away; it no longer counts).",
+    }),
     amount: z.string().openapi({ example: "100.00", description: "Decimal string in stablecoin units, 2 decimals." }),
     chain: z.enum(CHAINS),
     mode: z.enum(TENANT_MODES).openapi({ description: 'The loan\'s mode (DECISIONS.md "Modes").' }),

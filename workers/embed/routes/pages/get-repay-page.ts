@@ -3,7 +3,6 @@ import { DomainError } from "../../../../shared/domain/errors.ts";
 import { programContext } from "../../../../shared/embed/program-context.ts";
 import { loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
-import { tonRepaymentTarget } from "../../../../shared/settlement/collections-wallet.ts";
 import { repaymentFor } from "../../../../shared/settlement/repayment-for-loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
@@ -41,7 +40,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     let instructions = null;
     if (loan.status === "ACTIVE" || loan.status === "DEFAULTED") {
       try {
-        instructions = repaymentFor(loan, now, await tonRepaymentTarget(deps.db, loan));
+        const found = await repaymentFor(deps, loan, now);
+        instructions = found.supported ? found : null;
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
       }

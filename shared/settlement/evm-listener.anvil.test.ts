@@ -1,0 +1,437 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, HttpRequestError } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
+import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { tenants } from "../../db/schema/tenants.ts";
+import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../auth/operator-key.ts";
+import { readEvmTransactions } from "../chains/evm/live/evm-log-reader.ts";
+import { SVC_POOL_ABI } from "../chains/evm/svc-pool-abi.ts";
+import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, rehearsalContracts, startAnvil } from "../chains/evm/testing/anvil.ts";
+import type { LiveChainSettings } from "../chains/live/live-config.ts";
+import { loanIdToBytes32 } from "../chains/loan-id.ts";
+import { inProcessLoanWriter } from "../loans/loan-commands.ts";
+import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-double.ts";
+import { bearer } from "../testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
+import { pollChain } from "./listener.ts";
+
+/**
+ * The live EVM settlement path against a real node (issue 13): Anvil as
+ * POLYGON (chain id 137) with the rehearsal USDC and the compiled SvcPool.
+ * Live loans are funded through the chain-port double (funding is the EVM
+ * adapter's); the borrower then holds minted USDC on Anvil, signs the
+ * instructions `POST /v1/loans/:id/repay` returns and sends them to Anvil,
+ * and `pollEvmChain` reads the chain through viem.
+ */
+
+const CONFIRMATIONS = 2;
+const USDC = (n: number) => BigInt(n) * 1_000_000n;
+const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
+
+let t: TestApp;
+let double: ChainPortDouble;
+let node: AnvilNode;
+let deployment: RehearsalDeployment;
+let settings: LiveChainSettings;
+let reader: EvmChainReader;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  double = chainPortDouble(t.deps.chain);
+  t.deps.chain = double;
+  t.deps.writer = inProcessLoanWriter({ db: t.db, chain: double, clock: t.clock });
+  node = await startAnvil({ chainId: 137 });
+  const deployed = await deployRehearsalContracts(node);
+  deployment = { ...deployed, usdc: getAddress(deployed.usdc), pool: getAddress(deployed.pool) };
+  settings = {
+    chain: "POLYGON",
+    rpcUrl: node.rpcUrl,
+    apiKey: null,
+    tokenAddress: deployment.usdc,
+    poolAddress: deployment.pool,
+    confirmations: CONFIRMATIONS,
+    startBlock: 0,
+  };
+  // The api answers repay with this deployment's token and pool, as `npm run dev:live` configures it.
+  t.deps.liveChains = { POLYGON: settings };
+  reader = evmChainReader(settings, node.public);
+});
+afterAll(async () => {
+  await node?.stop();
+  t?.close();
+});
+
+const listenerDeps = () => ({ db: t.db, chain: t.deps.chain, writer: t.deps.writer, clock: t.clock });
+const poll = () => pollEvmChain(listenerDeps(), { settings, reader });
+const balanceOf = (address: Address, token: Address = deployment.usdc) =>
+  node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+const fresh = () => privateKeyToAccount(generatePrivateKey());
+let borrowerRefs = 0;
+
+async function verifiedWallet(token: string, role: "DISBURSEMENT" | "COLLECTIONS", account: PrivateKeyAccount) {
+  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain: "POLYGON", role, address: account.address } });
+  expect(wallet.status).toBe(201);
+  const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(token) });
+  const signature = await account.signMessage({ message: challenge.body.message });
+  const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
+    headers: bearer(token),
+    body: { challengeId: challenge.body.id, signature },
+  });
+  expect(verified.status).toBe(200);
+}
+
+/** A certified tenant with a live key, a KYC policy, a ready DISBURSEMENT wallet (on the double) and, unless told otherwise, a verified COLLECTIONS wallet. */
+async function liveTenant(options: { collections?: boolean } = {}) {
+  const m = await sandboxTenant(t, "Live Collections Ltd");
+  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
+  const liveKey = created.body.key as string;
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+  const key = generatePrivateKey();
+  const disbursement = privateKeyToAccount(key);
+  await verifiedWallet(m.token, "DISBURSEMENT", disbursement);
+  const signer = { chain: "POLYGON", address: disbursement.address, privateKey: key };
+  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+  double.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(100_000), native: 10n ** 18n });
+  const collections = fresh();
+  if (options.collections !== false) await verifiedWallet(m.token, "COLLECTIONS", collections);
+  return { ...m, liveKey, collections: collections.address };
+}
+
+/** An ACTIVE live POLYGON loan of 100.00 whose borrower holds `holds` USDC and gas on Anvil. */
+async function activeLoan(tenant: Awaited<ReturnType<typeof liveTenant>>, holds = USDC(200)) {
+  const borrower = fresh();
+  const ref = `anvil-borrower-${++borrowerRefs}`;
+  expect(
+    (await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: { status: "VERIFIED", merchantUserId: "c-1" }, headers: apiKey(tenant.liveKey) })).status,
+  ).toBe(200);
+  const created = await createLoan(t, tenant.liveKey, {
+    chain: "POLYGON",
+    borrowerRef: ref,
+    borrowerWalletAddress: borrower.address,
+    principalAmount: "100.00",
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.status).toBe("ACTIVE");
+  await mintUsdc(node, deployment, borrower.address, holds);
+  await node.test.setBalance({ address: borrower.address, value: 10n ** 18n });
+  return { loan: created.body as { id: string; totalDue: string }, borrower };
+}
+
+type Instruction = { to: Hex; data: Hex; value: string };
+
+/** The borrower's wallet: signs each returned transaction as is (EIP-1559, chain id 137) and broadcasts it; the raw bytes, for replay after a reorg. */
+async function signAndSend(borrower: PrivateKeyAccount, instructions: { chainId: number; transactions: Instruction[] }): Promise<Hex[]> {
+  const raws: Hex[] = [];
+  let nonce = await node.public.getTransactionCount({ address: borrower.address });
+  for (const tx of instructions.transactions) {
+    const raw = await borrower.signTransaction({
+      chainId: instructions.chainId,
+      to: tx.to,
+      data: tx.data,
+      value: BigInt(tx.value),
+      nonce: nonce++,
+      gas: 200_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    });
+    const hash = await node.public.sendRawTransaction({ serializedTransaction: raw });
+    const receipt = await node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    expect(receipt.status).toBe("success");
+    raws.push(raw);
+  }
+  return raws;
+}
+
+async function repayInstructions(liveKey: string, loanId: string) {
+  const res = await t.request("POST", `/v1/loans/${loanId}/repay`, { headers: apiKey(liveKey) });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+const loanOf = async (liveKey: string, loanId: string) => (await t.request("GET", `/v1/loans/${loanId}`, { headers: apiKey(liveKey) })).body;
+const eventTypes = async (liveKey: string, loanId: string) =>
+  ((await t.request("GET", `/v1/events?loanId=${loanId}`, { headers: apiKey(liveKey) })).body.data as { type: string }[]).map((e) => e.type).reverse();
+const repaymentRows = (loanId: string) =>
+  t.db
+    .select({
+      kind: settlements.kind,
+      status: settlements.status,
+      amount: settlements.amount,
+      toAddress: settlements.toAddress,
+      blockNumber: settlements.blockNumber,
+    })
+    .from(settlements)
+    .where(and(eq(settlements.loanId, loanId)));
+
+describe("live repayment through the non-custodial pool on Anvil", () => {
+  test("live instructions name the deployment's token and pool and the tenant's COLLECTIONS wallet; without one: supported false, with the reason", async () => {
+    const tenant = await liveTenant();
+    const { loan } = await activeLoan(tenant);
+    const r = await repayInstructions(tenant.liveKey, loan.id);
+    expect(r).toMatchObject({
+      chain: "POLYGON",
+      supported: true,
+      chainId: 137,
+      token: { address: deployment.usdc },
+      spender: deployment.pool,
+      collections: tenant.collections,
+    });
+
+    const bare = await liveTenant({ collections: false });
+    const { loan: other } = await activeLoan(bare);
+    expect(await repayInstructions(bare.liveKey, other.id)).toEqual({
+      chain: "POLYGON",
+      supported: false,
+      reason: expect.stringContaining("COLLECTIONS wallet on POLYGON"),
+    });
+  });
+
+  test("the borrower signs approve and repay: after the confirmations the loan is REPAID, the COLLECTIONS wallet holds the total, the pool nothing", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    const total = BigInt(instructions.amountUnits);
+    await signAndSend(borrower, instructions);
+
+    // Not deep enough yet: nothing is credited, and the cursor stays below the repay's block.
+    const early = await poll();
+    expect(early.error).toBeUndefined();
+    expect(early.payments).toBe(0);
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("ACTIVE");
+
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const report = await poll();
+    expect(report).toMatchObject({ payments: 1, unmatched: 0, reorg: null });
+    expect(report.error).toBeUndefined();
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    expect(await balanceOf(tenant.collections as Address)).toBe(total);
+    expect(await balanceOf(deployment.pool)).toBe(0n);
+    expect(await balanceOf(borrower.address)).toBe(USDC(200) - total);
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([
+      expect.objectContaining({ kind: "REPAYMENT", status: "CONFIRMED", amount: total, toAddress: tenant.collections }),
+    ]);
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
+
+    // Polling again changes nothing.
+    await node.test.mine({ blocks: 3 });
+    expect(await poll()).toMatchObject({ payments: 0, unmatched: 0, reorg: null });
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
+  });
+
+  test("a reorg orphaning the repay un-credits it (ACTIVE, settlement REVERSED, loan.repayment_reversed); re-mined in another block it is credited once again", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    const total = BigInt(instructions.amountUnits);
+    await poll();
+    const snapshot = await node.test.snapshot();
+    const raws = await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1 });
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("REPAID");
+    const [firstCredit] = (await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT");
+
+    // The chain that wins has other blocks where the repay was: empty ones, longer than before.
+    await node.test.revert({ id: snapshot });
+    await node.test.mine({ blocks: 5 });
+    const undone = await poll();
+    expect(undone.reorg).toMatchObject({ reversed: 1 });
+    expect(undone.payments).toBe(0);
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT")).toEqual([
+      expect.objectContaining({ status: "REVERSED", blockNumber: firstCredit!.blockNumber }),
+    ]);
+    expect(await balanceOf(tenant.collections as Address)).toBe(0n);
+
+    // The borrower's signed transactions are mined again, in later blocks.
+    for (const raw of raws)
+      await node.public.waitForTransactionReceipt({ hash: await node.public.sendRawTransaction({ serializedTransaction: raw }), pollingInterval: 20 });
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1, reorg: null });
+    expect(await poll()).toMatchObject({ payments: 0, reorg: null });
+
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    const rows = (await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT");
+    expect(rows.filter((s) => s.status === "CONFIRMED")).toEqual([expect.objectContaining({ amount: total, toAddress: tenant.collections })]);
+    expect(rows.filter((s) => s.status === "CONFIRMED")[0]!.blockNumber).not.toBe(firstCredit!.blockNumber);
+    expect(rows.filter((s) => s.status === "REVERSED")).toHaveLength(1);
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual([
+      "loan.repaid",
+      "loan.repayment_reversed",
+      "loan.repaid",
+    ]);
+    expect(await balanceOf(tenant.collections as Address)).toBe(total);
+    expect(await balanceOf(deployment.pool)).toBe(0n);
+  });
+});
+
+describe("a reorg after a recovery", () => {
+  test("a DEFAULTED loan repaid and then orphaned goes back to DEFAULTED, late fees and all", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant, USDC(1_000));
+    const now = t.clock.now().getTime();
+    const day = 86_400_000;
+    await t.db
+      .update(loans)
+      .set({ status: "DEFAULTED", dueAt: new Date(now - 10 * day), overdueAt: new Date(now - 10 * day), defaultedAt: new Date(now - 5 * day) })
+      .where(eq(loans.id, loan.id));
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    expect(BigInt(instructions.amountUnits)).toBeGreaterThan(USDC(102));
+    await poll();
+    const snapshot = await node.test.snapshot();
+    await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1 });
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("REPAID");
+
+    await node.test.revert({ id: snapshot });
+    await node.test.mine({ blocks: 4 });
+    expect((await poll()).reorg).toMatchObject({ reversed: 1 });
+    const back = await loanOf(tenant.liveKey, loan.id);
+    expect(back).toMatchObject({ status: "DEFAULTED", amountPaid: "0.000000" });
+    // What is due is due again, as before the orphaned repayment.
+    expect((await repayInstructions(tenant.liveKey, loan.id)).amountUnits).toBe(instructions.amountUnits);
+  });
+});
+
+describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender's COLLECTIONS wallet credits", () => {
+  test("a look-alike token, a pool clone, a plain transfer, a repay to another address, another lender's wallet, a reverted repay", async () => {
+    const tenant = await liveTenant();
+    const other = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant, USDC(1_000));
+    const total = BigInt((await repayInstructions(tenant.liveKey, loan.id)).amountUnits);
+    const { usdc, pool } = rehearsalContracts();
+    const deployer = privateKeyToAccount(generatePrivateKey());
+    await node.test.setBalance({ address: deployer.address, value: 10n ** 18n });
+    const deploy = async (contract: typeof usdc, args: unknown[]) => {
+      const hash = await node.wallet(deployer).deployContract({ abi: contract.abi, bytecode: contract.bytecode, args, account: deployer, chain: null });
+      return (await node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 })).contractAddress!;
+    };
+    const fakeUsdc = await deploy(usdc, ["USD Coin", "USDC"]);
+    const fakePool = await deploy(pool, [fakeUsdc, deployer.address]);
+    const clonePool = await deploy(pool, [deployment.usdc, deployer.address]);
+    const wallet = node.wallet(borrower);
+    const send = async (to: Address, data: Hex) => {
+      const hash = await wallet.sendTransaction({ account: borrower, chain: null, to, data, gas: 200_000n });
+      return node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    };
+    const approve = (spender: Address, amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, amount] });
+    const repay = (collections: Address, amount: bigint) =>
+      encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loan.id), collections, amount] });
+    const collections = tenant.collections as Address;
+    await poll();
+
+    // 1. A look-alike token through its own pool, paid to the real COLLECTIONS wallet.
+    await mintUsdc(node, { ...deployment, usdc: fakeUsdc }, borrower.address, total);
+    await send(fakeUsdc, approve(fakePool, total));
+    expect((await send(fakePool, repay(collections, total))).status).toBe("success");
+    // 2. A clone of the pool at another address, moving the real token to the COLLECTIONS wallet.
+    await send(deployment.usdc, approve(clonePool, total));
+    const cloned = await send(clonePool, repay(collections, total));
+    expect(cloned.status).toBe("success");
+    // 3. A plain transfer of the real token to the COLLECTIONS wallet.
+    const plain = await send(deployment.usdc, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [collections, total] }));
+    // 4. Our pool, but paying an address that is nobody's COLLECTIONS wallet.
+    await send(deployment.usdc, approve(deployment.pool, total));
+    const elsewhere = fresh().address;
+    expect((await send(deployment.pool, repay(elsewhere, total))).status).toBe("success");
+    // 5. Our pool, paying another lender's COLLECTIONS wallet for this loan.
+    await send(deployment.usdc, approve(deployment.pool, total));
+    const misdirected = await send(deployment.pool, repay(other.collections as Address, total));
+    expect(misdirected.status).toBe("success");
+    // 6. A reverted repay (no allowance left).
+    expect((await send(deployment.pool, repay(collections, total))).status).toBe("reverted");
+
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const report = await poll();
+    expect(report.error).toBeUndefined();
+    expect(report.payments).toBe(0);
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([]);
+
+    // Money that did reach a COLLECTIONS wallet is kept as unmatched for that wallet's lender, never for the loan.
+    const kept = await t.db.select().from(unmatchedPayments).where(eq(unmatchedPayments.chain, "POLYGON"));
+    const mine = kept.filter((u) => u.tenantId === tenant.tenantId);
+    expect(mine.map((u) => u.txHash).sort()).toEqual([cloned.transactionHash, plain.transactionHash].sort());
+    for (const u of mine) expect(u).toMatchObject({ toAddress: collections, amount: total, claimedLoanId: null, token: getAddress(deployment.usdc) });
+    const theirs = kept.filter((u) => u.tenantId === other.tenantId);
+    // Another lender is never shown this lender's loan id.
+    expect(theirs).toEqual([expect.objectContaining({ txHash: misdirected.transactionHash, toAddress: other.collections, claimedLoanId: null })]);
+    const listed = await t.request("GET", "/v1/settlements/unmatched", { headers: apiKey(tenant.liveKey) });
+    expect(listed.status).toBe(200);
+    expect((listed.body.data as { txHash: string }[]).map((u) => u.txHash).sort()).toEqual(mine.map((u) => u.txHash).sort());
+  });
+});
+
+describe("reading the chain", () => {
+  test("eth_getLogs in ranges of at most maxRange blocks, never past head − confirmations", async () => {
+    await node.test.mine({ blocks: 30 });
+    const ranges: [bigint, bigint][] = [];
+    const spy = {
+      ...node.public,
+      getBlockNumber: node.public.getBlockNumber,
+      getBlock: node.public.getBlock,
+      getTransactionReceipt: node.public.getTransactionReceipt,
+      getLogs: ((args: { fromBlock: bigint; toBlock: bigint }) => {
+        ranges.push([args.fromBlock, args.toBlock]);
+        return node.public.getLogs(args as never);
+      }) as typeof node.public.getLogs,
+    };
+    const head = Number(await node.public.getBlockNumber({ cacheTime: 0 }));
+    const read = await readEvmTransactions(settings, spy, { afterBlock: head - 25, limit: 100, collections: [fresh().address], maxRange: 4 });
+    expect(read.scannedTo).toBe(head - CONFIRMATIONS);
+    expect(read.head).toBe(head);
+    expect(ranges.length).toBeGreaterThan(0);
+    for (const [from, to] of ranges) {
+      expect(to - from + 1n).toBeLessThanOrEqual(4n);
+      expect(Number(to)).toBeLessThanOrEqual(head - CONFIRMATIONS);
+    }
+    expect(Number(ranges[0]![0])).toBe(head - 24);
+
+    // A listener far behind reads at most `maxBlocks` per call and catches up over several.
+    const capped = await readEvmTransactions(settings, node.public, { afterBlock: head - 25, limit: 100, collections: [fresh().address], maxBlocks: 10 });
+    expect(capped.scannedTo).toBe(head - 15);
+  });
+
+  test("the cron job's entry polls each configured live EVM chain through viem; the generic listener refuses them", async () => {
+    const reports = await pollLiveEvmChains(listenerDeps(), { POLYGON: settings });
+    expect(reports).toEqual([expect.objectContaining({ chain: "POLYGON", reorg: null })]);
+    expect(reports[0]!.error).toBeUndefined();
+    // Without its COLLECTIONS wallets, confirmations and reorg handling a live EVM chain is never read.
+    await expect(pollChain(listenerDeps(), { chain: "POLYGON", sandboxTenantId: null })).rejects.toThrow(/pollEvmChain/);
+  });
+
+  test("an RPC rate limit (HTTP 429) keeps the cursor and backs off; the poll after the back-off runs", async () => {
+    await poll();
+    const [before] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    const limited: EvmChainReader = {
+      read: async () => {
+        throw new HttpRequestError({ status: 429, url: settings.rpcUrl, body: { error: "rate limited" } });
+      },
+      blockHashes: reader.blockHashes,
+    };
+    await node.test.mine({ blocks: 5 });
+    const failed = await pollEvmChain(listenerDeps(), { settings, reader: limited });
+    expect(failed).toMatchObject({ rateLimited: true, error: expect.any(String) });
+    const [after] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(after).toMatchObject({ lastBlock: before!.lastBlock, failures: 1, backoffUntil: new Date(t.clock.now().getTime() + backoffMs(1)) });
+    // Within the back-off, not even the good reader is asked.
+    expect((await poll()).skipped).toContain("backing off");
+    t.clock.advance(backoffMs(1));
+    const resumed = await poll();
+    expect(resumed.skipped).toBeUndefined();
+    expect(resumed.lastBlock).toBeGreaterThan(before!.lastBlock);
+    const [reset] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(reset).toMatchObject({ failures: 0, backoffUntil: null });
+    // What the listener remembers: the cursor block's hash, and the credited blocks within the window.
+    const remembered = await t.db.select().from(chainBlocks).where(eq(chainBlocks.chain, "POLYGON"));
+    expect(remembered.filter((b) => !b.credited).map((b) => b.blockNumber)).toEqual([reset!.lastBlock]);
+  });
+});

@@ -1,0 +1,289 @@
+/**
+ * The settlement listener of a live EVM chain (POLYGON, BASE; issue 13
+ * item 4). Per poll:
+ * 1. Reorgs first: the hashes it remembered (each block it credited from, and
+ *    its cursor block) are compared with the chain's. From the lowest block
+ *    whose hash changed, everything is orphaned: each repayment credited there
+ *    is un-credited in its loan's writer (settlement REVERSED, the loan back to
+ *    ACTIVE or DEFAULTED, `loan.repayment_reversed`), unmatched payments seen
+ *    there are dropped, and the cursor goes back to the last block known good.
+ * 2. Then it reads on from the cursor (evm-log-reader.ts: bounded
+ *    `eth_getLogs` ranges, only blocks `confirmations` deep), classifies each
+ *    transaction against the deployment's pool and token and the chain's
+ *    verified COLLECTIONS wallets, remembers the hash of each block before
+ *    crediting from it, and credits a repayment only when its `collections` is
+ *    the loan's own tenant's verified COLLECTIONS wallet.
+ * An RPC error or rate limit ends the poll with the cursor where it was and
+ * backs off (chain_cursors.backoff_until, doubling per consecutive failure).
+ * Everything is idempotent, as the sandbox listener is: a poll repeated,
+ * overlapping or cut short credits nothing twice.
+ */
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { createPublicClient, getAddress, http } from "viem";
+import type { Db } from "../../db/create-db.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
+import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import {
+  type EvmReadClient,
+  type EvmReadInput,
+  type EvmReadResult,
+  isRateLimited,
+  readEvmBlockHashes,
+  readEvmTransactions,
+} from "../chains/evm/live/evm-log-reader.ts";
+import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
+import { classifyTransaction, type Observation } from "./classify-transaction.ts";
+import { collectionsOwners } from "./collections-wallets.ts";
+import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
+import { recordUnmatched } from "./unmatched.ts";
+
+/** How far below the cursor remembered blocks are kept and checked; a reorg deeper than this is not undone. */
+export const REORG_WINDOW_BLOCKS = 1_024;
+/** The first back-off after a failed poll; it doubles per consecutive failure up to BACKOFF_MAX_MS. */
+export const BACKOFF_BASE_MS = 30_000;
+export const BACKOFF_MAX_MS = 30 * 60_000;
+/** Blocks one poll reads at most (25 `eth_getLogs` ranges): a listener far behind catches up over several ticks. */
+export const MAX_BLOCKS_PER_POLL = 50_000;
+
+/** What the listener reads a live EVM chain through (evmChainReader: viem over the chain's RPC). */
+export type EvmChainReader = {
+  read(input: EvmReadInput): Promise<EvmReadResult>;
+  blockHashes(numbers: readonly number[]): Promise<Map<number, string | null>>;
+};
+
+/** The reader of one live EVM chain through a viem PublicClient on its RPC URL. */
+export const evmChainReader = (settings: LiveChainSettings, client: EvmReadClient): EvmChainReader => ({
+  read: (input) => readEvmTransactions(settings, client, input),
+  blockHashes: (numbers) => readEvmBlockHashes(client, numbers),
+});
+
+export type EvmListenerReport = ListenerReport & {
+  /** A reorg this poll undid: from which block, and how many payments it un-credited or dropped. */
+  reorg: { fromBlock: number; reversed: number; unmatchedDropped: number } | null;
+  /** Set when the poll did not run (backing off) or failed (the cursor stayed). */
+  skipped?: string;
+  error?: string;
+  rateLimited?: boolean;
+};
+
+/** A failed poll's back-off: 30 s, 1 min, 2 min, … up to 30 min. */
+export const backoffMs = (failures: number) => Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
+
+/**
+ * One poll of a live EVM chain. `startBlock`: where a chain without a cursor
+ * starts reading (the pool's deployment block; 0 reads from genesis).
+ *
+ * @example await pollEvmChain(deps, { settings, reader: evmChainReader(settings, createPublicClient({ transport: http(settings.rpcUrl) })) })
+ */
+export async function pollEvmChain(
+  deps: ListenerDeps,
+  input: { settings: LiveChainSettings; reader: EvmChainReader; startBlock?: number },
+): Promise<EvmListenerReport> {
+  const { settings, reader } = input;
+  const { db } = deps;
+  const chain = settings.chain;
+  const startedAt = deps.clock.now();
+  const [state] = await db.select().from(chainCursors).where(eq(chainCursors.chain, chain));
+  const report: EvmListenerReport = {
+    chain,
+    sandboxTenantId: null,
+    transactions: 0,
+    payments: 0,
+    failures: 0,
+    unmatched: 0,
+    lastBlock: state?.lastBlock ?? input.startBlock ?? 0,
+    reorg: null,
+  };
+  if (state?.backoffUntil && state.backoffUntil.getTime() > startedAt.getTime()) {
+    report.skipped = `backing off after ${state.failures} failed poll(s) until ${state.backoffUntil.toISOString()}`;
+    return report;
+  }
+  try {
+    const owners = await collectionsOwners(db, chain);
+    const collections = new Set(owners.keys());
+    const config = effectiveChainConfig(chain, { [chain]: settings });
+    report.reorg = await undoReorg(deps, reader, chain, report.lastBlock, input.startBlock ?? 0);
+    if (report.reorg) report.lastBlock = report.reorg.fromBlock - 1;
+    const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
+    for (;;) {
+      const maxBlocks = stopAt - report.lastBlock;
+      if (maxBlocks <= 0) break;
+      const read = await reader.read({ afterBlock: report.lastBlock, limit: LISTENER_PAGE, collections: [...collections], maxBlocks });
+      for (const tx of read.transactions) {
+        const observations = classifyTransaction(tx, { config, collections });
+        // The block's hash is remembered before anything is credited from it, so a crash in between still leaves it checked.
+        const blockHash = tx.family === "EVM" ? tx.blockHash : undefined;
+        if (observations.length > 0) {
+          if (!blockHash) throw new Error(`${tx.hash} has no block hash: a live block is never credited unremembered`);
+          await rememberBlock(db, chain, tx.blockNumber, blockHash, true, deps.clock.now());
+        }
+        for (const obs of observations) await handleLive(deps, owners, obs, report);
+      }
+      report.transactions += read.transactions.length;
+      if (read.scannedTo <= report.lastBlock) break;
+      report.lastBlock = read.scannedTo;
+      await saveCursor(db, chain, read.scannedTo, read.scannedToHash, deps.clock.now());
+      if (read.transactions.length < LISTENER_PAGE && read.scannedTo >= read.head - settings.confirmations) break;
+    }
+    await db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), lt(chainBlocks.blockNumber, report.lastBlock - REORG_WINDOW_BLOCKS)));
+    if (state && state.failures > 0) await db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, chain));
+    return report;
+  } catch (error) {
+    const failures = (state?.failures ?? 0) + 1;
+    const backoffUntil = new Date(startedAt.getTime() + backoffMs(failures));
+    // The cursor is untouched: only the failure count and the back-off are written.
+    await db
+      .insert(chainCursors)
+      .values({ chain, lastBlock: state?.lastBlock ?? input.startBlock ?? 0, updatedAt: startedAt, failures, backoffUntil })
+      .onConflictDoUpdate({ target: chainCursors.chain, set: { failures, backoffUntil } });
+    report.error = error instanceof Error ? error.message : String(error);
+    report.rateLimited = isRateLimited(error);
+    return report;
+  }
+}
+
+/** Remembers a block's hash; a different hash already remembered for it means a reorg under this very poll: stop, the next poll undoes it. */
+async function rememberBlock(db: Db, chain: LiveChainSettings["chain"], blockNumber: number, blockHash: string, credited: boolean, now: Date) {
+  await db
+    .insert(chainBlocks)
+    .values({ chain, blockNumber, blockHash, credited, createdAt: now })
+    .onConflictDoUpdate({
+      target: [chainBlocks.chain, chainBlocks.blockNumber],
+      set: { credited: sql`${chainBlocks.credited} OR excluded.credited` },
+      setWhere: sql`${chainBlocks.blockHash} = excluded.block_hash`,
+    });
+  const [row] = await db
+    .select({ blockHash: chainBlocks.blockHash })
+    .from(chainBlocks)
+    .where(and(eq(chainBlocks.chain, chain), eq(chainBlocks.blockNumber, blockNumber)));
+  if (row && row.blockHash !== blockHash) throw new Error(`block ${blockNumber} of ${chain} changed while it was read (a reorg); the next poll undoes it`);
+}
+
+/** The cursor moves to `block` and its hash replaces the previous cursor's (credited blocks are kept). */
+async function saveCursor(db: Db, chain: LiveChainSettings["chain"], block: number, hash: string | null, now: Date) {
+  await db.batch([
+    db
+      .insert(chainCursors)
+      .values({ chain, lastBlock: block, updatedAt: now })
+      .onConflictDoUpdate({ target: chainCursors.chain, set: { lastBlock: sql`MAX(${chainCursors.lastBlock}, excluded.last_block)`, updatedAt: now } }),
+    db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), eq(chainBlocks.credited, false))),
+  ]);
+  if (hash) await rememberBlock(db, chain, block, hash, false, now);
+}
+
+/**
+ * Compares the remembered hashes with the chain's and undoes what orphaned
+ * blocks credited; null when nothing changed. The cursor goes back to the
+ * highest remembered block whose hash still holds below the first changed
+ * one (or a window below it when none is remembered), so blocks of the
+ * winning chain in between are read again.
+ */
+async function undoReorg(deps: ListenerDeps, reader: EvmChainReader, chain: LiveChainSettings["chain"], cursor: number, startBlock: number) {
+  const { db } = deps;
+  const remembered = await db
+    .select({ blockNumber: chainBlocks.blockNumber, blockHash: chainBlocks.blockHash })
+    .from(chainBlocks)
+    .where(eq(chainBlocks.chain, chain))
+    .orderBy(asc(chainBlocks.blockNumber));
+  if (remembered.length === 0) return null;
+  const current = await reader.blockHashes(remembered.map((r) => r.blockNumber));
+  const changed = remembered.filter((r) => current.get(r.blockNumber) !== r.blockHash);
+  if (changed.length === 0) return null;
+  const firstChanged = changed[0]!.blockNumber;
+  const good = remembered.filter((r) => r.blockNumber < firstChanged && current.get(r.blockNumber) === r.blockHash).at(-1);
+  const lastGood = Math.min(cursor, good ? good.blockNumber : Math.max(startBlock, firstChanged - 1 - REORG_WINDOW_BLOCKS));
+
+  // Un-credit every live repayment credited above the last good block, each in its loan's writer.
+  const credited = await db
+    .selectDistinct({
+      tenantId: settlements.tenantId,
+      loanId: settlements.loanId,
+      txHash: settlements.txHash,
+      logIndex: settlements.logIndex,
+      blockNumber: settlements.blockNumber,
+    })
+    .from(settlements)
+    .where(
+      and(
+        eq(settlements.chain, chain),
+        gt(settlements.blockNumber, lastGood),
+        eq(settlements.status, "CONFIRMED"),
+        inArray(settlements.kind, ["REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS"]),
+      ),
+    );
+  for (const row of credited) {
+    if (row.txHash === null || row.logIndex === null || row.blockNumber === null) continue;
+    await deps.writer.run({
+      kind: "repaymentReversed",
+      tenantId: row.tenantId,
+      loanId: row.loanId,
+      payment: { chain, txHash: row.txHash, logIndex: row.logIndex, blockNumber: row.blockNumber },
+    });
+  }
+  // Then forget what the orphaned blocks showed, and move the cursor back: one batch, after every un-credit held.
+  const [dropped] = await db.batch([
+    db
+      .delete(unmatchedPayments)
+      .where(and(eq(unmatchedPayments.chain, chain), gt(unmatchedPayments.blockNumber, lastGood)))
+      .returning({ id: unmatchedPayments.id }),
+    db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), gt(chainBlocks.blockNumber, lastGood))),
+    db.update(chainCursors).set({ lastBlock: lastGood, updatedAt: deps.clock.now() }).where(eq(chainCursors.chain, chain)),
+  ]);
+  return { fromBlock: lastGood + 1, reversed: credited.length, unmatchedDropped: dropped.length };
+}
+
+/**
+ * One observation of a live EVM chain. A repayment goes to its loan's writer
+ * only when it paid the loan's own tenant's verified COLLECTIONS wallet;
+ * money that reached a COLLECTIONS wallet otherwise (no pool event, an
+ * unknown loan, another lender's loan) is kept as unmatched for the wallet's
+ * tenant, without naming another tenant's loan.
+ */
+async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs: Observation, report: ListenerReport) {
+  const now = deps.clock.now();
+  const holders = owners.get(obs.to.toLowerCase()) ?? [];
+  const keptFor = holders.length === 1 ? holders[0]! : null;
+  const keep = async (reason: string, payment: Observation = obs) => {
+    if (payment.kind !== "payment") return;
+    report.unmatched++;
+    await recordUnmatched(deps, { payment: { ...payment, to: getAddress(payment.to) }, reason, tenantId: keptFor, now });
+  };
+  if (!obs.loanId) return keep("a transfer to a COLLECTIONS wallet without the pool's Repaid event (no loan reference)");
+  const [loan] = await deps.db.select({ tenantId: loans.tenantId, chain: loans.chain }).from(loans).where(eq(loans.id, obs.loanId)).limit(1);
+  if (!loan) return keep("no loan with this id");
+  if (!holders.includes(loan.tenantId)) return keep("the Repaid names a loan of another lender than this COLLECTIONS wallet's", { ...obs, loanId: null });
+  if (loan.chain !== obs.chain) return keep(`the loan is on ${loan.chain}, not ${obs.chain}`);
+  if (obs.kind === "payment") report.payments++;
+  else report.failures++;
+  await deps.writer.run(
+    obs.kind === "payment"
+      ? { kind: "repayment", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs }
+      : { kind: "repaymentFailed", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs },
+  );
+}
+
+/** A viem client on a live chain's RPC URL (viem retries a failed request once; the poll's back-off does the rest). */
+const rpcClient = (settings: LiveChainSettings): EvmReadClient => createPublicClient({ transport: http(settings.rpcUrl, { retryCount: 1 }) });
+
+/**
+ * What the cron settlement-listener job runs for live chains: one poll of
+ * each configured live EVM chain (POLYGON, BASE), each on its own (one
+ * chain's failure is reported, not thrown). `startBlocks`: where a chain
+ * without a cursor starts (its pool's deployment block).
+ *
+ * @example for (const r of await pollLiveEvmChains(deps, liveChainSettings(env))) if (r.transactions || r.error) log.info("settlement listener", r)
+ */
+export async function pollLiveEvmChains(
+  deps: ListenerDeps,
+  live: Partial<Record<LiveChain, LiveChainSettings>>,
+  options: { clientFor?: (settings: LiveChainSettings) => EvmReadClient; startBlocks?: Partial<Record<LiveChain, number>> } = {},
+): Promise<EvmListenerReport[]> {
+  const reports: EvmListenerReport[] = [];
+  for (const settings of Object.values(live)) {
+    if (settings.chain === "TON" || !settings.poolAddress) continue;
+    const reader = evmChainReader(settings, (options.clientFor ?? rpcClient)(settings));
+    reports.push(await pollEvmChain(deps, { settings, reader, startBlock: options.startBlocks?.[settings.chain] ?? settings.startBlock }));
+  }
+  return reports;
+}

@@ -1,0 +1,86 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { settlements } from "../../db/schema/loan-records.ts";
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { commitTransition } from "../loans/commit-transition.ts";
+import { loadLoan } from "../loans/load-loan.ts";
+import type { VerbDeps } from "../verbs.ts";
+
+/** Which credited payment a reorg orphaned: its transaction and log, as the settlement rows name them. */
+export type OrphanedPayment = { chain: LoanRow["chain"]; txHash: string; logIndex: number; blockNumber: number };
+
+/**
+ * Un-credits a repayment whose block a live chain's reorg orphaned, in the
+ * loan's writer, atomically with its event (`loan.repayment_reversed`): its
+ * CONFIRMED settlement rows (repayment, partial, surplus) become REVERSED,
+ * `paid` and `surplus` drop by what they added, the pool gives back what it
+ * took, and a REPAID loan goes back to DEFAULTED (if it had defaulted) or
+ * ACTIVE, `repaidAt` cleared. Nothing to reverse (already
+ * reversed, never credited): the loan as it is, no event. The listener
+ * re-reads the blocks afterwards, so a payment the winning chain also has is
+ * credited again.
+ */
+export async function reverseRepayment(
+  { db }: Pick<VerbDeps, "db">,
+  input: { tenantId: string; loanId: string; payment: OrphanedPayment; now: Date },
+): Promise<LoanRow> {
+  const loan = await loadLoan(db, input.tenantId, input.loanId);
+  const rows = await db
+    .select({ id: settlements.id, kind: settlements.kind, amount: settlements.amount })
+    .from(settlements)
+    .where(
+      and(
+        eq(settlements.loanId, loan.id),
+        eq(settlements.chain, input.payment.chain),
+        eq(settlements.txHash, input.payment.txHash),
+        eq(settlements.logIndex, input.payment.logIndex),
+        eq(settlements.status, "CONFIRMED"),
+        inArray(settlements.kind, ["REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS"]),
+      ),
+    );
+  if (rows.length === 0) return loan;
+  const applied = rows.filter((r) => r.kind !== "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);
+  const surplus = rows.filter((r) => r.kind === "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);
+  return commitTransition(db, {
+    loan,
+    trigger: { kind: "REPAYMENT_REVERSED", back: loan.defaultedAt ? "DEFAULTED" : "ACTIVE" },
+    now: input.now,
+    set: {
+      paid: loan.paid - applied,
+      surplus: loan.surplus - surplus,
+      // Whichever payment had made it REPAID, without this one the loan is no longer paid off.
+      ...(loan.status === "REPAID" ? { repaidAt: null } : {}),
+    },
+    eventData: {
+      reversed: {
+        chain: input.payment.chain,
+        txHash: input.payment.txHash,
+        logIndex: input.payment.logIndex,
+        blockNumber: input.payment.blockNumber,
+        amount: String(applied + surplus),
+      },
+    },
+    statements: (guard) => [
+      db
+        .update(settlements)
+        .set({ status: "REVERSED" })
+        .where(
+          and(
+            inArray(
+              settlements.id,
+              rows.map((r) => r.id),
+            ),
+            guard,
+          ),
+        ),
+      ...(loan.poolId
+        ? [
+            db
+              .update(liquidityPools)
+              .set({ available: sql`${liquidityPools.available} - ${Number(applied)}` as unknown as bigint, updatedAt: input.now })
+              .where(and(eq(liquidityPools.id, loan.poolId), guard)),
+          ]
+        : []),
+    ],
+  });
+}
