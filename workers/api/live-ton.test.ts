@@ -303,16 +303,16 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
   });
 
-  test("no verified COLLECTIONS wallet on TON: the repayment instructions are a 400 saying where repayments would go, never a platform address", async () => {
+  test("no verified COLLECTIONS wallet on TON: the instructions answer supported: false saying where repayments would go, never a platform address", async () => {
     const m = await liveTonTenant("Ton Nowhere Ltd");
     const { loan } = await m.liveLoan("100.00");
     expect((await t.request("DELETE", `/v1/wallets/${m.collectionsId}`, { headers: bearer(m.token) })).status).toBe(204);
     const res = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      statusCode: 400,
-      error: "Bad Request",
-      message: "repayments on TON go to the tenant's COLLECTIONS wallet: none is verified on TON yet (add one with POST /v1/wallets and verify it)",
+      chain: "TON",
+      supported: false,
+      reason: "repayments on TON go to the tenant's COLLECTIONS wallet: none is verified on TON yet (add one with POST /v1/wallets and verify it)",
     });
   });
 });
