@@ -1,3 +1,4 @@
+import { getAddress } from "viem";
 import { type ChainConfig, CHAIN_CONFIG } from "../chain-config.ts";
 import type { Chain } from "../../domain/rails.ts";
 
@@ -70,12 +71,14 @@ export function liveChainSettings(env: LiveChainEnv): Partial<Record<LiveChain, 
     const rpcUrl = env[`${chain}_RPC_URL`];
     if (!rpcUrl) continue;
     const base = CHAIN_CONFIG[chain];
+    // EVM addresses as checksummed everywhere they are shown (GET /v1/chains, instructions); a malformed one fails at startup.
+    const evm = (address: string | null) => (address && chain !== "TON" ? getAddress(address) : address);
     out[chain] = {
       chain,
       rpcUrl,
       apiKey: chain === "TON" ? (env.TON_API_KEY ?? null) : null,
-      tokenAddress: env[`${chain}_TOKEN_ADDRESS`] || base.token.address,
-      poolAddress: chain === "TON" ? null : env[`${chain as "POLYGON" | "BASE"}_POOL_ADDRESS`] || base.pool,
+      tokenAddress: evm(env[`${chain}_TOKEN_ADDRESS`] || base.token.address)!,
+      poolAddress: chain === "TON" ? null : evm(env[`${chain as "POLYGON" | "BASE"}_POOL_ADDRESS`] || base.pool),
       confirmations: count(env[`${chain}_CONFIRMATIONS`], DEFAULT_CONFIRMATIONS[chain]),
       startBlock: chain === "TON" ? 0 : count(env[`${chain as "POLYGON" | "BASE"}_START_BLOCK`], 0),
     };
