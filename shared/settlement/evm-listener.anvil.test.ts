@@ -5,8 +5,6 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { tenants } from "../../db/schema/tenants.ts";
-import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../auth/operator-key.ts";
 import { readEvmTransactions } from "../chains/evm/live/evm-log-reader.ts";
 import { SVC_POOL_ABI } from "../chains/evm/svc-pool-abi.ts";
 import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, rehearsalContracts, startAnvil } from "../chains/evm/testing/anvil.ts";
@@ -14,9 +12,9 @@ import type { LiveChainSettings } from "../chains/live/live-config.ts";
 import { loanIdToBytes32 } from "../chains/loan-id.ts";
 import { inProcessLoanWriter } from "../loans/loan-commands.ts";
 import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-double.ts";
-import { bearer } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
+import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -31,7 +29,6 @@ import { pollChain } from "./listener.ts";
 
 const CONFIRMATIONS = 2;
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
-const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
 
 let t: TestApp;
 let double: ChainPortDouble;
@@ -71,46 +68,24 @@ const poll = () => pollEvmChain(listenerDeps(), { settings, reader });
 const balanceOf = (address: Address, token: Address = deployment.usdc) =>
   node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 const fresh = () => privateKeyToAccount(generatePrivateKey());
-let borrowerRefs = 0;
-
-async function verifiedWallet(token: string, role: "DISBURSEMENT" | "COLLECTIONS", account: PrivateKeyAccount) {
-  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain: "POLYGON", role, address: account.address } });
-  expect(wallet.status).toBe(201);
-  const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(token) });
-  const signature = await account.signMessage({ message: challenge.body.message });
-  const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
-    headers: bearer(token),
-    body: { challengeId: challenge.body.id, signature },
-  });
-  expect(verified.status).toBe(200);
-}
 
 /** A certified tenant with a live key, a KYC policy, a ready DISBURSEMENT wallet (on the double) and, unless told otherwise, a verified COLLECTIONS wallet. */
 async function liveTenant(options: { collections?: boolean } = {}) {
-  const m = await sandboxTenant(t, "Live Collections Ltd");
-  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
-  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
-  const liveKey = created.body.key as string;
-  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
-  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
+  const m = await certifiedLiveTenant(t, "Live Collections Ltd");
   const key = generatePrivateKey();
   const disbursement = privateKeyToAccount(key);
-  await verifiedWallet(m.token, "DISBURSEMENT", disbursement);
-  const signer = { chain: "POLYGON", address: disbursement.address, privateKey: key };
-  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+  await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "DISBURSEMENT", account: disbursement });
+  await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
   double.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(100_000), native: 10n ** 18n });
   const collections = fresh();
-  if (options.collections !== false) await verifiedWallet(m.token, "COLLECTIONS", collections);
-  return { ...m, liveKey, collections: collections.address };
+  if (options.collections !== false) await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "COLLECTIONS", account: collections });
+  return { ...m, collections: collections.address };
 }
 
 /** An ACTIVE live POLYGON loan of 100.00 whose borrower holds `holds` USDC and gas on Anvil. */
 async function activeLoan(tenant: Awaited<ReturnType<typeof liveTenant>>, holds = USDC(200)) {
   const borrower = fresh();
-  const ref = `anvil-borrower-${++borrowerRefs}`;
-  expect(
-    (await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: { status: "VERIFIED", merchantUserId: "c-1" }, headers: apiKey(tenant.liveKey) })).status,
-  ).toBe(200);
+  const ref = await tenant.verifiedBorrower("anvil-borrower");
   const created = await createLoan(t, tenant.liveKey, {
     chain: "POLYGON",
     borrowerRef: ref,

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { type Address, custom, erc20Abi, type Hash, type Hex, type Transport } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
-import { tenants } from "../../db/schema/tenants.ts";
-import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { memoryEvmSenders } from "../../shared/chains/evm/live/memory-evm-senders.ts";
@@ -17,9 +15,9 @@ import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import type { Chain } from "../../shared/domain/rails.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
-import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
-import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../../shared/testing/live-tenants.ts";
+import { apiKey, createLoan } from "../../shared/testing/loan-fixtures.ts";
 
 /**
  * Live funding on a real EVM node (issue 13 item 2): the api's loans on
@@ -61,9 +59,7 @@ afterAll(async () => {
 });
 
 const CONFIRMATIONS = 2;
-const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
 const USDC = (amount: number) => BigInt(amount) * 1_000_000n;
-let borrowers = 0;
 
 /** The api's chain port and loan writer with the live adapter for POLYGON over Anvil (and the simulated chains as before). */
 function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } = {}): ChainPort {
@@ -93,44 +89,21 @@ function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } 
 
 /** A certified tenant with a live key, a KYC policy, and a verified POLYGON DISBURSEMENT wallet on Anvil with an installed signer, 10 POL and `usdc`. */
 async function readyTenant(usdc: bigint) {
-  const m = await sandboxTenant(t, "Live EVM Ltd");
-  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
-  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
-  expect(created.status).toBe(201);
-  const liveKey = created.body.key as string;
-  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
-  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
-
+  const m = await certifiedLiveTenant(t, "Live EVM Ltd");
   const key = generatePrivateKey();
   keys.push(key);
   const disbursement = privateKeyToAccount(key);
   await node.test.setBalance({ address: disbursement.address, value: 10n * 10n ** 18n });
   await mintUsdc(node, deployment, disbursement.address, usdc);
-  await verifiedWallet(m.token, disbursement);
-  const signer = { chain: "POLYGON", address: disbursement.address, privateKey: key };
-  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+  await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "DISBURSEMENT", account: disbursement });
+  await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
 
   const liveLoan = async (principalAmount: string) => {
-    const ref = `live-evm-borrower-${++borrowers}`;
-    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
-    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
-    const res = await createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: ref, principalAmount });
+    const res = await createLoan(t, m.liveKey, { chain: "POLYGON", borrowerRef: await m.verifiedBorrower("live-evm-borrower"), principalAmount });
     expect(res.status).toBe(201);
     return res.body as { id: string; status: string; fundingState: string; fundingTxHash: string | null; borrowerWalletAddress: Address };
   };
-  return { ...m, liveKey, disbursement, liveLoan };
-}
-
-async function verifiedWallet(token: string, account: PrivateKeyAccount) {
-  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain: "POLYGON", role: "DISBURSEMENT", address: account.address } });
-  expect(wallet.status).toBe(201);
-  const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(token) });
-  const signature = await account.signMessage({ message: challenge.body.message });
-  const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
-    headers: bearer(token),
-    body: { challengeId: challenge.body.id, signature },
-  });
-  expect(verified.status).toBe(200);
+  return { ...m, disbursement, liveLoan };
 }
 
 const usdcOf = (address: Address) => node.public.readContract({ address: deployment.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });

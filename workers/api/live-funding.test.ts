@@ -4,15 +4,14 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { tenants } from "../../db/schema/tenants.ts";
-import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { liveLiquidityFromWallets } from "../../shared/go-live/live-liquidity.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
 import { retryFunding, sweepDueLoans } from "../../shared/sweeps/run-sweeps.ts";
 import { chainPortDouble, type ChainPortDouble } from "../../shared/testing/chain-port-double.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
-import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+import { certifiedLiveTenant, installSigner } from "../../shared/testing/live-tenants.ts";
+import { apiKey, createLoan } from "../../shared/testing/loan-fixtures.ts";
 
 /**
  * Live funding (issue 12 item 5, DECISIONS.md "Live wallets"), against the
@@ -34,28 +33,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
 const USDC = (amount: number) => BigInt(amount) * 1_000_000n;
 const GAS_OK = 10n ** 18n; // 1 POL, above POLYGON's minGasNative (0.1 POL)
-let borrowers = 0;
 
 /** A certified tenant with a live key and a KYC policy; `borrower()` gives a fresh VERIFIED borrower ref. */
 async function liveTenant() {
-  const m = await sandboxTenant(t, "Live Funding Ltd");
-  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
-  const created = await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) });
-  expect(created.status).toBe(201);
-  const liveKey = created.body.key as string;
-  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
-  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
-  const borrower = async () => {
-    const ref = `live-funding-borrower-${++borrowers}`;
-    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
-    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
-    return ref;
-  };
-  const liveLoan = async (principalAmount: string) => createLoan(t, liveKey, { chain: "POLYGON", borrowerRef: await borrower(), principalAmount });
-  return { ...m, liveKey, liveLoan, borrower };
+  const m = await certifiedLiveTenant(t, "Live Funding Ltd");
+  const borrower = () => m.verifiedBorrower("live-funding-borrower");
+  const liveLoan = async (principalAmount: string) => createLoan(t, m.liveKey, { chain: "POLYGON", borrowerRef: await borrower(), principalAmount });
+  return { ...m, liveLoan, borrower };
 }
 
 async function addWallet(token: string, account: PrivateKeyAccount) {
@@ -72,18 +58,13 @@ async function verifyWallet(token: string, walletId: string, account: PrivateKey
   ).toBe(200);
 }
 
-async function installSigner(tenantId: string, key: `0x${string}`, account: PrivateKeyAccount) {
-  const body = { chain: "POLYGON", address: account.address, privateKey: key };
-  expect((await t.request("POST", `/v1/operator/tenants/${tenantId}/signers`, { body, headers: OPERATOR })).status).toBe(201);
-}
-
 /** A live tenant whose POLYGON DISBURSEMENT wallet is verified, has a signer, and holds `stablecoin` and `native`. */
 async function readyTenant(stablecoin: bigint, native = GAS_OK) {
   const m = await liveTenant();
   const key = generatePrivateKey();
   const disbursement = privateKeyToAccount(key);
   await verifyWallet(m.token, await addWallet(m.token, disbursement), disbursement);
-  await installSigner(m.tenantId, key, disbursement);
+  await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
   chain.setBalances("POLYGON", disbursement.address, { stablecoin, native });
   return { ...m, disbursement };
 }
@@ -229,7 +210,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     );
     expect(transfersFrom(disbursement.address)).toHaveLength(0);
 
-    await installSigner(m.tenantId, key, disbursement);
+    await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
     await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
     for (const loan of [none, unverified, unsigned]) {
       expect((await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body.status).toBe("ACTIVE");

@@ -4,9 +4,7 @@ import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sa
 import { and, eq } from "drizzle-orm";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { tenants } from "../../db/schema/tenants.ts";
 import { tonWalletCursors } from "../../db/schema/ton.ts";
-import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
@@ -24,7 +22,9 @@ import { pollTonCollections } from "../../shared/settlement/ton-listener.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
-import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+import { certifiedLiveTenant, installSigner } from "../../shared/testing/live-tenants.ts";
+import { MERCHANT_CONFIG_EXAMPLE } from "./openapi-examples.ts";
+import { apiKey, createLoan } from "../../shared/testing/loan-fixtures.ts";
 
 /**
  * Live TON end to end (issue 13, TON acceptance) against @ton/sandbox, the
@@ -36,7 +36,6 @@ import { apiKey, createLoan, sandboxTenant } from "../../shared/testing/loan-fix
  * another jetton, a plain TON transfer, a bounced transfer: not credited.
  */
 
-const OPERATOR = { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY };
 const WIDGET_HOST = "embed.svc-credit.test";
 const USDT = (n: number) => BigInt(n) * 1_000_000n;
 
@@ -87,43 +86,27 @@ async function addVerifiedWallet(token: string, role: "DISBURSEMENT" | "COLLECTI
   return created.body.id as string;
 }
 
-let borrowers = 0;
 /** A certified tenant with a live key, a funded TON DISBURSEMENT wallet (signer installed) and a verified TON COLLECTIONS wallet. */
 async function liveTonTenant(name: string) {
-  const m = await sandboxTenant(t, name);
-  const rail = {
-    network: "TON",
-    stablecoin: "USDT",
-    tenures: [3, 7, 15],
-    minTicket: "10.00",
-    maxTicket: "1000.00",
-    gracePeriodDays: 3,
-    processingFee: { type: "PERCENTAGE", value: "2.00" },
-    lateFee: { type: "FIXED", value: "1.00" },
-  };
+  const m = await certifiedLiveTenant(t, name);
+  const { liveKey } = m;
+  const rail = { ...MERCHANT_CONFIG_EXAMPLE, network: "TON", stablecoin: "USDT" };
   const product = await t.request("POST", "/v1/merchant-configs", { body: rail, headers: bearer(m.token) });
   expect(product.status).toBe(201);
   const loanProductId = product.body.loanProductId as string;
-  await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
-  const liveKey = (await t.request("POST", "/v1/api-keys", { body: { name: "live backend", mode: "live" }, headers: bearer(m.token) })).body.key as string;
-  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
-  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(liveKey) })).status).toBe(200);
 
   const disbursement = testV5Wallet(blockchain);
   await admin.send({ to: disbursement.address, value: toNano("2"), bounce: false });
   await usdt.mint(disbursement.address, USDT(10_000));
   await addVerifiedWallet(m.token, "DISBURSEMENT", disbursement);
-  const signer = { chain: "TON", address: disbursement.raw, privateKey: disbursement.seedHex };
-  expect((await t.request("POST", `/v1/operator/tenants/${m.tenantId}/signers`, { body: signer, headers: OPERATOR })).status).toBe(201);
+  await installSigner(t, m.tenantId, { chain: "TON", address: disbursement.raw, privateKey: disbursement.seedHex });
 
   const collections = testV5Wallet(blockchain);
   const collectionsId = await addVerifiedWallet(m.token, "COLLECTIONS", collections);
 
   /** A live TON loan to a fresh borrower wallet (a treasury that sends jettons as its owner would). */
   const liveLoan = async (principalAmount: string) => {
-    const ref = `live-ton-borrower-${++borrowers}`;
-    const kyc = { status: "VERIFIED", merchantUserId: "compliance-1" };
-    expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: kyc, headers: apiKey(liveKey) })).status).toBe(200);
+    const ref = await m.verifiedBorrower("live-ton-borrower");
     const borrower = await blockchain.treasury(ref);
     const created = await createLoan(t, liveKey, {
       loanProductId,

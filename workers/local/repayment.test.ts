@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
+import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
@@ -161,16 +162,7 @@ describe("repayment on workerd", () => {
   /** A TON/USDT configuration with its sandbox pool, and a funded TON_TESTNET loan to a fresh raw address. */
   async function tonLoanOf(m: Merchant) {
     const config = await m.dashboard("/v1/merchant-configs", {
-      json: {
-        network: "TON",
-        stablecoin: "USDT",
-        tenures: [3, 7, 15],
-        minTicket: "10.00",
-        maxTicket: "1000.00",
-        gracePeriodDays: 3,
-        processingFee: { type: "PERCENTAGE", value: "2.00" },
-        lateFee: { type: "FIXED", value: "1.00" },
-      },
+      json: { ...MERCHANT_CONFIG_EXAMPLE, network: "TON", stablecoin: "USDT" },
     });
     expect(config.status).toBe(201);
     expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "100000.00", stablecoin: "USDT" } })).status).toBe(200);

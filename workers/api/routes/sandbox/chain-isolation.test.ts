@@ -8,6 +8,7 @@ import { SIM_POOL_GENESIS_BALANCE } from "../../../../shared/chains/simulated/si
 import type { Chain } from "../../../../shared/domain/rails.ts";
 import { bearer } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { MERCHANT_CONFIG_EXAMPLE } from "../../openapi-examples.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
 /**
@@ -62,16 +63,7 @@ const signed = (account: PrivateKeyAccount, nonce: number, to: Hex, data: Hex) =
 async function tonLender() {
   const m = await sandboxTenant(t, "Ton Shop");
   const config = await t.request("POST", "/v1/merchant-configs", {
-    body: {
-      network: "TON",
-      stablecoin: "USDT",
-      tenures: [3, 7, 15],
-      minTicket: "10.00",
-      maxTicket: "1000.00",
-      gracePeriodDays: 3,
-      processingFee: { type: "PERCENTAGE", value: "2.00" },
-      lateFee: { type: "FIXED", value: "1.00" },
-    },
+    body: { ...MERCHANT_CONFIG_EXAMPLE, network: "TON", stablecoin: "USDT" },
     headers: bearer(m.token),
   });
   expect(config.status).toBe(201);
