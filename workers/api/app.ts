@@ -8,6 +8,7 @@ import { requestIdHeader } from "../../shared/http/request-id.ts";
 import { ROUTES } from "./routes.ts";
 import { relayAfterWrite } from "./middleware/relay.ts";
 import { apiDocumentConfig } from "./openapi-document.ts";
+import { registerDashboard } from "./dashboard/dashboard-page.ts";
 import { registerDocs } from "./docs/docs-page.ts";
 
 export { MAX_BODY_BYTES } from "../../shared/http/body-limit.ts";
@@ -49,6 +50,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
   });
   app.doc31("/v1/openapi.json", apiDocumentConfig);
   registerDocs(app);
+  registerDashboard(app);
 
   app.notFound((c) => {
     const allowed = methodsForPath(app, c.req.path);

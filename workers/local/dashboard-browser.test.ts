@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "./browser.ts";
+import { expectAccessible, goTo, logInInBrowser, openDashboard, screenshot, signUpInBrowser, WIDTHS } from "./dashboard/dashboard-harness.ts";
+import { startTestStack, type TestStack } from "./integration.ts";
+
+/**
+ * The merchant dashboard in Debian's Chromium against the real workers:
+ * sign up and log in through its forms, the frame (navigation, mode, log
+ * out), its security headers, and the session held in memory only.
+ */
+let stack: TestStack;
+let browser: Browser;
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.dispose();
+});
+
+describe("dashboard: sign up, log in, log out", () => {
+  test("a new merchant signs up in the browser, lands on Home in sandbox, logs out and back in; nothing is kept in storage", async () => {
+    const page = await openDashboard(browser, stack);
+    await page.getByRole("heading", { level: 1, name: "Log in to svc credit" }).waitFor();
+    const { email, password } = await signUpInBrowser(page);
+    await page.getByRole("heading", { level: 1, name: "Home" }).waitFor();
+    expect(await page.locator(".mode-badge").textContent()).toBe("Sandbox");
+    await screenshot(page, "home");
+    expect(await page.evaluate("[localStorage.length, sessionStorage.length, document.cookie]")).toEqual([0, 0, ""]);
+
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByText("You are logged out.").waitFor();
+    await logInInBrowser(page, email, password);
+    await goTo(page, "Loans");
+    expect(page.url()).toBe(`${stack.baseUrl}/dashboard/loans`);
+  }, 60_000);
+
+  test("a wrong password shows the API's message on the form; the page has a nonce CSP and cannot be framed", async () => {
+    const page = await openDashboard(browser, stack);
+    const response = await page.goto(`${stack.baseUrl}/dashboard`);
+    const csp = response!.headers()["content-security-policy"]!;
+    expect(csp).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    await page.getByLabel("E-mail").fill("nobody@dashboard.example");
+    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect(
+      page
+        .getByRole("alert")
+        .filter({ hasText: /Invalid|credentials/i })
+        .first()
+        .textContent(),
+    ).resolves.toBeTruthy();
+  }, 60_000);
+
+  test("the session expires: when the token's hour is up the page says so and asks to log in again; an API 401 does the same", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.clock.install();
+    await page.goto(`${stack.baseUrl}/dashboard`);
+    await signUpInBrowser(page, "Expiring");
+    await page.clock.fastForward("01:00:05");
+    await page.getByText("Your session expired. Log in again to continue.").waitFor();
+    expect(await page.getByRole("navigation", { name: "Dashboard" }).count()).toBe(0);
+
+    // Revoked or rejected before its time: the next API answer is a 401, and the page says the same.
+    const again = await openDashboard(browser, stack);
+    await signUpInBrowser(again, "Rejected");
+    await again.route("**/v1/**", (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: "application/json",
+        body: JSON.stringify({ statusCode: 401, message: "Missing or invalid credentials", error: "Unauthorized" }),
+      }),
+    );
+    await again.getByRole("button", { name: "Send the link again" }).click();
+    await again.getByText("Your session expired. Log in again to continue.").waitFor();
+  }, 60_000);
+
+  test.each(WIDTHS)(
+    "the log-in page and Home have no axe violations at %i px",
+    async (width) => {
+      const page = await openDashboard(browser, stack, width);
+      await page.getByRole("heading", { level: 1, name: "Log in to svc credit" }).waitFor();
+      await expectAccessible(page, `login@${width}`);
+      await signUpInBrowser(page, `Axe ${width}`);
+      await expectAccessible(page, `home@${width}`);
+    },
+    60_000,
+  );
+});
