@@ -1,5 +1,6 @@
 import { del, get } from "../api.ts";
 import type { MerchantConfig, PageOf, WidgetProgram } from "../configuration/types.ts";
+import { confirmButton } from "../confirm-button.ts";
 import type { Ctx, Page } from "../context.ts";
 import { el, pageSection, table, when } from "../dom.ts";
 import { createProgramForm, editProgramForm } from "../programs/program-forms.ts";
@@ -11,28 +12,16 @@ import { snippets } from "../programs/snippet.ts";
  * create, edit (`?edit=<id>`) and delete. One form at a time, so field ids
  * stay unique.
  */
-function deleteButton(ctx: Ctx, program: WidgetProgram): HTMLElement {
-  const status = el("span", { role: "status" });
-  const button = el("button", { type: "button", class: "danger" }, "Delete");
-  button.addEventListener("click", async () => {
-    // Two steps: the first click asks, the second deletes (the embed key then answers 404 everywhere).
-    if (button.dataset.armed !== "1") {
-      button.dataset.armed = "1";
-      button.textContent = `Confirm: delete "${program.name}"`;
-      status.textContent = "Embedded widgets with this key stop working.";
-      return;
-    }
-    button.disabled = true;
-    try {
+const deleteButton = (ctx: Ctx, program: WidgetProgram) =>
+  confirmButton(
+    "Delete",
+    `Confirm: delete "${program.name}" (its embed key stops working)`,
+    async () => {
       await del(`/widget-programs/${program.id}`);
       ctx.navigate("/programs?deleted=1");
-    } catch (error) {
-      status.textContent = error instanceof Error ? error.message : String(error);
-      button.disabled = false;
-    }
-  });
-  return el("span", { class: "actions" }, button, status);
-}
+    },
+    { "aria-label": `Delete ${program.name}` },
+  );
 
 async function render(ctx: Ctx): Promise<HTMLElement> {
   const cursor = ctx.query.get("cursor");
