@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser.ts";
-import { expectAccessible, goTo, openDashboard, screenshot, signUpInBrowser, WIDTHS } from "./dashboard/dashboard-harness.ts";
-import { startTestStack, type TestStack } from "./integration.ts";
+import { expectAccessible, goTo, logInInBrowser, openDashboard, screenshot, signUpInBrowser, WIDTHS } from "./dashboard/dashboard-harness.ts";
+import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
  * The dashboard's configuration and developer pages in Debian's Chromium
@@ -160,4 +160,26 @@ describe("dashboard: configuration, widget programs, developers", () => {
     },
     60_000,
   );
+
+  test("a MEMBER sees these pages read-only: no form that writes, no action button", async () => {
+    const m = await signUpMerchant(stack, "Readonly");
+    await m.dashboard("/v1/webhooks", { json: { url: `http://127.0.0.1:${receiver.port}/member`, events: ["*"] } });
+    const email = `member.${Date.now()}@dashboard.example`;
+    const password = "correct horse battery staple";
+    expect((await m.dashboard("/v1/users", { json: { email, password, role: "MEMBER" } })).status).toBe(201);
+    const page = await openDashboard(browser, stack);
+    await logInInBrowser(page, email, password);
+    for (const [nav, heading] of PAGES) {
+      await goTo(page, nav, heading);
+      const main = page.locator("main section.page");
+      // The only form a MEMBER gets is the event log's filter (a read).
+      expect(await main.locator("form").evaluateAll((forms) => forms.map((f) => f.getAttribute("aria-label")))).toEqual(
+        nav === "Developers" ? ["Filter events"] : [],
+      );
+      const buttons = await main.getByRole("button").allTextContents();
+      expect(buttons.filter((b) => /Save|Create|Delete|Revoke|Send|Redeliver|Add|Allow/.test(b))).toEqual([]);
+    }
+    await goTo(page, "Team");
+    expect(await page.getByRole("table", { name: "Users" }).textContent()).toContain("MEMBER");
+  }, 60_000);
 });
