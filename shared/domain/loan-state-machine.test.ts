@@ -255,9 +255,9 @@ describe("isDeclined and isOpen", () => {
 });
 
 describe("event vocabulary", () => {
-  test('all 15 event types (SPEC.md, wallet.gas_low of DECISIONS.md "Live wallets", loan.repayment_reversed of live reorgs), the loan ones first', () => {
-    expect(EVENT_TYPES.length).toBe(15);
-    expect(new Set(EVENT_TYPES).size).toBe(15);
+  test('all 16 event types (SPEC.md, wallet.gas_low of DECISIONS.md "Live wallets", loan.repayment_reversed of live reorgs, webhook.test sent by hand), the loan ones first', () => {
+    expect(EVENT_TYPES.length).toBe(16);
+    expect(new Set(EVENT_TYPES).size).toBe(16);
     expect([...LOAN_EVENT_TYPES]).toEqual([
       "loan.application_submitted",
       "loan.decision",
@@ -271,6 +271,12 @@ describe("event vocabulary", () => {
       "loan.overdue",
       "loan.defaulted",
     ]);
-    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual(["liquidity.low", "liquidity.unavailable", "webhook.delivery_failed", "wallet.gas_low"]);
+    expect(EVENT_TYPES.filter((t) => !t.startsWith("loan."))).toEqual([
+      "liquidity.low",
+      "liquidity.unavailable",
+      "webhook.delivery_failed",
+      "wallet.gas_low",
+      "webhook.test",
+    ]);
   });
 });

@@ -34,6 +34,8 @@ export const EVENT_TYPES = [
   "liquidity.unavailable",
   "webhook.delivery_failed",
   "wallet.gas_low",
+  /** Not in SPEC.md: sent by hand to one endpoint (`POST /v1/webhooks/:id/test`), never fanned out, no notification (README "Webhooks"). */
+  "webhook.test",
 ] as const;
 
 /** The roles of a tenant's live wallet (DECISIONS.md "Live wallets"). */

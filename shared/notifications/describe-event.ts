@@ -26,6 +26,8 @@ const TITLES: Record<EventEnvelope["type"], string> = {
   "liquidity.unavailable": "Liquidity unavailable for a draw",
   "webhook.delivery_failed": "Webhook delivery failed",
   "wallet.gas_low": "Gas wallet running low",
+  // Never a notification (the relay never sees it); here because every type has a title.
+  "webhook.test": "Webhook test event",
 };
 
 /** The dashboard notification (and owner e-mail) text of an event. Plain text; no secrets in events. */

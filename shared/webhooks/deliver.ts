@@ -108,7 +108,8 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       .set({ status, attemptCount: attempt, nextAttemptAt, updatedAt: now })
       .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
   ];
-  if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed") {
+  // A failed test event is the merchant's own probe, shown on its delivery: it raises no alert.
+  if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed" && loaded.envelope.type !== "webhook.test") {
     const envelope: EventEnvelope = {
       id: await deterministicUuid(`webhook.delivery_failed:${d.id}`),
       type: "webhook.delivery_failed",

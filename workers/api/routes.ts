@@ -27,6 +27,7 @@ import * as recordAgreement from "./routes/loans/record-agreement.ts";
 import * as reviewLoan from "./routes/loans/review-loan.ts";
 import * as getMe from "./routes/me/get-me.ts";
 import * as createUser from "./routes/users/create-user.ts";
+import * as listUsers from "./routes/users/list-users.ts";
 import * as createMerchantConfig from "./routes/merchant-configs/create-merchant-config.ts";
 import * as getMerchantConfig from "./routes/merchant-configs/get-merchant-config.ts";
 import * as listMerchantConfigs from "./routes/merchant-configs/list-merchant-configs.ts";
@@ -53,6 +54,7 @@ import * as listWebhooks from "./routes/webhooks/list-webhooks.ts";
 import * as deleteWebhook from "./routes/webhooks/delete-webhook.ts";
 import * as listDeliveries from "./routes/webhooks/list-deliveries.ts";
 import * as redeliverDelivery from "./routes/webhooks/redeliver-delivery.ts";
+import * as testWebhook from "./routes/webhooks/test-webhook.ts";
 import * as listNotifications from "./routes/notifications/list-notifications.ts";
 import * as readAllNotifications from "./routes/notifications/read-all-notifications.ts";
 import * as readNotification from "./routes/notifications/read-notification.ts";
@@ -90,6 +92,7 @@ export const ROUTES: ApiRouteModule[] = [
   resendVerification,
   getMe,
   createUser,
+  listUsers,
   createApiKey,
   listApiKeys,
   revokeApiKey,
@@ -133,6 +136,7 @@ export const ROUTES: ApiRouteModule[] = [
   listWebhooks,
   listDeliveries,
   redeliverDelivery,
+  testWebhook,
   deleteWebhook,
   listNotifications,
   readAllNotifications,

@@ -66,3 +66,35 @@ describe("POST /v1/users", () => {
     expect((bad.body.message as string[]).map((m) => m.split(":")[0]).sort()).toEqual(["password", "role"]);
   });
 });
+
+describe("GET /v1/users", () => {
+  test("any role reads its own tenant's users with their roles and never a password; cursor pages; another tenant's users never appear", async () => {
+    const owner = await signUpTenant(t);
+    const other = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    const member = await addUserWithRole(t, owner.token, "MEMBER");
+    const res = await t.request("GET", "/v1/users", { headers: bearer(member.token) });
+    expect(res.status).toBe(200);
+    // Newest first by (createdAt, id): the test clock may give all three the same instant, so compare as a set.
+    const listed = (body: { data: { email: string; role: string }[] }) => body.data.map((u) => `${u.email} ${u.role}`).sort();
+    expect(listed(res.body)).toEqual([`${admin.email} ADMIN`, `${member.email} MEMBER`, `${owner.email} OWNER`].sort());
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(["createdAt", "email", "id", "role"]);
+    expect(res.body.nextCursor).toBeNull();
+    expect(JSON.stringify(res.body)).not.toContain(other.email);
+
+    const first = await t.request("GET", "/v1/users?limit=2", { headers: bearer(owner.token) });
+    expect(first.body.data).toHaveLength(2);
+    const second = await t.request("GET", `/v1/users?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, { headers: bearer(owner.token) });
+    expect(second.body.nextCursor).toBeNull();
+    expect([...listed(first.body), ...listed(second.body)].sort()).toEqual(listed(res.body));
+  });
+
+  test("dashboard only (an API key gets 401); a bad limit or cursor is a 400 naming it", async () => {
+    const owner = await signUpTenant(t);
+    const { key } = await createKey(t, owner.token);
+    expect((await t.request("GET", "/v1/users", { headers: { "x-api-key": key } })).status).toBe(401);
+    const bad = await t.request("GET", "/v1/users?limit=0&cursor=nope", { headers: bearer(owner.token) });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toEqual(expect.arrayContaining([expect.stringMatching(/^limit:/), expect.stringMatching(/^cursor:/)]));
+  });
+});
