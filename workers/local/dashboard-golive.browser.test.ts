@@ -67,23 +67,32 @@ describe("dashboard: go live", () => {
     await kyb.getByLabel("Legal name").fill("Go Live Walk Ltd");
     await kyb.getByLabel("Registration number").fill("HRB 42");
     await kyb.getByLabel("Country").fill("XX");
-    await kyb.getByLabel("Document 1: file (stays on your computer)").setInputFiles({ name: "incorporation.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF certificate") });
+    await kyb
+      .getByLabel("Document 1: file (stays on your computer)")
+      .setInputFiles({ name: "incorporation.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF certificate") });
     await kyb.getByRole("button", { name: "Submit for verification" }).click();
     await kyb.locator('[data-field="country"] .field-error', { hasText: "country: must be an ISO 3166-1 alpha-2 country code" }).waitFor();
     expect(await kyb.getByLabel("Country").getAttribute("aria-invalid")).toBe("true");
     await kyb.getByLabel("Country").fill("DE");
     await kyb.getByRole("button", { name: "Submit for verification" }).click();
-    await page.locator('[data-step="KYB_APPROVED"] .step-detail').filter({ hasText: /operator|review|decision/i }).waitFor();
+    await page
+      .locator('[data-step="KYB_APPROVED"] .step-detail')
+      .filter({ hasText: /operator|review|decision/i })
+      .waitFor();
     const tenants = (await stack.fetch("/v1/operator/tenants?limit=100", { headers: OPERATOR })).body.data as { id: string; kyb: any }[];
     const submitted = tenants.find((t) => t.id === owner.tenantId)!;
     expect(submitted.kyb).toMatchObject({ status: "SUBMITTED", legalName: "Go Live Walk Ltd", country: "DE", documents: [{ fileName: "incorporation.pdf" }] });
     expect(submitted.kyb.documents[0].sha256).toBe(new Bun.CryptoHasher("sha256").update("%PDF certificate").digest("hex"));
-    expect((await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/kyb`, { json: { decision: "APPROVED", note: "documents fine" }, headers: OPERATOR })).status).toBe(200);
+    expect(
+      (await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/kyb`, { json: { decision: "APPROVED", note: "documents fine" }, headers: OPERATOR })).status,
+    ).toBe(200);
     await reopen(1);
     expect(await page.getByRole("form", { name: "Business verification" }).count()).toBe(0);
 
     // Step 2: commercial terms by the operator; 3 and 4 (policy, product) were done at signup.
-    expect((await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/commercial-terms`, { json: { reference: "MSA-14" }, headers: OPERATOR })).status).toBe(201);
+    expect((await stack.fetch(`/v1/operator/tenants/${owner.tenantId}/commercial-terms`, { json: { reference: "MSA-14" }, headers: OPERATOR })).status).toBe(
+      201,
+    );
     await reopen(4);
     await expect(page.getByRole("table", { name: /operator action/ }).textContent()).resolves.toContain("MSA-14");
 
@@ -98,7 +107,10 @@ describe("dashboard: go live", () => {
     await item.getByText("Not proven").waitFor();
     await expect(item.textContent()).resolves.toContain("1000");
     await item.getByRole("button", { name: "Prove control" }).click();
-    await page.locator(".wallet", { hasText: account.address }).getByText(/^Proven /).waitFor();
+    await page
+      .locator(".wallet", { hasText: account.address })
+      .getByText(/^Proven /)
+      .waitFor();
     expect(wallet.calls.map((c) => c.method)).toEqual(["eth_requestAccounts", "personal_sign"]);
     expect(await shownStatuses(page)).toEqual(statusesAfter(5));
 
@@ -122,4 +134,156 @@ describe("dashboard: go live", () => {
     receiver.close();
     await context.close();
   }, 90_000);
+});
+
+describe("dashboard: home", () => {
+  test("Home says what to do next (the go-live step, unread notifications, loans awaiting review, a liquidity warning) and the day's numbers", async () => {
+    const m = await signUpMerchant(stack, "Home Numbers");
+    // Two funded loans of 100.00 and 250.00, then one over the manual review limit, with the pool's low threshold above what is left.
+    expect((await m.api("/v1/sandbox/liquidity", { json: { available: "5000.00", lowThreshold: "4800.00" }, method: "PUT" })).status).toBe(200);
+    const loan = (principalAmount: string) =>
+      m.api("/v1/loans", {
+        json: {
+          loanProductId: m.loanProductId,
+          borrowerRef: `home-${principalAmount}`,
+          borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
+          chain: "POLYGON_AMOY",
+          principalAmount,
+          idempotencyKey: `home-${principalAmount}-${Date.now()}`,
+        },
+      });
+    expect((await loan("100.00")).body.status).toBe("ACTIVE");
+    expect((await loan("250.00")).body.status).toBe("ACTIVE");
+    const policy = { requireKycVerified: false, manualReviewAbove: "300.00", maxOpenLoansPerBorrower: null, blockedWallets: [] };
+    expect((await m.api("/v1/policies", { json: policy, method: "PUT" })).status).toBe(200);
+    expect((await loan("400.00")).body.decision.outcome).toBe("MANUAL_REVIEW");
+
+    const page = await openDashboard(browser, stack);
+    await logInInBrowser(page, m.email, "correct horse battery staple");
+    await page.getByRole("heading", { level: 1, name: "Home" }).waitFor();
+    await expect(page.locator('[data-step="KYB_APPROVED"]').textContent()).resolves.toContain("Go live, step 1 of 10");
+    await expect(page.locator('[data-item="review"]').textContent()).resolves.toContain("1 loan awaiting review.");
+    await expect(page.locator('[data-item="unread"]').textContent()).resolves.toMatch(/\d+ unread notifications?\./);
+    await expect(page.locator('[data-item="warnings"]').textContent()).resolves.toContain("Liquidity is running low");
+    const stat = (key: string) => page.locator(`[data-stat="${key}"] .value`).textContent();
+    expect(await Promise.all(["created", "funded", "repaid", "overdue", "defaulted"].map(stat))).toEqual(["3", "2", "0", "0", "0"]);
+    expect(await stat("lentUSDC")).toBe("350.00");
+    const owed = (await m.api("/v1/stats/today")).body.amounts[0].outstanding as string;
+    expect(await stat("outstandingUSDC")).toBe(`${owed.split(".")[0]}.${owed.split(".")[1]!.slice(0, 2)}`);
+    await screenshot(page, "home-numbers");
+
+    // The next step's link opens the checklist; the review link the queue.
+    await page.locator('[data-step="KYB_APPROVED"]').getByRole("link", { name: "Open the checklist" }).click();
+    await page.getByRole("heading", { level: 1, name: "Go live" }).waitFor();
+    expect(page.url()).toBe(`${stack.baseUrl}/dashboard/go-live`);
+  }, 60_000);
+});
+
+describe("dashboard: a MEMBER reads, never writes; no cross-site writes", () => {
+  test("a MEMBER logged in through the form sees no write action on Home and Go live; its forged writes are refused 403", async () => {
+    const m = await signUpMerchant(stack, "Member View");
+    // A wallet to show, so its actions would be there for an owner.
+    const gas = privateKeyToAccount(generatePrivateKey()).address;
+    expect((await m.dashboard("/v1/wallets", { json: { chain: "POLYGON", role: "GAS", address: gas } })).status).toBe(201);
+    const email = `member.${Date.now()}@merchant.example`;
+    const password = "member horse battery staple";
+    expect((await m.dashboard("/v1/users", { json: { email, password, role: "MEMBER" } })).status).toBe(201);
+
+    const page = await openDashboard(browser, stack);
+    await logInInBrowser(page, email, password);
+    // The page's own content (the frame's e-mail banner, "Send the link again", is the member's own and not this page's).
+    const buttons = () => page.locator("section.page").locator("button, input, select, textarea, form").count();
+    await page.getByRole("heading", { level: 1, name: "Home" }).waitFor();
+    expect(await buttons()).toBe(0);
+    await goTo(page, "Go live");
+    await page.locator(".wallet", { hasText: gas }).waitFor();
+    expect(await buttons()).toBe(0);
+    await expect(page.locator("section.page").textContent()).resolves.toContain("The account owner certifies");
+    await screenshot(page, "go-live-member");
+
+    // A forged write from the MEMBER's session (its token, as a script in its tab could send it): 403 for each.
+    const member = await apiSession(stack, email, password);
+    const wallet = (await m.dashboard("/v1/wallets")).body.data[0].id as string;
+    const forged = await page.evaluate(
+      async ({ token, wallet }) => {
+        const writes: [string, string, unknown][] = [
+          ["POST", "/v1/api-keys", { name: "forged" }],
+          ["POST", "/v1/go-live/kyb", { legalName: "X", registrationNumber: "1", country: "DE", documents: [] }],
+          ["POST", "/v1/go-live/certify", {}],
+          ["POST", "/v1/wallets", { chain: "POLYGON", role: "DISBURSEMENT", address: "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045" }],
+          ["PUT", `/v1/wallets/${wallet}`, { gasThreshold: "1" }],
+          ["DELETE", `/v1/wallets/${wallet}`, undefined],
+        ];
+        return Promise.all(
+          writes.map(async ([method, path, body]) => {
+            const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+            if (body !== undefined) headers["content-type"] = "application/json";
+            const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+            return { path: `${method} ${path}`, status: res.status, body: await res.json() };
+          }),
+        );
+      },
+      { token: member.token, wallet },
+    );
+    for (const res of forged) expect(res).toMatchObject({ status: 403, body: { statusCode: 403, error: "Forbidden" } });
+    const keys = (await m.dashboard("/v1/api-keys")).body.data as { name: string }[];
+    expect(keys.map((k) => k.name)).not.toContain("forged");
+    expect((await m.dashboard(`/v1/wallets/${wallet}`)).body).toMatchObject({ gasThreshold: null });
+  }, 60_000);
+
+  test("a cross-site form post to the API or the dashboard, while the owner is logged in in another tab, creates nothing", async () => {
+    const m = await signUpMerchant(stack, "Cross Site");
+    const context = await browser.newContext();
+    const dashboard = await context.newPage();
+    await dashboard.goto(`${stack.baseUrl}/dashboard`);
+    await logInInBrowser(dashboard, m.email, "correct horse battery staple");
+    const keysBefore = (await m.dashboard("/v1/api-keys")).body.data.length as number;
+
+    // text/plain forms can carry a JSON-looking body without a preflight: the classic CSRF shape.
+    const attacker = servePage(`<!doctype html><title>attacker</title>
+<iframe name="api" title="api"></iframe><iframe name="dash" title="dash"></iframe>
+<form id="api" method="post" action="${stack.baseUrl}/v1/api-keys" target="api" enctype="text/plain"><input name='{"name":"csrf","x":"' value='"}'></form>
+<form id="dash" method="post" action="${stack.baseUrl}/dashboard" target="dash"><input name="name" value="csrf"></form>
+<script>document.getElementById("api").submit(); document.getElementById("dash").submit();</script>`);
+    const evil = await context.newPage();
+    const answers = Promise.all(
+      ["/v1/api-keys", "/dashboard"].map((path) => evil.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === path)),
+    );
+    await evil.goto(attacker.origin);
+    const [api, page] = await answers;
+    // No ambient credential exists (the session's token lives in the dashboard tab's memory): the API answers 401.
+    expect(api!.status()).toBe(401);
+    expect(await api!.json()).toMatchObject({ statusCode: 401, error: "Unauthorized" });
+    // The dashboard takes no POST at all.
+    expect(page!.status()).toBeGreaterThanOrEqual(400);
+    expect((await m.dashboard("/v1/api-keys")).body.data.length).toBe(keysBefore);
+    // The merchant's own tab is untouched and still signed in.
+    await goTo(dashboard, "Go live");
+    attacker.close();
+    await context.close();
+  }, 60_000);
+});
+
+describe("dashboard: Home and Go live are accessible", () => {
+  test.each(WIDTHS)(
+    "no axe violations on Home and Go live (with a wallet listed) at %i px",
+    async (width) => {
+      const m = await signUpMerchant(stack, `Axe Go Live ${width}`);
+      for (const role of ["GAS", "DISBURSEMENT"])
+        expect(
+          (await m.dashboard("/v1/wallets", { json: { chain: "POLYGON", role, address: privateKeyToAccount(generatePrivateKey()).address } })).status,
+        ).toBe(201);
+      const page = await openDashboard(browser, stack, width);
+      await logInInBrowser(page, m.email, "correct horse battery staple");
+      await page.getByRole("heading", { level: 1, name: "Home" }).waitFor();
+      await page.locator('[data-stat="created"]').waitFor();
+      await expectAccessible(page, `home@${width}`);
+      await screenshot(page, `home@${width}`);
+      await goTo(page, "Go live");
+      await page.locator(".wallet").nth(1).waitFor();
+      await expectAccessible(page, `go-live@${width}`);
+      await screenshot(page, `go-live@${width}`);
+    },
+    60_000,
+  );
 });

@@ -23,7 +23,7 @@ export async function apiSession(stack: TestStack, email: string, password: stri
 export const statusesAfter = (done: number) => GO_LIVE_STEP_KEYS.map((_, i) => (i < done ? "DONE" : i === done ? "PENDING" : "BLOCKED"));
 
 /** The step statuses the Go live page shows, in its order. */
-export const shownStatuses = (page: Page) => page.locator("ol.steps > li").evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.status));
+export const shownStatuses = (page: Page) => page.locator("ol.steps > li").evaluateAll((items) => items.map((li) => li.getAttribute("data-status")));
 
 /** A sandbox POLYGON_AMOY loan of 100.00 funded, then repaid in full by its borrower signing the API's instructions. */
 export async function sandboxLoanRepaid(stack: TestStack, apiKey: string, loanProductId: string): Promise<string> {

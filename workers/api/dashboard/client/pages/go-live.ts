@@ -22,8 +22,8 @@ export const goLivePage: Page = {
     return pageSection(
       "Go live",
       summary(goLive),
-      certifySection(ctx, goLive),
       checklist(ctx, goLive),
+      certifySection(ctx, goLive),
       kybDone ? null : kybSection(ctx),
       wallets,
       auditSection(goLive),
