@@ -136,6 +136,51 @@ describe("dashboard: go live", () => {
   }, 90_000);
 });
 
+describe("dashboard: live wallets", () => {
+  test("a GAS wallet's threshold: the API's message beside the field, then saved; a wallet deleted after a second click; TON asks for the signData reply", async () => {
+    const m = await signUpMerchant(stack, "Wallet Admin");
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    expect((await m.dashboard("/v1/wallets", { json: { chain: "POLYGON", role: "GAS", address } })).status).toBe(201);
+    const page = await openDashboard(browser, stack);
+    await logInInBrowser(page, m.email, "correct horse battery staple");
+    await goTo(page, "Go live");
+    const threshold = page.getByRole("form", { name: `Gas alert threshold of ${address}` });
+    await threshold.getByLabel("Alert when under (POL)").fill("-1");
+    await threshold.getByRole("button", { name: "Save threshold" }).click();
+    await threshold.locator('[data-field="gasThreshold"] .field-error', { hasText: /^gasThreshold: / }).waitFor();
+    await threshold.getByLabel("Alert when under (POL)").fill("0.5");
+    await threshold.getByRole("button", { name: "Save threshold" }).click();
+    await page.locator(".wallet", { hasText: address }).getByText("0.5 POL", { exact: true }).waitFor();
+    expect((await m.dashboard("/v1/wallets")).body.data[0]).toMatchObject({ address, gasThreshold: "0.5" });
+
+    // TON: the challenge to sign with a TON Connect wallet, and the reply's fields to paste (a wrong signature: the API's message).
+    const add = page.getByRole("form", { name: "Add a wallet" });
+    await add.getByLabel("Chain").selectOption("TON");
+    await add.getByLabel("Role").selectOption("COLLECTIONS");
+    await add.getByLabel("Address").fill(`0:${"ab".repeat(32)}`);
+    await add.getByRole("button", { name: "Add wallet" }).click();
+    const ton = page.locator(".wallet", { hasText: "TON COLLECTIONS" });
+    await ton.getByRole("button", { name: "Prove control" }).click();
+    await ton.getByText(/TON proof needs a TON Connect wallet/).waitFor();
+    await expect(ton.locator("pre").textContent()).resolves.toContain("0:abab");
+    await ton.getByLabel("Signature (base64)").fill(Buffer.alloc(64).toString("base64"));
+    await ton.getByLabel("Public key").fill("00".repeat(32));
+    await ton.getByLabel("Timestamp (Unix seconds)").fill(String(Math.floor(Date.now() / 1000)));
+    await ton.getByLabel("Domain").fill("embed.example");
+    await ton.getByRole("button", { name: "Verify the signature" }).click();
+    // The API checks the reply, field by field: here the domain, beside its field.
+    await ton.locator('[data-field="domain"] .field-error', { hasText: "domain: is not an allowed TON Connect domain" }).waitFor();
+    expect((await m.dashboard("/v1/wallets")).body.data.find((w: { chain: string }) => w.chain === "TON")).toMatchObject({ controlVerified: false });
+    await screenshot(page, "go-live-wallets");
+
+    const gas = page.locator(".wallet", { hasText: address });
+    await gas.getByRole("button", { name: "Delete wallet" }).click();
+    await gas.getByRole("button", { name: "Click again to delete" }).click();
+    await page.locator(".wallet", { hasText: address }).waitFor({ state: "detached" });
+    expect((await m.dashboard("/v1/wallets")).body.data.map((w: { chain: string }) => w.chain)).toEqual(["TON"]);
+  }, 60_000);
+});
+
 describe("dashboard: home", () => {
   test("Home says what to do next (the go-live step, unread notifications, loans awaiting review, a liquidity warning) and the day's numbers", async () => {
     const m = await signUpMerchant(stack, "Home Numbers");
