@@ -42,7 +42,7 @@ function checkChainAndAddress(chain: string, address: string): { chain: Chain; a
     ]);
   }
   const canonical = canonicalAddress(chain, address);
-  if (!canonical.ok) throw validationError([`address ${canonical.reason}`]);
+  if (!canonical.ok) throw validationError([`address: ${canonical.reason}`]);
   return { chain, address: canonical.address };
 }
 
@@ -120,7 +120,7 @@ export async function updateWallet(
   if (input.gasThreshold !== null) {
     if (wallet.role !== "GAS") throw validationError([`gasThreshold: only a GAS wallet has a gas threshold; this wallet is ${wallet.role}`]);
     const parsed = parseBaseUnits(input.gasThreshold, nativeDecimals(wallet.chain));
-    if (!parsed.ok) throw validationError([`gasThreshold ${parsed.reason}`]);
+    if (!parsed.ok) throw validationError([`gasThreshold: ${parsed.reason}`]);
     if (parsed.units === 0n) throw validationError(["gasThreshold: must be greater than 0 (null clears it)"]);
     threshold = parsed.units.toString();
   }

@@ -69,6 +69,7 @@ import * as verifyWallet from "./routes/wallets/verify-wallet.ts";
 import * as getGoLive from "./routes/go-live/get-go-live.ts";
 import * as submitKyb from "./routes/go-live/submit-kyb.ts";
 import * as certifyGoLive from "./routes/go-live/certify.ts";
+import * as getTodayStats from "./routes/stats/get-today-stats.ts";
 import * as listOperatorTenants from "./routes/operator/list-tenants.ts";
 import * as decideOperatorKyb from "./routes/operator/decide-kyb.ts";
 import * as recordCommercialTerms from "./routes/operator/record-commercial-terms.ts";
@@ -152,6 +153,7 @@ export const ROUTES: ApiRouteModule[] = [
   getGoLive,
   submitKyb,
   certifyGoLive,
+  getTodayStats,
   listOperatorTenants,
   decideOperatorKyb,
   recordCommercialTerms,

@@ -43,7 +43,8 @@ const expectFieldError = (res: { status: number; body: any }, field: string) => 
   expect(res.status).toBe(400);
   expect(res.body.statusCode).toBe(400);
   expect(res.body.error).toBe("Bad Request");
-  expect(res.body.message.some((m: string) => m.startsWith(`${field}`))).toBe(true);
+  // "field: message": the dashboard shows a message beside the field its prefix names.
+  expect(res.body.message.some((m: string) => m.startsWith(`${field}: `))).toBe(true);
 };
 
 describe("wallets: CRUD", () => {
@@ -136,7 +137,7 @@ describe("wallets: CRUD", () => {
     const ok = await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "0.000000001" } });
     expect(ok.body.gasThreshold).toBe("0.000000001");
     const bad = await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "0.0000000001" } });
-    expect(bad.body.message).toEqual(["gasThreshold has more than 9 decimals, the native coin's precision"]);
+    expect(bad.body.message).toEqual(["gasThreshold: has more than 9 decimals, the native coin's precision"]);
   });
 
   test("DELETE soft-deletes: 204, then 404 everywhere; the same wallet may be added again", async () => {

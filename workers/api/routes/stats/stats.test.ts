@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
+
+/**
+ * GET /v1/stats/today, the dashboard Home's numbers: counted from the
+ * tenant's own loans of one mode, on that mode's clock, and nobody else's.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const stats = (headers: Record<string, string>, query = "") => t.request("GET", `/v1/stats/today${query}`, { headers });
+const policy = (key: string, p: Record<string, unknown>) =>
+  t.request("PUT", "/v1/policies", {
+    body: { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [], ...p },
+    headers: apiKey(key),
+  });
+const ZERO = { created: 0, funded: 0, repaid: 0, overdue: 0, defaulted: 0, declined: 0, awaitingReview: 0 };
+/** The sum of 2-decimal amounts ("102.00"), as the API writes base units (6 decimals). */
+const sum = (...amounts: string[]) => {
+  const cents = amounts.reduce((s, a) => s + BigInt(a.replace(".", "")), 0n);
+  return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}0000`;
+};
+
+describe("GET /v1/stats/today", () => {
+  test("today's loans of the mode: created, funded, declined, awaiting review, lent and outstanding; a moved sandbox clock is a new day", async () => {
+    const m = await sandboxTenant(t, "Stats Co");
+    const a = await createdLoan(t, m.key, { principalAmount: "100.00" });
+    const b = await createdLoan(t, m.key, { principalAmount: "250.50" });
+    expect((await policy(m.key, { manualReviewAbove: "500.00" })).status).toBe(200);
+    const review = await createdLoan(t, m.key, { principalAmount: "600.00" });
+    expect(review.decision.outcome).toBe("MANUAL_REVIEW");
+    expect((await policy(m.key, { requireKycVerified: true })).status).toBe(200);
+    const declined = await createdLoan(t, m.key);
+    expect(declined.derivedStatus).toBe("DECLINED");
+
+    const res = await stats(apiKey(m.key));
+    expect(res.status).toBe(200);
+    const day = new Date(t.clock.now().toISOString().slice(0, 10));
+    expect(res.body).toEqual({
+      mode: "sandbox",
+      from: day.toISOString(),
+      to: new Date(day.getTime() + 86_400_000).toISOString(),
+      ...ZERO,
+      created: 4,
+      funded: 2,
+      declined: 1,
+      awaitingReview: 1,
+      // Outstanding: what the two ACTIVE loans owe (principal and processing fee), to the base unit.
+      amounts: [{ stablecoin: a.stablecoin, lent: "350.500000", outstanding: sum(a.totalDue, b.totalDue) }],
+    });
+    // The owner's session reads the tenant's mode by default, and the same numbers; a MEMBER may read them too.
+    expect((await stats(bearer(m.token))).body).toEqual(res.body);
+    expect((await stats(bearer(m.token), "?mode=sandbox")).body).toEqual(res.body);
+    const member = await addUserWithRole(t, m.token, "MEMBER");
+    expect((await stats(bearer(member.token))).body).toEqual(res.body);
+    // Live has nothing yet.
+    expect((await stats(bearer(m.token), "?mode=live")).body).toMatchObject({ mode: "live", ...ZERO, amounts: [] });
+
+    // A second after the funded loans' grace period ends on the sandbox clock (a later day): they went overdue and defaulted today.
+    const defaultsAt = Date.parse(a.dueAt) + a.gracePeriodDays * 86_400_000;
+    const seconds = Math.ceil((defaultsAt - t.clock.now().getTime()) / 1000) + 1;
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds }, headers: apiKey(m.key) })).status).toBe(200);
+    const later = await stats(apiKey(m.key));
+    expect(later.body).toMatchObject({
+      ...ZERO,
+      overdue: 2,
+      defaulted: 2,
+      awaitingReview: 1,
+      amounts: [{ stablecoin: a.stablecoin, lent: "0.000000", outstanding: "0.000000" }],
+    });
+    expect(later.body.from).toBe(`${new Date(defaultsAt).toISOString().slice(0, 10)}T00:00:00.000Z`);
+    expect(Date.parse(later.body.from)).toBeGreaterThan(Date.parse(res.body.from));
+  });
+
+  test("tenant isolation: another tenant's loans count for nothing; a sandbox key asking for live: 403; a bad mode: 400", async () => {
+    const m = await sandboxTenant(t, "Busy Co");
+    await createdLoan(t, m.key);
+    const other = await sandboxTenant(t, "Quiet Co");
+    for (const headers of [apiKey(other.key), bearer(other.token)]) {
+      const res = await stats(headers);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ mode: "sandbox", ...ZERO, amounts: [] });
+    }
+    const live = await stats(apiKey(m.key), "?mode=live");
+    expect(live.status).toBe(403);
+    expect(live.body).toMatchObject({ statusCode: 403, error: "Forbidden" });
+    const bad = await stats(bearer(m.token), "?mode=production");
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, error: "Bad Request", message: [expect.stringMatching(/^mode: /)] });
+    expect((await stats({})).status).toBe(401);
+  });
+});
