@@ -15,7 +15,11 @@ export function statusText(loan: Loan): string {
   return loan.derivedStatus;
 }
 
-export const money = (amount: string, loan: Pick<Loan, "stablecoin">): string => `${amount} ${loan.stablecoin}`;
+/** An API amount with its stablecoin; the 6-decimal amounts (paid, due) are shown to the cent when they are whole cents. */
+export const money = (amount: string, loan: Pick<Loan, "stablecoin">): string => `${amount.replace(/^(-?\d+\.\d{2})0{4}$/, "$1")} ${loan.stablecoin}`;
+
+/** What the borrower owes now: nothing to show before the loan is funded (declined, in review, waiting). */
+export const amountDue = (loan: Loan): string => (loan.fundedAt ? money(loan.amountDue, loan) : "—");
 
 /** Block explorers of the live chains; sandbox chains are simulated (their hashes exist nowhere else), so they are shown, not linked. */
 const EXPLORERS: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { type Child, el, table, when } from "../dom.ts";
-import { borrowerLink, loanLink, money, statusText } from "./loan-bits.ts";
+import { amountDue, borrowerLink, loanLink, money, statusText } from "./loan-bits.ts";
 import type { Loan } from "./types.ts";
 
 /** A table of loans, each row linking to the loan's page; `extra` adds a last column (the review queue's actions). */
@@ -16,7 +16,7 @@ export function loansTable(caption: string, loans: Loan[], empty: string, extra?
         shortWallet(loan.borrowerWalletAddress),
         loan.chain,
         money(loan.principalAmount, loan),
-        money(loan.amountDue, loan),
+        amountDue(loan),
         statusText(loan),
         when(loan.dueAt),
       ];

@@ -1,5 +1,6 @@
 import type { Ctx } from "../context.ts";
 import { copyButton, el } from "../dom.ts";
+import { money } from "./loan-bits.ts";
 import type { Loan } from "./types.ts";
 
 /**
@@ -21,7 +22,7 @@ export function repaySection(ctx: Ctx, loan: Loan): HTMLElement | null {
       "section",
       { "aria-labelledby": "repay-title" },
       heading,
-      el("p", {}, `The borrower repays ${loan.amountDue} ${loan.stablecoin} on the hosted repayment page of the program “${program.name}”:`),
+      el("p", {}, `The borrower repays ${money(loan.amountDue, loan)} on the hosted repayment page of the program “${program.name}”:`),
       el("p", { class: "secret", "data-testid": "repay-link" }, link),
       el("div", { class: "actions" }, copyButton(link, "Copy repayment link")),
     );
@@ -30,7 +31,7 @@ export function repaySection(ctx: Ctx, loan: Loan): HTMLElement | null {
     ? "No widget host is configured for this deployment, so there is no hosted repayment page to link."
     : `There is no ${loan.mode} widget program, so there is no hosted repayment page to link; create one under Widget programs.`;
   const details = [
-    `Repay loan ${loan.id}: ${loan.amountDue} ${loan.stablecoin} on ${loan.chain}, from the wallet ${loan.borrowerWalletAddress}.`,
+    `Repay loan ${loan.id}: ${money(loan.amountDue, loan)} on ${loan.chain}, from the wallet ${loan.borrowerWalletAddress}.`,
     `Your backend gets the exact transactions to sign with POST /v1/loans/${loan.id}/repay (API key).`,
   ].join("\n");
   return el(
