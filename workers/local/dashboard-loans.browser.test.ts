@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
 import { launchBrowser } from "./browser.ts";
 import { expectAccessible, goTo, logInInBrowser, openDashboard, screenshot, WIDTHS } from "./dashboard/dashboard-harness.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
@@ -174,6 +175,55 @@ describe("dashboard: loans", () => {
     await page.getByRole("link", { name: `Loan ${loans.active.id}` }).waitFor();
     expect(await page.getByRole("cell", { name: "FUNDING" }).count()).toBeGreaterThanOrEqual(2); // the active and the approved loan
     await screenshot(page, "settlements");
+  }, 60_000);
+
+  test("an unmatched payment (a TON transfer with a wrong comment) is attributed to its loan from Settlements; a bad loan id gets the API's message beside the field", async () => {
+    const config = await m.dashboard("/v1/merchant-configs", { json: { ...MERCHANT_CONFIG_EXAMPLE, network: "TON", stablecoin: "USDT" } });
+    expect(config.status).toBe(201);
+    expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "1000.00", stablecoin: "USDT" } })).status).toBe(200);
+    const borrower = `0:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`;
+    const created = await m.api("/v1/loans", {
+      json: {
+        loanProductId: config.body.loanProductId,
+        borrowerRef: "ton-shopper",
+        borrowerWalletAddress: borrower,
+        chain: "TON_TESTNET",
+        principalAmount: "40.00",
+        idempotencyKey: `order-${crypto.randomUUID()}`,
+      },
+    });
+    expect(created.body).toMatchObject({ status: "ACTIVE", totalDue: "40.80" });
+    expect((await m.api("/v1/sandbox/chain/faucet", { json: { chain: "TON_TESTNET", address: borrower, amount: "50.00" } })).status).toBe(200);
+    const instructions = (await m.api(`/v1/loans/${created.body.id}/repay`, { method: "POST", json: {} })).body;
+    const wrong = await m.api("/v1/sandbox/chain/transfers", {
+      json: { chain: "TON_TESTNET", from: borrower, to: instructions.to, amount: instructions.amount, comment: "for my loan" },
+    });
+    expect(wrong.body.status).toBe("success");
+
+    const page = await signedIn();
+    await goTo(page, "Settlements");
+    const form = page.getByRole("form", { name: `Attribute payment ${wrong.body.txHash}` });
+    await form.waitFor();
+    await form.getByLabel("Loan id").fill("not-a-loan");
+    await form.getByRole("button", { name: "Attribute" }).click();
+    await form.locator('[data-field="loanId"] .field-error').getByText(/uuid/i).waitFor();
+    expect(await form.getByLabel("Loan id").getAttribute("aria-invalid")).toBe("true");
+    await screenshot(page, "settlements-unmatched");
+    // The attribution form with its error passes axe too, at both widths.
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectAccessible(page, `settlements-unmatched@${width}`);
+    }
+
+    await form.getByLabel("Loan id").fill(created.body.id);
+    await rendered(page, () => form.getByRole("button", { name: "Attribute" }).click());
+    expect(await page.getByRole("form", { name: `Attribute payment ${wrong.body.txHash}` }).count()).toBe(0); // open ones only
+    expect((await m.api(`/v1/loans/${created.body.id}`)).body).toMatchObject({ status: "REPAID", amountPaid: "40.800000" });
+    await rendered(page, () => page.getByRole("link", { name: "Show attributed ones too" }).click());
+    await page
+      .getByRole("link", { name: `Loan ${created.body.id}` })
+      .first()
+      .waitFor();
   }, 60_000);
 
   test("a MEMBER sees the queue, the loan and the borrower without any action", async () => {
