@@ -2,6 +2,7 @@ import { and, eq, gte, isNull, lte, ne, or, type SQL } from "drizzle-orm";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
+import type { DECISION_OUTCOMES } from "../domain/vocabularies.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 export const LOAN_LIST_STATUSES = ["CREATED", "ACTIVE", "REPAID", "DEFAULTED", "DECLINED"] as const;
@@ -12,6 +13,10 @@ export type LoanFilters = {
   mode?: TenantMode;
   status?: LoanListStatus;
   borrowerRef?: string;
+  /** The underwriting outcome now (MANUAL_REVIEW: the review queue; a reviewed loan is APPROVED or DECLINED). */
+  decision?: (typeof DECISION_OUTCOMES)[number];
+  /** Canonical form (as stored), so the comparison is exact. */
+  borrowerWalletAddress?: string;
   chain?: Chain;
   createdFrom?: Date;
   createdTo?: Date;
@@ -44,6 +49,8 @@ export async function listLoans({ db }: Pick<VerbDeps, "db">, input: { tenantId:
         filters.mode ? eq(loans.mode, filters.mode) : undefined,
         filters.status ? statusCondition(filters.status) : undefined,
         filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
+        filters.decision ? eq(loans.decisionOutcome, filters.decision) : undefined,
+        filters.borrowerWalletAddress ? eq(loans.borrowerWalletAddress, filters.borrowerWalletAddress) : undefined,
         filters.chain ? eq(loans.chain, filters.chain) : undefined,
         filters.createdFrom ? gte(loans.createdAt, filters.createdFrom) : undefined,
         filters.createdTo ? lte(loans.createdAt, filters.createdTo) : undefined,

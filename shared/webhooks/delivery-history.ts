@@ -3,6 +3,7 @@ import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { events } from "../../db/schema/events.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
@@ -31,6 +32,8 @@ export type ListDeliveriesInput = {
   endpointId?: string;
   status?: DeliveryStatus;
   eventType?: EventType;
+  /** Only deliveries of this loan's events (a loan's page); another tenant's loan matches nothing. */
+  loanId?: string;
   limit: number;
   cursor?: string;
 };
@@ -76,6 +79,15 @@ export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDe
         input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
         input.status ? eq(webhookDeliveries.status, input.status) : undefined,
         input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
+        input.loanId
+          ? inArray(
+              webhookDeliveries.eventId,
+              db
+                .select({ id: events.id })
+                .from(events)
+                .where(and(eq(events.tenantId, input.tenantId), eq(events.loanId, input.loanId))),
+            )
+          : undefined,
         page.where,
       ),
     )

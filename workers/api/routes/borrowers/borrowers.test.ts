@@ -192,11 +192,11 @@ describe("borrowers: errors", () => {
 });
 
 describe("borrowers: security", () => {
-  test("no key: 401; a dashboard session: 401 (API key routes)", async () => {
+  test("no credentials: 401; a dashboard session is admitted (an unknown borrower: 404)", async () => {
     const m = await sandboxTenant(t);
     expect((await t.request("GET", "/v1/borrowers/x")).status).toBe(401);
     expect((await t.request("PATCH", "/v1/borrowers/x/kyc", { body: { status: "VERIFIED", merchantUserId: "ops" } })).status).toBe(401);
-    expect((await t.request("GET", "/v1/borrowers/x", { headers: bearer(m.token) })).status).toBe(401);
+    expect((await t.request("GET", "/v1/borrowers/x", { headers: bearer(m.token) })).status).toBe(404);
   });
 
   test("another tenant's borrower: 404 by id and by ref; a PATCH with its id never touches it", async () => {

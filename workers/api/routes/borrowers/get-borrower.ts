@@ -5,7 +5,7 @@ import { defineRoute } from "../../route.ts";
 import { BorrowerParamSchema, BorrowerSchema, borrowerView } from "./schemas.ts";
 
 export const route = defineRoute(
-  { auth: "KEY" },
+  { auth: "KEY_OR_JWT" },
   {
     method: "get",
     path: "/v1/borrowers/{id}",

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { actingMode, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
+import { actingMode, ADMIN_ROLES, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { setBorrowerKyc } from "../../../../shared/borrowers/borrower-verbs.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
 import type { AppEnv } from "../../context.ts";
@@ -7,7 +7,7 @@ import { defineRoute } from "../../route.ts";
 import { BorrowerParamSchema, BorrowerSchema, borrowerView, SetKycBodySchema } from "./schemas.ts";
 
 export const route = defineRoute(
-  { auth: "KEY", errors: [403, 409] },
+  { auth: "KEY_OR_JWT", roles: ADMIN_ROLES, rolesAllowApiKey: true, errors: [403, 409] },
   {
     method: "patch",
     path: "/v1/borrowers/{id}/kyc",
@@ -19,7 +19,7 @@ export const route = defineRoute(
       "`{id}` is the borrower's id or your `borrowerRef` (URL-encoded): the id is tried first, then the ref, both within your tenant only. A ref the tenant has not used yet creates the borrower (so you may verify a borrower before its first loan); another tenant's borrower id is therefore never found, only treated as a new ref of yours.",
       "Every call stamps `verifiedAt` with the tenant's clock (the sandbox clock in sandbox), even when the status does not change, and appends one immutable audit record (from, to, `merchantUserId`, the calling API key, time) in the same database batch as the update; concurrent calls are applied one after the other, each with its own record. The audit trail cannot be edited or deleted.",
       "Underwriting reads the status when a loan is decided: with a policy that has `requireKycVerified`, loans of a borrower that is not VERIFIED are declined (`KYC_NOT_VERIFIED`). A change does not revisit decisions already made.",
-      'Borrowers serve both modes (DECISIONS.md "Modes"): once the tenant is certified, a sandbox API key gets 403 here; set KYC with a live key.',
+      'Borrowers serve both modes (DECISIONS.md "Modes"): once the tenant is certified, a sandbox API key gets 403 here; set KYC with a live key or from the dashboard (an Owner or Admin session; a MEMBER: 403).',
     ].join("\n\n"),
     request: {
       params: BorrowerParamSchema,

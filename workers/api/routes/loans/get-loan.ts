@@ -8,7 +8,7 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
 export const route = defineRoute(
-  { auth: "KEY" },
+  { auth: "KEY_OR_JWT" },
   {
     method: "get",
     path: "/v1/loans/{id}",
@@ -16,7 +16,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Get a loan",
     description:
-      "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id, or a loan of the other mode than the key's (DECISIONS.md \"Modes\"): 404.",
+      "The loan with its decision and its signed `agreement` (the exact message, signature and TON Connect fields; null when none is on file); late fees and total due computed at the tenant's clock. Another tenant's id, or a loan of the other mode than the key's (DECISIONS.md \"Modes\"): 404. A dashboard session sees loans of both modes.",
     request: { params: LoanIdParamSchema },
     responses: { 200: { description: "The loan", content: { "application/json": { schema: LoanSchema } } } },
   },

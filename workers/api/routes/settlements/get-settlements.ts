@@ -60,7 +60,7 @@ const settlementView = (s: SettlementRow) => ({
 });
 
 export const route = defineRoute(
-  { auth: "KEY" },
+  { auth: "KEY_OR_JWT" },
   {
     method: "get",
     path: "/v1/settlements/{loanId}",
@@ -69,7 +69,7 @@ export const route = defineRoute(
     summary: "Settlement history of a loan",
     description: [
       "Every money movement of the loan, oldest first: the funding transfer of the principal to the borrower's wallet (with the loan's `fundingTxHash`), and repayments as the settlement listener records them. Failed transfers are listed too, with status FAILED. Amounts are decimal strings with 2 decimals.",
-      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, a loan of the other mode than the key's (DECISIONS.md \"Modes\"), or an unknown id: 404.",
+      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, a loan of the other mode than the key's (DECISIONS.md \"Modes\"), or an unknown id: 404. A dashboard session sees loans of both modes.",
     ].join("\n\n"),
     request: { params: ParamSchema },
     responses: { 200: { description: "The loan's settlements", content: { "application/json": { schema: ResponseSchema } } } },

@@ -17,7 +17,7 @@ export const route = defineRoute(
     description: [
       "The tenant's webhook deliveries, newest first: one per event and subscribed endpoint, plus manual redeliveries (`redeliveryOf`). Each has its event id and type, endpoint and URL, `status` (`PENDING` while attempts remain, then `SUCCEEDED` or `FAILED`) and every attempt so far (start and finish time, duration, the endpoint's HTTP status or the network error or timeout).",
       "A delivery fails on a non-2xx answer, a network error or no answer within 10 seconds; there are 3 attempts in all. Deliveries to deleted endpoints stay listed.",
-      "Filters: `endpointId`, `status`, `eventType`; `limit` 1 to 100 (default 20) and `cursor` (the previous page's `nextCursor`).",
+      "Filters: `endpointId`, `status`, `eventType`, `loanId` (the deliveries of that loan's events; another tenant's loan matches nothing); `limit` 1 to 100 (default 20) and `cursor` (the previous page's `nextCursor`).",
     ].join("\n\n"),
     request: { query: ListDeliveriesQuerySchema },
     responses: {

@@ -133,4 +133,8 @@ export const ListDeliveriesQuerySchema = PageQuerySchema.extend({
     .enum(EVENT_TYPES)
     .optional()
     .openapi({ param: { name: "eventType", in: "query" }, example: "loan.funded" }),
+  loanId: z
+    .uuid()
+    .optional()
+    .openapi({ param: { name: "loanId", in: "query" }, description: "Only deliveries of this loan's events." }),
 });

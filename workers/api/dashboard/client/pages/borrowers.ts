@@ -1,10 +1,47 @@
-import type { Page } from "../context.ts";
-import { el, pageSection } from "../dom.ts";
+import { get } from "../api.ts";
+import type { Ctx, Page } from "../context.ts";
+import { el, pageSection, table, when } from "../dom.ts";
+import { field, form, input } from "../forms.ts";
+import { borrowerLink } from "../loans/loan-bits.ts";
+import type { ListPage, Loan } from "../loans/types.ts";
 
-/** Borrowers: not built yet. */
+/**
+ * Borrowers: the API has no borrower list (a borrower is made on first use
+ * by a loan or a KYC update), so the page looks one up by your ref or its
+ * id, and lists the borrowers of the latest loans of the mode in view.
+ */
 export const borrowersPage: Page = {
   path: "/borrowers",
   title: "Borrowers",
   nav: "Borrowers",
-  render: () => pageSection("Borrowers", el("p", {}, "Not built yet.")),
+  async render(ctx: Ctx) {
+    const lookup = form(
+      { label: "Find a borrower", submit: "Find" },
+      [field("ref", "Borrower ref or id", input({ autocomplete: "off", required: true }), "Your reference for the borrower, as sent with its loans")],
+      async (data) => {
+        const ref = String(data.get("ref") ?? "").trim();
+        // The borrower's page reads GET /v1/borrowers/:id, whose answer (404 included) it shows.
+        if (ref) ctx.navigate(`/borrowers/${encodeURIComponent(ref)}`);
+      },
+    );
+    const loans = await get<ListPage<Loan>>(`/loans?mode=${ctx.mode}&limit=50`);
+    const latest = new Map<string, Loan>();
+    for (const loan of loans.data) if (!latest.has(loan.borrowerRef)) latest.set(loan.borrowerRef, loan);
+    return pageSection(
+      "Borrowers",
+      lookup,
+      el("h2", {}, "Recent borrowers"),
+      table(
+        `Borrowers of the latest ${ctx.mode} loans`,
+        ["Borrower", "Latest loan", "Status", "Wallet"],
+        [...latest.values()].map((l) => [
+          borrowerLink(l.borrowerRef),
+          when(l.createdAt),
+          l.derivedStatus,
+          el("span", { class: "mono" }, l.borrowerWalletAddress),
+        ]),
+        `No ${ctx.mode} loans yet, so no borrowers to show. Find one by its ref above (a KYC update may have created it).`,
+      ),
+    );
+  },
 };
