@@ -22,6 +22,8 @@ export type Ctx = {
   navigate(path: string): void;
   /** Renders the current page again (after an action). */
   refresh(): void;
+  /** Reads the session's tenant again (`GET /v1/me`: after certification, a new program…) and renders. */
+  reload(): Promise<void>;
   /** The widget host's origin (`{embed_url}`) for previews and snippets, or null when not configured. */
   widgetOrigin: string | null;
 };

@@ -17,6 +17,8 @@ const config = JSON.parse(document.getElementById("dashboard-config")?.textConte
 let me: Me | null = null;
 let mode: "sandbox" | "live" = "sandbox";
 let expiryTimer: ReturnType<typeof setTimeout> | null = null;
+/** Bumped by every render: a page that finishes loading after a newer navigation is dropped, never shown over it. */
+let renders = 0;
 
 function expired(message = "Your session expired. Log in again to continue.") {
   session.set(null);
@@ -44,6 +46,7 @@ export function navigate(path: string): void {
 
 async function render(): Promise<void> {
   if (!me) return;
+  const mine = ++renders;
   const found = match(PAGES, currentPath()) ?? { page: PAGES[0]!, params: {} };
   const ctx: Ctx = {
     me,
@@ -53,6 +56,10 @@ async function render(): Promise<void> {
     query: new URLSearchParams(location.search),
     navigate,
     refresh: () => void render(),
+    reload: async () => {
+      me = await get<Me>("/me");
+      await render();
+    },
     widgetOrigin: config.widgetOrigin ?? null,
   };
   document.title = `${found.page.title} · svc credit`;
@@ -63,6 +70,7 @@ async function render(): Promise<void> {
     if (!me) return; // the session expired while the page loaded: the login is showing
     content = pageSection(found.page.title, el("p", { class: "form-error", role: "alert" }, error instanceof Error ? error.message : String(error)));
   }
+  if (mine !== renders) return; // a newer navigation has rendered, or will
   const frame = layout(ctx, PAGES, found.page, content, {
     logOut: () => expired("You are logged out."),
     setMode: (next) => {

@@ -53,11 +53,9 @@ function certifySection(ctx: Ctx, goLive: GoLive): HTMLElement | null {
     button.disabled = true;
     status.textContent = "Certifying…";
     try {
-      const certified = await post<{ mode: "live"; certifiedAt: string }>("/go-live/certify");
-      // The session's tenant is now live: the frame shows the sandbox/live switch from this render on.
-      ctx.me.tenant.certifiedAt = certified.certifiedAt;
-      ctx.me.tenant.mode = certified.mode;
-      ctx.refresh();
+      await post<{ mode: "live"; certifiedAt: string }>("/go-live/certify");
+      // The session's tenant is now live: read it again, and the frame shows the sandbox/live switch.
+      await ctx.reload();
     } catch (e) {
       status.textContent = "";
       error.textContent = e instanceof ApiError ? e.messages.join(" ") : String(e);
