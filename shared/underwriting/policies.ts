@@ -1,5 +1,6 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { decodeCursor, encodeCursor } from "../../db/pagination.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { policies } from "../../db/schema/policies.ts";
 import { conflict } from "../domain/errors.ts";
@@ -24,6 +25,26 @@ const toPolicy = (row: PolicyRow): UnderwritingPolicy => ({
 export async function currentPolicy(db: Db, tenantId: string): Promise<UnderwritingPolicy & { createdAt: Date | null }> {
   const [row] = await db.select().from(policies).where(eq(policies.tenantId, tenantId)).orderBy(desc(policies.version)).limit(1);
   return row ? { ...toPolicy(row), createdAt: row.createdAt } : { ...DEFAULT_POLICY, createdAt: null };
+}
+
+/**
+ * Every stored version of the tenant's policy, newest first (keyset pages):
+ * what each version said, who saved it and when, so a merchant can read the
+ * rules behind any loan's `decision.policyVersion`.
+ */
+export async function listPolicyVersions(db: Db, input: { tenantId: string; limit: number; cursor?: string }) {
+  // Keyset on the version itself (versions of one tenant are unique and only grow): the cursor carries the last version shown.
+  const after = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await db
+    .select()
+    .from(policies)
+    .where(and(eq(policies.tenantId, input.tenantId), after ? lt(policies.version, after.createdAt) : undefined))
+    .orderBy(desc(policies.version))
+    .limit(input.limit + 1);
+  const data = rows.slice(0, input.limit);
+  const last = data[data.length - 1];
+  const nextCursor = rows.length > input.limit && last ? encodeCursor({ createdAt: last.version, id: last.id }) : null;
+  return { data: data.map((row) => ({ ...toPolicy(row), createdAt: row.createdAt, createdBy: row.createdBy })), nextCursor };
 }
 
 /** The insert of a tenant's first policy (version 1, the default), for signup's batch. */

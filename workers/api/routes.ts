@@ -41,6 +41,7 @@ import * as listWidgetPrograms from "./routes/widget-programs/list-widget-progra
 import * as updateWidgetProgram from "./routes/widget-programs/update-widget-program.ts";
 import * as getPolicy from "./routes/policies/get-policy.ts";
 import * as putPolicy from "./routes/policies/put-policy.ts";
+import * as listPolicyVersions from "./routes/policies/list-policy-versions.ts";
 import * as getBorrower from "./routes/borrowers/get-borrower.ts";
 import * as setBorrowerKyc from "./routes/borrowers/set-borrower-kyc.ts";
 import * as getSandboxClock from "./routes/sandbox/get-clock.ts";
@@ -125,6 +126,7 @@ export const ROUTES: ApiRouteModule[] = [
   attributeUnmatched,
   getPolicy,
   putPolicy,
+  listPolicyVersions,
   getBorrower,
   setBorrowerKyc,
   getSandboxClock,

@@ -99,6 +99,10 @@ describe("dashboard: configuration, widget programs, developers", () => {
     // Merchant configuration: the API's rule as a hint, its message beside the field when refused.
     await goTo(page, "Configuration");
     await page.getByRole("link", { name: /^Edit POLYGON · USDC/ }).click();
+    // The policy's history: version 1, saved at signup.
+    await page.getByText("History of versions").click();
+    const history = page.getByRole("table", { name: "Policy versions, newest first" });
+    expect(await history.locator("tbody tr").first().textContent()).toContain("system:signup");
     const tenures = page.getByLabel("Tenures (days)");
     expect(await page.locator('[data-field="tenures"] .hint').textContent()).toContain("3, 7, 15");
     await tenures.fill("3, 5");

@@ -76,6 +76,33 @@ describe("policies: happy path", () => {
     ]);
   });
 
+  test("GET /v1/policies/versions: every version newest first with who saved it, paginated; another tenant's are not listed", async () => {
+    const m = await sandboxTenant(t);
+    const other = await sandboxTenant(t);
+    // Saved in the same millisecond: the order is the version's, never the clock's.
+    expect((await put(m.key, policy({ requireKycVerified: true }))).status).toBe(200);
+    expect((await t.request("PUT", "/v1/policies", { body: policy({ maxOpenLoansPerBorrower: 4 }), headers: bearer(m.token) })).status).toBe(200);
+    expect((await put(other.key, policy())).status).toBe(200);
+
+    const all = await t.request("GET", "/v1/policies/versions", { headers: bearer(m.token) });
+    expect(all.status).toBe(200);
+    expect(all.body.data.map((v: { version: number; createdBy: string }) => [v.version, v.createdBy])).toEqual([
+      [3, `user:${m.userId}`],
+      [2, `apiKey:${m.keyId}`],
+      [1, "system:signup"],
+    ]);
+    expect(all.body.data[1]).toMatchObject({ requireKycVerified: true, maxOpenLoansPerBorrower: null, rules: expect.any(Array) });
+    expect(all.body.data[0]).toMatchObject({ requireKycVerified: false, maxOpenLoansPerBorrower: 4 });
+    expect(all.body.nextCursor).toBeNull();
+
+    const first = await t.request("GET", "/v1/policies/versions?limit=2", { headers: apiKey(m.key) });
+    expect(first.body.data.map((v: { version: number }) => v.version)).toEqual([3, 2]);
+    const rest = await t.request("GET", `/v1/policies/versions?limit=2&cursor=${first.body.nextCursor}`, { headers: apiKey(m.key) });
+    expect(rest.body).toMatchObject({ data: [expect.objectContaining({ version: 1 })], nextCursor: null });
+    expect((await t.request("GET", "/v1/policies/versions?limit=0", { headers: apiKey(m.key) })).status).toBe(400);
+    expect((await t.request("GET", "/v1/policies/versions")).status).toBe(401);
+  });
+
   test("blocked wallets are stored canonical, per address family, and deduplicated", async () => {
     const m = await sandboxTenant(t);
     const evm = newWallet();

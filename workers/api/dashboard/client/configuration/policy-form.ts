@@ -6,14 +6,13 @@ import type { Policy } from "./types.ts";
 
 /**
  * The underwriting policy (`GET|PUT /v1/policies`): the version in force,
- * its rules in evaluation order, and the form that saves a new version.
- * The API serves the current version only (past versions are named by each
- * loan's `decision.policyVersion`), so the page says which version is in
- * force and since when rather than listing a history it cannot read.
+ * its rules in evaluation order, the form that saves a new version, and the
+ * history of versions (`GET /v1/policies/versions`: what each said, who saved
+ * it, when), the versions loans' `decision.policyVersion` name.
  */
 const nullIfBlank = (text: string): string | null => (text.trim() === "" ? null : text.trim());
 
-export function policySection(ctx: Ctx, policy: Policy): HTMLElement[] {
+export function policySection(ctx: Ctx, policy: Policy, versions: (Policy & { createdBy: string })[]): HTMLElement[] {
   const summary = el(
     "p",
     { class: "notice" },
@@ -26,7 +25,25 @@ export function policySection(ctx: Ctx, policy: Policy): HTMLElement[] {
     ["#", "Rule", "Effect", "What it does"],
     policy.rules.map((r) => [String(r.order), el("span", { class: "mono" }, r.code), r.effect, r.description]),
   );
-  if (!ctx.canWrite) return [summary, rules];
+  const history = el(
+    "details",
+    {},
+    el("summary", {}, "History of versions"),
+    table(
+      "Policy versions, newest first",
+      ["Version", "Saved", "By", "KYC required", "Review above", "Open loans cap", "Blocked wallets"],
+      versions.map((v) => [
+        String(v.version),
+        when(v.createdAt),
+        el("span", { class: "mono" }, v.createdBy),
+        v.requireKycVerified ? "yes" : "no",
+        v.manualReviewAbove ?? "—",
+        v.maxOpenLoansPerBorrower === null ? "—" : String(v.maxOpenLoansPerBorrower),
+        String(v.blockedWallets.length),
+      ]),
+    ),
+  );
+  if (!ctx.canWrite) return [summary, rules, history];
   const kyc = el("input", { type: "checkbox", checked: policy.requireKycVerified });
   const fields = [
     field("requireKycVerified", "Decline borrowers whose KYC is not VERIFIED", kyc),
@@ -63,5 +80,5 @@ export function policySection(ctx: Ctx, policy: Policy): HTMLElement[] {
     });
     ctx.navigate("/configuration?saved=policy");
   });
-  return [summary, rules, f];
+  return [summary, rules, history, f];
 }

@@ -20,9 +20,10 @@ const SAVED: Record<string, string> = {
 
 async function render(ctx: Ctx): Promise<HTMLElement> {
   const cursor = ctx.query.get("cursor");
-  const [configs, policy, settings, programs] = await Promise.all([
+  const [configs, policy, versions, settings, programs] = await Promise.all([
     get<PageOf<MerchantConfig>>(`/merchant-configs?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
     get<Policy>("/policies"),
+    get<PageOf<Policy & { createdBy: string }>>("/policies/versions?limit=20"),
     get<Settings>("/settings"),
     get<PageOf<WidgetProgram>>("/widget-programs?limit=100"),
   ]);
@@ -57,7 +58,7 @@ async function render(ctx: Ctx): Promise<HTMLElement> {
     configForm ? el("h3", {}, current ? "Edit configuration" : "New configuration") : null,
     configForm,
     el("h2", {}, "Underwriting policy"),
-    ...policySection(ctx, policy),
+    ...policySection(ctx, policy, versions.data),
     el("h2", {}, "Settings and branding"),
     ...settingsSection(ctx, settings, programs.data),
   );
