@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from "../../../../../shared/domain/vocabularies.ts";
 import { get } from "../api.ts";
 import type { PageOf } from "../configuration/types.ts";
 import type { Ctx } from "../context.ts";
@@ -11,24 +12,6 @@ import type { EventEnvelope } from "./types.ts";
  * newest first, filtered by type (`?type=`), paginated with the API's
  * cursor (`?eventsCursor=`).
  */
-const EVENT_TYPES = [
-  "loan.application_submitted",
-  "loan.decision",
-  "loan.approved",
-  "loan.rejected",
-  "loan.funded",
-  "loan.funding_failed",
-  "loan.repaid",
-  "loan.repayment_failed",
-  "loan.repayment_reversed",
-  "loan.overdue",
-  "loan.defaulted",
-  "liquidity.low",
-  "liquidity.unavailable",
-  "webhook.delivery_failed",
-  "wallet.gas_low",
-  "webhook.test",
-];
 
 const summary = (e: EventEnvelope): string => {
   const loan = e.data.loan as { id?: string; status?: string } | undefined;
