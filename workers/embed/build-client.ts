@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { writeGenerated } from "../../shared/build/write-generated.ts";
 import { basename, join } from "node:path";
 
 /**
@@ -37,15 +37,10 @@ export const WIDGET_APP_ENTRY = ${JSON.stringify(entry)};
 /** Every file of the widget app by name. */
 export const WIDGET_APP_FILES: Record<string, string> = ${JSON.stringify(files)};
 `;
-  const before = await readFile(GENERATED, "utf8").catch(() => null);
-  if (before !== source) {
-    const tmp = `${GENERATED}.${process.pid}.tmp`;
-    await writeFile(tmp, source);
-    await rename(tmp, GENERATED);
-  }
+  const changed = await writeGenerated(GENERATED, source);
   return {
     entry,
-    changed: before !== source,
+    changed,
     files: Object.entries(files).map(([name, text]) => ({ name, bytes: text.length, gzip: Bun.gzipSync(text).length })),
   };
 }

@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { writeGenerated } from "../../../shared/build/write-generated.ts";
 import { basename, join } from "node:path";
 
 /**
@@ -40,15 +41,10 @@ export const DASHBOARD_STYLESHEET = ${JSON.stringify(cssName)};
 /** Every file of the dashboard app by name. */
 export const DASHBOARD_APP_FILES: Record<string, string> = ${JSON.stringify(files)};
 `;
-  const before = await readFile(GENERATED, "utf8").catch(() => null);
-  if (before !== source) {
-    const tmp = `${GENERATED}.${process.pid}.tmp`;
-    await writeFile(tmp, source);
-    await rename(tmp, GENERATED);
-  }
+  const changed = await writeGenerated(GENERATED, source);
   return {
     entry,
-    changed: before !== source,
+    changed,
     files: Object.entries(files).map(([name, text]) => ({ name, bytes: text.length, gzip: Bun.gzipSync(text).length })),
   };
 }

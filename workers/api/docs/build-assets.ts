@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { writeGenerated } from "../../../shared/build/write-generated.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -47,14 +48,9 @@ export const DOCS_ASSET_NAMES: Record<${SOURCES.map((s) => JSON.stringify(s.key)
 /** Every file by name. */
 export const DOCS_ASSETS: Record<string, { contentType: string; body: string }> = ${JSON.stringify(files)};
 `;
-  const before = await readFile(GENERATED, "utf8").catch(() => null);
-  if (before !== source) {
-    const tmp = `${GENERATED}.${process.pid}.tmp`;
-    await writeFile(tmp, source);
-    await rename(tmp, GENERATED);
-  }
+  const changed = await writeGenerated(GENERATED, source);
   return {
-    changed: before !== source,
+    changed,
     files: Object.entries(files).map(([name, f]) => ({ name, bytes: Buffer.byteLength(f.body), gzip: Bun.gzipSync(f.body).length })),
   };
 }
