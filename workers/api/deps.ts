@@ -4,13 +4,12 @@ import type { AgreementChallengeObject } from "../../shared/agreements/challenge
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
-import { chainPortFromEnv } from "../../shared/chains/chain-port-from-env.ts";
+import { chainPortFromEnv, secretsKeyOf } from "../../shared/chains/chain-port-from-env.ts";
 import { type LiveChain, type LiveChainEnv, type LiveChainSettings, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
 import type { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-object.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { SimulatedChains } from "../../shared/chains/simulated/sim-chains.ts";
-import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { DEV_OPERATOR_KEY } from "../../shared/auth/operator-key.ts";
 import { systemClock, type Clock } from "../../shared/domain/clock.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
@@ -136,7 +135,7 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
-  const secretsKey = SECRETS_KEY ?? (ENVIRONMENT === "development" ? DEV_SECRETS_KEY : undefined);
+  const secretsKey = secretsKeyOf({ ENVIRONMENT, SECRETS_KEY });
   if (!secretsKey) throw new ConfigurationError("SECRETS_KEY is not configured");
   const db = createDb(env.DB);
   const simChains = durableSimulatedChains(env.SIM_CHAINS);
