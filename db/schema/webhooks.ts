@@ -96,11 +96,14 @@ export const notifications = sqliteTable(
     emailAttempts: integer("email_attempts").notNull().default(0),
     emailError: text("email_error"),
     emailSentAt: timestamp("email_sent_at"),
+    /** When the e-mail's next attempt is due (PENDING only); the recovery pass re-sends it a lease after. */
+    emailNextAttemptAt: timestamp("email_next_attempt_at"),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [
     index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id),
     index("notifications_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
+    index("notifications_email_pending_idx").on(t.emailStatus, t.emailNextAttemptAt),
   ],
 );
 

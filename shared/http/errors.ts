@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../domain/errors.ts";
+import { isTransientError } from "./transient-errors.ts";
 import { consoleLogger, safeErrorFields, type Logger } from "../observability/logger.ts";
 
 /**
@@ -22,6 +23,11 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(errorBodyForStatus(status, message), status as ContentfulStatusCode);
   }
   const log: Logger = (c.get("deps") as { log?: Logger } | undefined)?.log ?? consoleLogger;
+  if (isTransientError(err)) {
+    // The platform failed us (D1, a Durable Object): the request may be retried as it is.
+    log.error("transient error", { requestId: c.get("requestId"), ...safeErrorFields(err) });
+    return c.json(errorBodyForStatus(503, "Temporarily unavailable; retry (with the same idempotency key, if any)"), 503, { "Retry-After": "1" });
+  }
   log.error("unhandled error", { requestId: c.get("requestId"), ...safeErrorFields(err) });
   return c.json(errorBodyForStatus(500, "Internal server error"), 500);
 }

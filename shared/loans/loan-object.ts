@@ -1,10 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/create-db.ts";
 import { type ChainPortEnv, chainPortFromEnv } from "../chains/chain-port-from-env.ts";
+import { resetsAfterCommit, withChaos } from "../chaos/chaos-env.ts";
+import type { ChaosVars } from "../chaos/faults.ts";
 import { systemClock } from "../domain/clock.ts";
 import { executeLoanCommand, keyedMutex, type LoanCommand, type LoanCommandResult } from "./loan-commands.ts";
 
-type LoanObjectEnv = ChainPortEnv & { DB: D1Database };
+type LoanObjectEnv = ChainPortEnv & ChaosVars & { DB: D1Database };
 
 /**
  * One Durable Object per loan: its single writer (STYLE.md). RPC calls can
@@ -16,7 +18,11 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
   private readonly withLock = keyedMutex();
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
-    const db = createDb(this.env.DB);
-    return this.withLock("loan", () => executeLoanCommand({ db, chain: chainPortFromEnv(this.env, db), clock: systemClock }, cmd));
+    const env = withChaos(this.env);
+    const db = createDb(env.DB);
+    const result = await this.withLock("loan", () => executeLoanCommand({ db, chain: chainPortFromEnv(env, db), clock: systemClock }, cmd));
+    // Chaos (development only): the object resets after its commit, before its reply.
+    if (resetsAfterCommit(this.env)) this.ctx.abort("chaos: Durable Object reset after commit");
+    return result;
   }
 }

@@ -6,7 +6,8 @@ import { signUpTenant, verificationTokenFor } from "../testing/fixtures.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-provider.ts";
-import { sendNotificationEmail } from "./send-notification-email.ts";
+import { EMAIL_LEASE_MS, sendNotificationEmail } from "./send-notification-email.ts";
+import { fixedClock } from "../domain/clock.ts";
 import { events } from "../../db/schema/events.ts";
 
 let t: TestApp;
@@ -73,14 +74,49 @@ test("a failing provider is retried with backoff, its error shown, then FAILED a
   const { id } = await notification();
   let calls = 0;
   const failing: MailProvider = { send: async () => (calls++, { ok: false, error: "HTTP 503" }) };
-  const deps = { db: t.db, mail: failing, clock: t.clock, retrySeconds: [7, 11] };
+  const clock = fixedClock(new Date());
+  const deps = { db: t.db, mail: failing, clock, retrySeconds: [7, 11] };
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: 7 });
   expect(await row(id)).toMatchObject({ emailStatus: "PENDING", emailAttempts: 1, emailError: "HTTP 503" });
+  // A duplicate message before the retry is due waits for it; nothing is sent.
+  clock.advance(2_000);
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: 5 });
+  expect(calls).toBe(1);
+  clock.advance(5_000);
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: 11 });
+  clock.advance(11_000);
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "FAILED", emailAttempts: 3, emailError: "HTTP 503" });
   expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
   expect(calls).toBe(3);
+});
+
+test("an attempt holds its lease: a duplicate waits, and an attempt whose worker died counts once the lease is over", async () => {
+  const { id } = await notification();
+  const clock = fixedClock(new Date());
+  let release!: () => void;
+  let calls = 0;
+  const hanging: MailProvider = {
+    send: async () => {
+      calls++;
+      await new Promise<void>((r) => (release = r));
+      return { ok: true, id: "m" };
+    },
+  };
+  const deps = { db: t.db, mail: hanging, clock };
+  const first = sendNotificationEmail(deps, id);
+  await Bun.sleep(20);
+  expect(calls).toBe(1);
+  // A duplicate while the first attempt is out: it waits for the lease, nothing is sent twice at once.
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: false, retryInSeconds: EMAIL_LEASE_MS / 1000 });
+  expect(calls).toBe(1);
+  // Its worker "died" (never answers): after the lease the next attempt goes.
+  clock.advance(EMAIL_LEASE_MS);
+  const mail = databaseMailbox(t.db);
+  expect(await sendNotificationEmail({ ...deps, mail }, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 2, emailNextAttemptAt: null });
+  release();
+  await first;
 });
 
 test("the HTTP provider posts { from, to, subject, text } with the key and an idempotency key per notification", async () => {

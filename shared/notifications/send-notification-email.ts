@@ -10,12 +10,20 @@ export const MAX_EMAIL_ATTEMPTS = 3;
 export const OWNER_EMAIL_NOT_VERIFIED = "owner e-mail not verified";
 /** Delays before e-mail retries 2 and 3. */
 export const EMAIL_RETRY_SECONDS = [30, 300];
+/**
+ * An attempt holds the e-mail for this long (the mail API's 10 s timeout plus
+ * a margin): a duplicate message meanwhile waits, and an attempt whose worker
+ * died counts as made once it has passed, so none is sent twice at once.
+ */
+export const EMAIL_LEASE_MS = 15_000;
 
 /**
  * Sends a notification's owner e-mail (from its own Queue message, so it
  * never holds up a webhook). The attempt is counted with a conditional update
- * before sending, so duplicate messages never send twice in parallel; a
- * failure is recorded on the notification and retried up to 3 times in all.
+ * before sending, which also takes the e-mail's lease (`emailNextAttemptAt`),
+ * so duplicate messages never send twice in parallel, and one that comes
+ * before the e-mail is due waits; a failure is recorded on the notification
+ * and retried up to 3 times in all.
  * Nothing goes to an address that no user of the tenant has verified: such
  * an e-mail is marked SKIPPED (the notification itself stays).
  */
@@ -38,24 +46,40 @@ export async function sendNotificationEmail(
       .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING")));
     return { ack: true };
   }
+  const now = deps.clock.now();
+  const dueInMs = (n.emailNextAttemptAt?.getTime() ?? 0) - now.getTime();
+  // An attempt is out (or a retry not yet due): this message comes back when it is.
+  if (dueInMs > 0) return { ack: false, retryInSeconds: Math.max(1, Math.ceil(dueInMs / 1000)) };
+  if (n.emailAttempts >= MAX_EMAIL_ATTEMPTS) {
+    // The last attempt's worker died before recording its outcome.
+    await db
+      .update(notifications)
+      .set({ emailStatus: "FAILED", emailError: n.emailError ?? "interrupted before its outcome was recorded", emailNextAttemptAt: null })
+      .where(and(eq(notifications.id, n.id), eq(notifications.emailAttempts, n.emailAttempts), eq(notifications.emailStatus, "PENDING")));
+    return { ack: true };
+  }
   const attempt = n.emailAttempts + 1;
   const claimed = await db
     .update(notifications)
-    .set({ emailAttempts: attempt })
+    .set({ emailAttempts: attempt, emailNextAttemptAt: new Date(now.getTime() + EMAIL_LEASE_MS) })
     .where(and(eq(notifications.id, n.id), eq(notifications.emailAttempts, n.emailAttempts), eq(notifications.emailStatus, "PENDING")))
     .returning({ id: notifications.id });
   if (claimed.length === 0) return { ack: true };
-  const now = deps.clock.now();
   const result = await deps.mail.send({ to: n.emailTo, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id }, now);
   if (result.ok) {
-    await db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null }).where(eq(notifications.id, n.id));
+    await db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null, emailNextAttemptAt: null }).where(eq(notifications.id, n.id));
     return { ack: true };
   }
   const final = attempt >= MAX_EMAIL_ATTEMPTS;
+  const delays = deps.retrySeconds ?? EMAIL_RETRY_SECONDS;
+  const retryInSeconds = delays[attempt - 1] ?? delays.at(-1) ?? 30;
   await db
     .update(notifications)
-    .set({ emailError: result.error, ...(final ? { emailStatus: "FAILED" as const } : {}) })
+    .set({
+      emailError: result.error,
+      emailNextAttemptAt: final ? null : new Date(deps.clock.now().getTime() + retryInSeconds * 1000),
+      ...(final ? { emailStatus: "FAILED" as const } : {}),
+    })
     .where(eq(notifications.id, n.id));
-  const delays = deps.retrySeconds ?? EMAIL_RETRY_SECONDS;
-  return final ? { ack: true } : { ack: false, retryInSeconds: delays[attempt - 1] ?? delays.at(-1) ?? 30 };
+  return final ? { ack: true } : { ack: false, retryInSeconds };
 }

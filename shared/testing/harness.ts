@@ -24,7 +24,7 @@ export type TestResponse<T = any> = { status: number; body: T; headers: Headers 
 export async function createTestApp(
   options: { ipLimit?: number; keyLimit?: number; tenantLimit?: number; signupLimit?: number; loginLimit?: number; authFailureLimit?: number } = {},
 ) {
-  const { db, close } = await createTestDb();
+  const { db, client, close } = await createTestDb();
   // Starts at the real time: session tokens are checked against the system clock.
   const clock = fixedClock(new Date());
   const logs: string[] = [];
@@ -87,7 +87,7 @@ export async function createTestApp(
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
-  return { app, db, deps, clock, logs, request, close, simChains };
+  return { app, db, client, deps, clock, logs, request, close, simChains };
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;

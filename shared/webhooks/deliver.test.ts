@@ -234,7 +234,8 @@ describe("delivery", () => {
     expect(s.received).toHaveLength(0);
     const after = await attemptsOf(delivery!.id);
     expect(after.map((a) => [a.attempt, a.error])).toEqual([[1, "interrupted before its outcome was recorded"]]);
-    expect(s.queue.messages.at(-1)).toEqual({ body: { kind: "delivery", deliveryId: delivery!.id, attempt: 2 }, delaySeconds: 30 });
+    // The interruption was ours: the next attempt goes at once, not after the backoff.
+    expect(s.queue.messages.at(-1)).toEqual({ body: { kind: "delivery", deliveryId: delivery!.id, attempt: 2 }, delaySeconds: 0 });
     // A recent claim is waited for instead.
     await s.pump();
     expect(s.received).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -8,6 +8,7 @@ import { deterministicUuid, newId } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
+import { isTransientError } from "../http/transient-errors.ts";
 import { MAX_ATTEMPTS, type DeliveryQueue } from "./messages.ts";
 import { deliveryHeaders } from "./signing.ts";
 
@@ -32,8 +33,17 @@ export type DeliveryDeps = {
 export type MessageOutcome = { ack: true; failedForTenant?: string } | { ack: false; retryInSeconds: number };
 const ACK: MessageOutcome = { ack: true };
 
-/** An attempt claimed but never finished (its worker died) is judged after this much past its timeout. */
-const INTERRUPTED_AFTER_MS = 30_000;
+/**
+ * An attempt's claim is a lease of the delivery timeout plus this margin: a
+ * claimed attempt unfinished after it was interrupted (its worker died; its
+ * request, if it went out, was aborted at the timeout), so the next attempt
+ * may go without ever running in parallel with it. The same lease bounds how
+ * long a message may be missing before the recovery pass re-sends it.
+ */
+export const LEASE_MARGIN_MS = 5_000;
+
+/** How long a claimed attempt or a queued message may go without an outcome. */
+export const deliveryLeaseMs = (timeoutMs: number) => timeoutMs + LEASE_MARGIN_MS;
 
 async function loadDelivery(db: Db, deliveryId: string) {
   const [row] = await db
@@ -90,12 +100,12 @@ async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number): Pr
  * except about a `webhook.delivery_failed` itself, which would let two dead
  * endpoints notify each other forever.
  */
-async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult) {
+async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
   const { db } = deps;
   const now = deps.clock.now();
   const final = result.succeeded || attempt >= MAX_ATTEMPTS;
   const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
-  const delay = deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
+  const delay = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
   const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
   const d = loaded.delivery;
   const statements = [
@@ -167,19 +177,53 @@ export async function processDeliveryMessage(deps: DeliveryDeps, msg: { delivery
   if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS) return ACK;
 
   const attemptId = newId();
-  const claimed = await db
-    .insert(webhookAttempts)
-    .values({ id: attemptId, tenantId: d.tenantId, deliveryId: d.id, attempt: msg.attempt, startedAt: deps.clock.now() })
-    .onConflictDoNothing()
-    .returning({ id: webhookAttempts.id });
-  if (claimed.length === 0) return resumeClaimed(deps, loaded, msg.attempt);
+  if (!(await claimAttempt(deps, d, attemptId, msg.attempt))) return resumeClaimed(deps, loaded, msg.attempt);
 
   const result = loaded.endpointDeleted
     ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
     : await sendOnce(deps, loaded, msg.attempt);
-  const { final, delay, failed } = await recordAttempt(deps, loaded, attemptId, msg.attempt, result);
+  // The request went out: its outcome is worth a few tries against a flaky database.
+  const { final, delay, failed } = await persistently(() => recordAttempt(deps, loaded, attemptId, msg.attempt, result));
   if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: msg.attempt + 1 }, { delaySeconds: delay });
   return failed ? { ack: true, failedForTenant: d.tenantId } : ACK;
+}
+
+/**
+ * Claims attempt `attempt` (the unique (delivery, attempt) row). A transient
+ * error may hide a claim that committed: the row is read back, and it is ours
+ * if it carries our id.
+ */
+async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId: string, attempt: number): Promise<boolean> {
+  try {
+    const claimed = await deps.db
+      .insert(webhookAttempts)
+      .values({ id: attemptId, tenantId: d.tenantId, deliveryId: d.id, attempt, startedAt: deps.clock.now() })
+      .onConflictDoNothing()
+      .returning({ id: webhookAttempts.id });
+    return claimed.length > 0;
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    const [row] = await persistently(() =>
+      deps.db
+        .select({ id: webhookAttempts.id })
+        .from(webhookAttempts)
+        .where(and(eq(webhookAttempts.deliveryId, d.id), eq(webhookAttempts.attempt, attempt))),
+    );
+    return row?.id === attemptId;
+  }
+}
+
+/** Runs `fn` up to 3 times while it fails with a transient error (50, 200 ms apart). */
+async function persistently<T>(fn: () => Promise<T>): Promise<T> {
+  for (const wait of [50, 200]) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientError(err)) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  return fn();
 }
 
 /** Another message holds this attempt's claim: wait for it, or, if its worker died, count it as failed. */
@@ -190,14 +234,18 @@ async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number
     .where(and(eq(webhookAttempts.deliveryId, loaded.delivery.id), eq(webhookAttempts.attempt, attempt)));
   if (!claim || claim.finishedAt) return ACK;
   const age = deps.clock.now().getTime() - claim.startedAt.getTime();
-  if (age < deps.timeoutMs + INTERRUPTED_AFTER_MS) return { ack: false, retryInSeconds: Math.ceil((deps.timeoutMs + INTERRUPTED_AFTER_MS - age) / 1000) };
+  const lease = deliveryLeaseMs(deps.timeoutMs);
+  if (age < lease) return { ack: false, retryInSeconds: Math.max(1, Math.ceil((lease - age) / 1000)) };
   // The request may or may not have gone out; counting it keeps "3 attempts" true either way.
-  const { final, delay, failed } = await recordAttempt(deps, loaded, claim.id, attempt, {
-    succeeded: false,
-    responseStatus: null,
-    error: "interrupted before its outcome was recorded",
-    durationMs: age,
-  });
+  // The interruption was ours, not the endpoint's: the next attempt goes at once.
+  const { final, delay, failed } = await recordAttempt(
+    deps,
+    loaded,
+    claim.id,
+    attempt,
+    { succeeded: false, responseStatus: null, error: "interrupted before its outcome was recorded", durationMs: age },
+    0,
+  );
   if (!final) await deps.queue.send({ kind: "delivery", deliveryId: loaded.delivery.id, attempt: attempt + 1 }, { delaySeconds: delay });
   return failed ? { ack: true, failedForTenant: loaded.delivery.tenantId } : ACK;
 }
@@ -208,26 +256,43 @@ async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: num
   await deps.queue.send({ kind: "delivery", deliveryId, attempt }, { delaySeconds });
 }
 
+/** Stalled work re-sent per recovery pass, at most. */
+export const RECOVERY_PAGE = 100;
+
 /**
- * Work whose message was lost (a relay cut off between claiming and
- * messaging, or a message dropped): deliveries whose next attempt is long
- * overdue, and owner e-mails never tried though their event was relayed long
- * ago, are enqueued again. Duplicates are harmless.
+ * The recovery pass (every cron tick): work whose Queue message was lost (a
+ * relay or a worker cut off, a message dropped, the process killed) is
+ * enqueued again once its lease has run out: deliveries whose next attempt is
+ * overdue by more than `leaseMs`, and owner e-mails likewise. Each is taken
+ * with a conditional update that renews its lease (`next_attempt_at` = now),
+ * so overlapping passes send one message each, and a delivery is re-sent at
+ * most once per lease. A re-sent attempt whose claim is still held waits for
+ * it, and one whose claim outlived its lease counts as interrupted: no
+ * attempt ever runs twice, or twice at once. Duplicates are harmless.
  */
-export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "queue" | "clock">, olderThanMs = 5 * 60_000) {
-  const cutoff = new Date(deps.clock.now().getTime() - olderThanMs);
+export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "queue" | "clock">, leaseMs = deliveryLeaseMs(10_000)) {
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - leaseMs);
+  const stalledDeliveries = and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff));
+  const stalledMails = and(eq(notifications.emailStatus, "PENDING"), lt(notifications.emailNextAttemptAt, cutoff));
   const [stalled, mails] = await Promise.all([
     deps.db
-      .select({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff)))
-      .limit(100),
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: now })
+      .where(
+        and(
+          inArray(webhookDeliveries.id, deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(stalledDeliveries).limit(RECOVERY_PAGE)),
+          stalledDeliveries,
+        ),
+      )
+      .returning({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount }),
     deps.db
-      .select({ id: notifications.id })
-      .from(notifications)
-      .innerJoin(events, eq(events.id, notifications.eventId))
-      .where(and(eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0), lt(events.relayedAt, cutoff)))
-      .limit(100),
+      .update(notifications)
+      .set({ emailNextAttemptAt: now })
+      .where(
+        and(inArray(notifications.id, deps.db.select({ id: notifications.id }).from(notifications).where(stalledMails).limit(RECOVERY_PAGE)), stalledMails),
+      )
+      .returning({ id: notifications.id }),
   ]);
   const messages = [
     ...stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })),

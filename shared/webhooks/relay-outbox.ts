@@ -36,8 +36,9 @@ export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpo
  * 2. claim the events (`relayed_at`, only where still null), so of several
  *    overlapping relays exactly one messages each event;
  * 3. message the claimed events' deliveries and e-mails.
- * A crash after the claim leaves deliveries PENDING with no message; the
- * stalled-delivery requeue of the cron tick sends them.
+ * A crash after the claim leaves deliveries (and e-mails) PENDING with no
+ * message; the recovery pass of the cron tick re-sends them once their
+ * lease (the delivery timeout plus a margin) has run out.
  */
 export async function relayOutbox(
   { db, queue }: Pick<VerbDeps, "db" | "queue">,
@@ -95,7 +96,7 @@ export async function relayOutbox(
       body,
       readAt: null,
       emailTo: owner?.email ?? null,
-      ...emailFor(owner),
+      ...emailFor(owner, input.now),
       emailAttempts: 0,
       emailSentAt: null,
       // The event's own time (the tenant's clock), so notifications and events sort alike.
@@ -157,10 +158,10 @@ export async function relayOutbox(
  * Skipped e-mails are not sent later: verification starts the e-mail, it
  * does not replay the past.
  */
-function emailFor(owner: { verified: boolean } | undefined) {
-  if (!owner) return { emailStatus: "SKIPPED" as const, emailError: "no owner e-mail" };
-  if (!owner.verified) return { emailStatus: "SKIPPED" as const, emailError: OWNER_EMAIL_NOT_VERIFIED };
-  return { emailStatus: "PENDING" as const, emailError: null };
+function emailFor(owner: { verified: boolean } | undefined, now: Date) {
+  if (!owner) return { emailStatus: "SKIPPED" as const, emailError: "no owner e-mail", emailNextAttemptAt: null };
+  if (!owner.verified) return { emailStatus: "SKIPPED" as const, emailError: OWNER_EMAIL_NOT_VERIFIED, emailNextAttemptAt: null };
+  return { emailStatus: "PENDING" as const, emailError: null, emailNextAttemptAt: now };
 }
 
 /** Relays until the outbox is empty (or `maxPages` pages), for the cron tick. */

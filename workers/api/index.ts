@@ -1,3 +1,4 @@
+import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createApiApp } from "./app.ts";
 import { depsFromEnv, type ApiEnv } from "./deps.ts";
 
@@ -9,5 +10,5 @@ export { LoanObject } from "../../shared/loans/loan-object.ts";
 const app = createApiApp(depsFromEnv);
 
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => app.fetch(request, withChaos(env), ctx),
 } satisfies ExportedHandler<ApiEnv>;

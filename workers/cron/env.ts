@@ -16,6 +16,8 @@ export type CronEnv = {
   SIM_CHAINS: DurableObjectNamespace<SimulatedChainObject>;
   /** The api worker's live EVM sender objects (script_name binding): the nonces of funding the cron retries. */
   EVM_SENDERS?: DurableObjectNamespace<EvmSenderObject>;
+  /** The webhooks worker's delivery timeout (default 10000): the recovery pass's lease is this plus 5 s. */
+  WEBHOOK_TIMEOUT_MS?: string;
   /** Worker secret: opens the operator's sealed signers (live funding runs in the loan objects, but the port is built alike). */
   SECRETS_KEY?: string;
 } & LiveChainEnv;

@@ -1,3 +1,4 @@
+import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createHealthApp } from "../../shared/http/health-app.ts";
 import type { CronEnv } from "./env.ts";
 import { JOBS } from "./jobs.ts";
@@ -8,7 +9,7 @@ const app = createHealthApp("cron");
 
 export default {
   async scheduled(controller, env) {
-    await runJobs(JOBS, env, { cron: controller.cron, scheduledTime: controller.scheduledTime });
+    await runJobs(JOBS, withChaos(env), { cron: controller.cron, scheduledTime: controller.scheduledTime });
   },
   fetch: app.fetch,
 } satisfies ExportedHandler<CronEnv>;

@@ -1,3 +1,4 @@
+import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createEmbedApp } from "./app.ts";
 import { embedDepsFromEnv } from "./deps.ts";
 import type { EmbedEnv } from "./env.ts";
@@ -5,5 +6,5 @@ import type { EmbedEnv } from "./env.ts";
 const app = createEmbedApp(embedDepsFromEnv);
 
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => app.fetch(request, withChaos(env), ctx),
 } satisfies ExportedHandler<EmbedEnv>;

@@ -1,3 +1,4 @@
+import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createHealthApp } from "../../shared/http/health-app.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 import { consumeDeliveries } from "./consume-deliveries.ts";
@@ -9,7 +10,7 @@ const app = createHealthApp("webhooks");
 
 export default {
   async queue(batch, env) {
-    await consumeDeliveries(batch, webhookDepsFromEnv(env));
+    await consumeDeliveries(batch, webhookDepsFromEnv(withChaos(env)));
   },
   fetch: app.fetch,
 } satisfies ExportedHandler<WebhooksEnv, DeliveryMessage>;

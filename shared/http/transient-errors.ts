@@ -1,0 +1,32 @@
+/**
+ * Errors of the platform rather than of the request: D1 overloaded, reset or
+ * unreachable, a Durable Object reset or overloaded, a network connection
+ * lost (and the chaos suite's injected faults, which imitate them). Workers
+ * answer them 503 with `Retry-After` (the client retries with the same
+ * idempotency key), and single writers retry idempotent commands once.
+ * Constraint violations and bugs are not transient: they stay 500.
+ */
+const TRANSIENT_MESSAGE =
+  /injected fault \(chaos\)|Durable Object reset|durable object .*(overloaded|reset)|storage caused object to be reset|D1_ERROR: .*(overloaded|reset|network|timed? ?out|internal error)|Network connection lost|D1 DB .*(overloaded|unavailable)|Too many requests queued/i;
+
+export function isTransientError(err: unknown): boolean {
+  // Drizzle wraps a driver's error as the `cause` of its own ("Failed query: …").
+  for (let e = err, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+    const x = e as { retryable?: unknown; overloaded?: unknown; message?: unknown; name?: unknown; cause?: unknown };
+    if (x.retryable === true || x.overloaded === true || x.name === "InjectedFault") return true;
+    if (typeof x.message === "string" && TRANSIENT_MESSAGE.test(x.message)) return true;
+    e = x.cause;
+  }
+  return false;
+}
+
+/** Retries `fn` once (after `waitMs`) when it fails with a transient error. */
+export async function retryTransientOnce<T>(fn: () => Promise<T>, waitMs = 50): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    await new Promise((r) => setTimeout(r, waitMs));
+    return fn();
+  }
+}
