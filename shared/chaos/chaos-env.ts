@@ -1,4 +1,4 @@
-import { chaosFromEnv, type ChaosVars } from "./faults.ts";
+import { chaosFromEnv, type ChaosVars, type FaultSite } from "./faults.ts";
 import { faultyD1 } from "./faulty-d1.ts";
 import { faultyQueue } from "./faulty-queue.ts";
 
@@ -9,12 +9,13 @@ type ChaosTargets = ChaosVars & { DB?: D1Database; WEBHOOK_DELIVERIES?: Queue<un
  * D1 binding and the deliveries Queue producer wrapped. Without CHAOS_* vars,
  * or outside development, the env itself.
  */
-export function withChaos<E extends ChaosTargets>(env: E): E {
+export function withChaos<E extends ChaosTargets>(env: E, site: FaultSite): E {
   const chaos = chaosFromEnv(env);
-  if (!chaos.d1 && !chaos.queue) return env;
+  const applies = (policy?: { sites?: FaultSite[] }) => policy !== undefined && (!policy.sites || policy.sites.includes(site));
+  if (!applies(chaos.d1) && !applies(chaos.queue)) return env;
   const out = { ...env };
-  if (chaos.d1 && env.DB) out.DB = faultyD1(env.DB, chaos.d1);
-  if (chaos.queue && env.WEBHOOK_DELIVERIES) out.WEBHOOK_DELIVERIES = faultyQueue(env.WEBHOOK_DELIVERIES, chaos.queue);
+  if (applies(chaos.d1) && env.DB) out.DB = faultyD1(env.DB, chaos.d1!);
+  if (applies(chaos.queue) && env.WEBHOOK_DELIVERIES) out.WEBHOOK_DELIVERIES = faultyQueue(env.WEBHOOK_DELIVERIES, chaos.queue!);
   return out;
 }
 

@@ -15,7 +15,12 @@ export class InjectedFault extends Error {
   }
 }
 
+/** Where a fault applies: the worker (or the loan objects) whose handles get it. */
+export type FaultSite = "api" | "embed" | "cron" | "webhooks" | "loans";
+
 export type D1FaultPolicy = {
+  /** Only these sites' handles fail; unset: every site. */
+  sites?: FaultSite[];
   /** Fraction of statements (a batch counts as one) that fail, 0..1. */
   rate: number;
   /**
@@ -27,12 +32,17 @@ export type D1FaultPolicy = {
   match?: string;
   /** At most this many faults in all (per isolate); unset: no limit. */
   limit?: number;
-  /** Every statement after the first `cutAfter` of one database handle fails: an invocation killed half-way. */
+  /**
+   * Every statement after the first `cutAfter` of one database handle fails:
+   * an invocation killed half-way (counted against `limit`, so later
+   * invocations run whole once it is spent).
+   */
   cutAfter?: number;
   seed?: number;
 };
 
 export type QueueFaultPolicy = {
+  sites?: FaultSite[];
   /** Fraction of messages sent twice. */
   duplicate?: number;
   /** Fraction of messages silently dropped (the send succeeds, the message never arrives). */

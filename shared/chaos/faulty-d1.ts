@@ -18,9 +18,12 @@ function faultGuard(policy: D1FaultPolicy) {
 
   const decide = (sqls: string[]): Decision => {
     statements++;
-    if (policy.cutAfter !== undefined && statements > policy.cutAfter) return "before";
-    if (match && !sqls.some((s) => match.test(s))) return "pass";
     if (policy.limit !== undefined && state.count >= policy.limit) return "pass";
+    if (policy.cutAfter !== undefined && statements > policy.cutAfter) {
+      state.count++;
+      return "before";
+    }
+    if (match && !sqls.some((s) => match.test(s))) return "pass";
     if (state.random() >= policy.rate) return "pass";
     state.count++;
     const when = policy.when ?? "either";

@@ -18,7 +18,7 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
   private readonly withLock = keyedMutex();
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
-    const env = withChaos(this.env);
+    const env = withChaos(this.env, "loans");
     const db = createDb(env.DB);
     const result = await this.withLock("loan", () => executeLoanCommand({ db, chain: chainPortFromEnv(env, db), clock: systemClock }, cmd));
     // Chaos (development only): the object resets after its commit, before its reply.

@@ -10,5 +10,5 @@ export { LoanObject } from "../../shared/loans/loan-object.ts";
 const app = createApiApp(depsFromEnv);
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, withChaos(env), ctx),
+  fetch: (request, env, ctx) => app.fetch(request, withChaos(env, "api"), ctx),
 } satisfies ExportedHandler<ApiEnv>;

@@ -9,7 +9,7 @@ const app = createHealthApp("cron");
 
 export default {
   async scheduled(controller, env) {
-    await runJobs(JOBS, withChaos(env), { cron: controller.cron, scheduledTime: controller.scheduledTime });
+    await runJobs(JOBS, withChaos(env, "cron"), { cron: controller.cron, scheduledTime: controller.scheduledTime });
   },
   fetch: app.fetch,
 } satisfies ExportedHandler<CronEnv>;

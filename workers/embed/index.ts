@@ -6,5 +6,5 @@ import type { EmbedEnv } from "./env.ts";
 const app = createEmbedApp(embedDepsFromEnv);
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, withChaos(env), ctx),
+  fetch: (request, env, ctx) => app.fetch(request, withChaos(env, "embed"), ctx),
 } satisfies ExportedHandler<EmbedEnv>;

@@ -79,7 +79,7 @@ function testBundlesDir(): string {
  */
 const TEST_RATELIMITS: NonNullable<StackOptions["ratelimits"]> = { SIGNUP_LIMITER: { limit: 1_000_000 } };
 
-export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort"> = {}): Promise<TestStack> {
+export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort" | "cronIntervalMs" | "persistDir"> = {}): Promise<TestStack> {
   const stack = await startStack({
     port: 0,
     embedPort: 0,
@@ -92,21 +92,7 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
   return {
     baseUrl: stack.baseUrl,
     embedUrl: stack.embedUrl,
-    async fetch(path, init = {}) {
-      const headers = new Headers(init.headers);
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers.set("content-type", "application/json");
-        body = JSON.stringify(init.json);
-      }
-      const url = /^https?:\/\//.test(path) ? path : `${stack.baseUrl}${path}`;
-      // A fresh connection per request: Bun's keep-alive pool can hand a POST a socket workerd is closing,
-      // which fails with ECONNRESET before the request is sent (seen under the 500-loan load test).
-      const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body, keepalive: false });
-      const text = await res.text();
-      const isJson = /\bjson\b/.test(res.headers.get("content-type") ?? "") && text !== "";
-      return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
-    },
+    fetch: httpClient(stack.baseUrl),
     scheduled: stack.scheduled,
     db: async () => (await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database,
     queue: async (binding) => (await stack.mf.getQueueProducer(binding, stack.names.api)) as unknown as Queue<any>,
@@ -114,10 +100,29 @@ export async function startTestStack(options: Pick<StackOptions, "ratelimits" | 
   };
 }
 
+/** `TestStack.fetch` for a stack at `baseUrl` (one this process started, or another process's). */
+export function httpClient(baseUrl: string): TestStack["fetch"] {
+  return async (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    const url = /^https?:\/\//.test(path) ? path : `${baseUrl}${path}`;
+    // A fresh connection per request: Bun's keep-alive pool can hand a POST a socket workerd is closing,
+    // which fails with ECONNRESET before the request is sent (seen under the 500-loan load test).
+    const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body, keepalive: false });
+    const text = await res.text();
+    const isJson = /\bjson\b/.test(res.headers.get("content-type") ?? "") && text !== "";
+    return { status: res.status, headers: res.headers, body: isJson ? JSON.parse(text) : text };
+  };
+}
+
 let merchants = 0;
 
 /** The token of the newest verification link in the owner's mailbox (`GET /v1/dev/mailbox`), or null. */
-export async function verificationToken(stack: TestStack, ownerToken: string): Promise<string | null> {
+export async function verificationToken(stack: Pick<TestStack, "fetch">, ownerToken: string): Promise<string | null> {
   const mails = await stack.fetch("/v1/dev/mailbox?limit=100", { headers: { authorization: `Bearer ${ownerToken}` } });
   if (mails.status !== 200) throw new Error(`mailbox: ${mails.status} ${JSON.stringify(mails.body)}`);
   for (const m of mails.body.data as { body: string }[]) {
@@ -134,7 +139,7 @@ export async function verificationToken(stack: TestStack, ownerToken: string): P
  * the mailbox (so notification e-mail is sent), unless `verifyEmail: false`.
  * Throws when a step does not answer as it should.
  */
-export async function signUpMerchant(stack: TestStack, companyName = "Lender", options: { verifyEmail?: boolean } = {}) {
+export async function signUpMerchant(stack: Pick<TestStack, "fetch">, companyName = "Lender", options: { verifyEmail?: boolean } = {}) {
   const n = ++merchants;
   const email = `owner.${Date.now()}.${n}@merchant.example`;
   const signup = await stack.fetch("/v1/auth/signup", { json: { email, password: "correct horse battery staple", companyName: `${companyName} ${n}` } });

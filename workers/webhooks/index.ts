@@ -10,7 +10,7 @@ const app = createHealthApp("webhooks");
 
 export default {
   async queue(batch, env) {
-    await consumeDeliveries(batch, webhookDepsFromEnv(withChaos(env)));
+    await consumeDeliveries(batch, webhookDepsFromEnv(withChaos(env, "webhooks")));
   },
   fetch: app.fetch,
 } satisfies ExportedHandler<WebhooksEnv, DeliveryMessage>;
