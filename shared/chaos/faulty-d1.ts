@@ -1,8 +1,12 @@
 import type { Client as LibsqlClient } from "@libsql/client";
 import { type D1FaultPolicy, InjectedFault, randomSource } from "./faults.ts";
 
-/** Faults injected so far, per policy object (an isolate's budget for `limit`). */
-const injected = new WeakMap<D1FaultPolicy, { count: number; random: () => number }>();
+/**
+ * Per policy (by its JSON: workers parse their vars on every request), the
+ * isolate's faults so far (its budget for `limit`) and its one random
+ * sequence, which goes on from request to request.
+ */
+const injected = new Map<string, { count: number; random: () => number }>();
 
 type Decision = "pass" | "before" | "after";
 
@@ -11,8 +15,9 @@ type Decision = "pass" | "before" | "after";
  * is one: it commits or not as a whole) fails, and when.
  */
 function faultGuard(policy: D1FaultPolicy) {
-  if (!injected.has(policy)) injected.set(policy, { count: 0, random: randomSource(policy.seed) });
-  const state = injected.get(policy)!;
+  const key = JSON.stringify(policy);
+  if (!injected.has(key)) injected.set(key, { count: 0, random: randomSource(policy.seed) });
+  const state = injected.get(key)!;
   const match = policy.match ? new RegExp(policy.match, "i") : null;
   let statements = 0;
 

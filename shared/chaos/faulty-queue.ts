@@ -7,8 +7,13 @@ type SendOptions = { delaySeconds?: number; contentType?: QueueContentType };
  * (so they arrive out of order) or lost (the send succeeds and nothing
  * arrives), as an at-least-once queue may do.
  */
+const sources = new Map<string, () => number>();
+
 export function faultyQueue<Body>(inner: Queue<Body>, policy: QueueFaultPolicy): Queue<Body> {
-  const random = randomSource(policy.seed);
+  // One random sequence per policy for the isolate, going on from request to request.
+  const key = JSON.stringify(policy);
+  if (!sources.has(key)) sources.set(key, randomSource(policy.seed));
+  const random = sources.get(key)!;
   const copies = (): number => {
     if (policy.lose && random() < policy.lose) return 0;
     return policy.duplicate && random() < policy.duplicate ? 2 : 1;

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { buildWorkers } from "./build.ts";
 import { startStack, type StackOptions } from "./stack.ts";
 import { REPO_ROOT } from "./wrangler-config.ts";
 
@@ -79,7 +80,17 @@ function testBundlesDir(): string {
  */
 const TEST_RATELIMITS: NonNullable<StackOptions["ratelimits"]> = { SIGNUP_LIMITER: { limit: 1_000_000 } };
 
-export async function startTestStack(options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort" | "cronIntervalMs" | "persistDir"> = {}): Promise<TestStack> {
+let bundlesBuilt: Promise<string> | undefined;
+
+/** This process's test bundles, built once (for stacks started in another process, like the chaos suite's). */
+export function testBundles(): Promise<string> {
+  bundlesBuilt ??= buildWorkers(testBundlesDir()).then(() => testBundlesDir());
+  return bundlesBuilt;
+}
+
+export async function startTestStack(
+  options: Pick<StackOptions, "ratelimits" | "vars" | "logLevel" | "embedPort" | "cronIntervalMs" | "persistDir"> = {},
+): Promise<TestStack> {
   const stack = await startStack({
     port: 0,
     embedPort: 0,

@@ -1,19 +1,42 @@
-import { type Hex } from "viem";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../../shared/chains/chain-config.ts";
-import { httpClient, signUpMerchant, type StackResponse } from "../integration.ts";
+import { httpClient, type StackRequest, type StackResponse } from "../integration.ts";
 
-export type Merchant = Awaited<ReturnType<typeof signUpMerchant>>;
+export type Merchant = Awaited<ReturnType<typeof merchantWithEndpoints>>;
 
-/** A fresh merchant on the stack at `baseUrl`, its webhook endpoints subscribed to every event. */
+/**
+ * A fresh merchant on the stack at `baseUrl` (signup, an API key), its
+ * webhook endpoints subscribed to every event. Every step is retried through
+ * faults (a signup whose answer was lost is logged into instead; endpoints
+ * created twice are deleted down to one), since faults are on from the start.
+ * The owner's e-mail stays unverified: no owner e-mail is sent.
+ */
 export async function merchantWithEndpoints(baseUrl: string, urls: string[]) {
-  const m = await signUpMerchant({ fetch: httpClient(baseUrl) }, "Chaos");
+  const fetch = httpClient(baseUrl);
+  const email = `chaos.${crypto.randomUUID()}@merchant.example`;
+  const credentials = { email, password: "correct horse battery staple" };
+  let session = await persist(() => fetch("/v1/auth/signup", { json: { ...credentials, companyName: "Chaos" } }));
+  if (session.status === 409) session = await persist(() => fetch("/v1/auth/login", { json: credentials }));
+  if (session.status !== 201 && session.status !== 200) throw new Error(`signup: ${session.status} ${JSON.stringify(session.body)}`);
+  const token = session.body.accessToken as string;
+  const dashboard = <T = any>(path: string, init: StackRequest = {}) =>
+    fetch<T>(path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+  const key = await persist(() => dashboard("/v1/api-keys", { json: { name: "backend" } }));
+  if (key.status !== 201) throw new Error(`api key: ${key.status} ${JSON.stringify(key.body)}`);
+  const apiKey = key.body.key as string;
+  const api = <T = any>(path: string, init: StackRequest = {}) => fetch<T>(path, { ...init, headers: { "x-api-key": apiKey, ...init.headers } });
+  const me = await persist(() => api("/v1/me"));
   // The sandbox pool of a new tenant holds 100,000 USDC: enough for every load below.
-  for (const url of urls) {
-    const res = await m.dashboard("/v1/webhooks", { json: { url, events: ["*"] } });
-    if (res.status !== 201) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
+  for (const url of urls) await persist(() => dashboard("/v1/webhooks", { json: { url, events: ["*"] } }));
+  const endpoints = (await persist(() => dashboard("/v1/webhooks?limit=100"))).body.data as { id: string; url: string }[];
+  const seen = new Set<string>();
+  for (const e of endpoints) {
+    if (seen.has(e.url)) await persist(() => dashboard(`/v1/webhooks/${e.id}`, { method: "DELETE" }));
+    seen.add(e.url);
   }
-  return m;
+  if (seen.size !== urls.length) throw new Error(`webhooks: ${seen.size} of ${urls.length} created`);
+  return { tenantId: me.body.tenant.id as string, api, dashboard, loanProductId: me.body.merchantConfigs[0].loanProductId as string };
 }
 
 /** Retries a request through network errors and 5xx (the stack restarting, injected faults) until `deadline`. */

@@ -13,6 +13,8 @@ export type ReportRow = {
   /** Every target held. */
   ok: boolean;
   notes?: string;
+  /** What the verification counted (for the tests' own assertions). */
+  findings?: Findings;
 };
 
 export function percentile(values: number[], p: number): number {
@@ -34,7 +36,7 @@ export function rowOf(fault: string, load: string, f: Findings, since: (e: { cre
     return at === undefined ? [] : [Math.max(0, at - since(e))];
   });
   const lost = f.loansLost + f.notFunded + f.repaymentsDropped + f.eventsLost;
-  const doubledMoney = f.loansDuplicated + f.fundedTwice + f.repaymentsDoubled;
+  const doubledMoney = f.loansDuplicated + f.fundedTwice + f.repaymentsDoubled + f.loanEventsDoubled;
   return {
     fault,
     load,
@@ -43,7 +45,12 @@ export function rowOf(fault: string, load: string, f: Findings, since: (e: { cre
     p99Ms: percentile(delays, 99),
     maxMs: delays.length ? Math.max(...delays) : 0,
     ok: lost === 0 && doubledMoney === 0 && f.overAttempted === 0 && f.wronglyEnded === 0,
-    notes: [notes, f.eventsDoubled ? `${f.eventsDoubled} event(s) delivered twice (at-least-once)` : "", f.overAttempted ? `${f.overAttempted} over 3 attempts` : ""]
+    findings: f,
+    notes: [
+      notes,
+      f.eventsDoubled ? `${f.eventsDoubled} event(s) delivered twice (at-least-once)` : "",
+      f.overAttempted ? `${f.overAttempted} over 3 attempts` : "",
+    ]
       .filter(Boolean)
       .join("; "),
   };

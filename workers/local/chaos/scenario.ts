@@ -33,20 +33,20 @@ export async function runLoad(m: Merchant, load: Load, deadline = Date.now() + 1
   return { ids, repaid, plan };
 }
 
-/** Moves the tenant's sandbox clock past every loan's due date (7-day loans, 3 days of grace): the sweep makes the unpaid ones OVERDUE. */
+/** Moves the tenant's sandbox clock past every loan's due date (7-day loans, 3 days of grace): the sweep marks the unpaid ones overdue (`loan.overdue`). */
 export async function advancePastDue(m: Merchant, days = 8) {
   const res = await persist(() => m.api("/v1/sandbox/clock/advance", { json: { seconds: days * 86_400 } }));
   if (res.status !== 200) throw new Error(`clock advance: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-/** Waits until every loan that is not repaid has reached one of `statuses` (the sweep under faults), or `timeoutMs`. */
-export async function awaitSwept(m: Merchant, ids: Iterable<string>, repaid: Set<string>, statuses: string[], timeoutMs = 60_000) {
+/** Waits until every loan that is not repaid is marked `overdue` by the sweep (under the fault), or `timeoutMs`; returns how many are not. */
+export async function awaitSwept(m: Merchant, ids: Iterable<string>, repaid: Set<string>, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set([...ids].filter((id) => !repaid.has(id)));
   while (pending.size > 0 && Date.now() < deadline) {
     for (const id of [...pending]) {
       const res = await persist(() => m.api(`/v1/loans/${id}`));
-      if (statuses.includes(res.body.status)) pending.delete(id);
+      if (res.body.overdue === true || res.body.status === "DEFAULTED") pending.delete(id);
     }
     if (pending.size > 0) await Bun.sleep(500);
   }

@@ -11,6 +11,8 @@ const stack = await startStack({
   logLevel: "none",
   build: false,
   ...options,
-  ratelimits: { IP_LIMITER: { limit: 1_000_000 }, API_KEY_LIMITER: { limit: 1_000_000 }, TENANT_LIMITER: { limit: 1_000_000 }, SIGNUP_LIMITER: { limit: 1_000_000 } },
+  ratelimits: Object.fromEntries(
+    ["IP_LIMITER", "API_KEY_LIMITER", "TENANT_LIMITER", "SIGNUP_LIMITER", "LOGIN_LIMITER", "AUTH_FAILURE_LIMITER"].map((n) => [n, { limit: 1_000_000 }]),
+  ),
 });
 console.log(`READY ${stack.baseUrl}`);

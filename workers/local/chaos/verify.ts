@@ -38,6 +38,8 @@ export type Findings = {
   /** Repayments credited twice, or sent and never credited. */
   repaymentsDoubled: number;
   repaymentsDropped: number;
+  /** Loan events that happen once in a loan's life (funded, repaid, overdue, defaulted) committed more than once. */
+  loanEventsDoubled: number;
   /** Committed events never delivered (to an endpoint that accepts them), or delivered more than once. */
   eventsCommitted: number;
   eventsLost: number;
@@ -75,14 +77,21 @@ export async function verify(m: Merchant, receiver: Receiver, expect: Expectatio
     const funding = settlements.filter((s) => s.kind === "FUNDING");
     const repayments = settlements.filter((s) => s.kind === "REPAYMENT" || s.kind === "PARTIAL_REPAYMENT");
     if (funding.length > 1) fundedTwice++;
-    if (funding.length === 0 || !["ACTIVE", "REPAID"].includes(loan.status)) notFunded++;
+    if (funding.length === 0 || !["ACTIVE", "REPAID", "DEFAULTED"].includes(loan.status)) notFunded++;
     if (expect.repaid.has(loan.id)) {
       if (repayments.length > 1) repaymentsDoubled++;
       if (repayments.length === 0 || loan.status !== "REPAID") repaymentsDropped++;
     } else if (repayments.length > 0) repaymentsDoubled++;
   }
 
-  const events = (await listAll(m.api, "/v1/events")) as { id: string; type: string; createdAt: string }[];
+  const events = (await listAll(m.api, "/v1/events")) as { id: string; type: string; createdAt: string; data?: { loan?: { id?: string } } }[];
+  const once = new Map<string, number>();
+  for (const e of events) {
+    if (!["loan.funded", "loan.repaid", "loan.overdue", "loan.defaulted"].includes(e.type)) continue;
+    const key = `${e.data?.loan?.id}:${e.type}`;
+    once.set(key, (once.get(key) ?? 0) + 1);
+  }
+  const loanEventsDoubled = [...once.values()].filter((n) => n > 1).length;
   const firstDelivery = new Map<string, number>();
   let eventsLost = 0;
   let eventsDoubled = 0;
@@ -114,6 +123,7 @@ export async function verify(m: Merchant, receiver: Receiver, expect: Expectatio
     notFunded,
     repaymentsDoubled,
     repaymentsDropped,
+    loanEventsDoubled,
     eventsCommitted: events.length,
     eventsLost,
     eventsDoubled,
@@ -124,14 +134,25 @@ export async function verify(m: Merchant, receiver: Receiver, expect: Expectatio
   };
 }
 
-/** Waits until every committed event has reached `path` (or `timeoutMs` passes); true when it has. */
-export async function awaitDelivered(m: Merchant, receiver: Receiver, path: string, timeoutMs: number): Promise<boolean> {
+/**
+ * Waits until the service is quiet: every committed event has reached each of
+ * `paths`, and no delivery is still PENDING (so failing endpoints have had
+ * their 3 attempts and their `webhook.delivery_failed` events went out), or
+ * until `timeoutMs` passes. True when it got quiet.
+ */
+export async function awaitDelivered(m: Merchant, receiver: Receiver, paths: string[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
       const events = await listAll(m.api, "/v1/events");
-      const delivered = receiver.delivered(path);
-      if (events.length > 0 && events.every((e) => delivered.has(e.id))) return true;
+      const delivered = paths.every((path) => {
+        const got = receiver.delivered(path);
+        return events.every((e) => got.has(e.id));
+      });
+      if (events.length > 0 && delivered) {
+        const pending = await m.dashboard("/v1/webhooks/deliveries?status=PENDING&limit=1");
+        if (pending.status === 200 && pending.body.data.length === 0) return true;
+      }
     } catch {
       /* the stack is still coming back */
     }
