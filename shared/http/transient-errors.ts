@@ -20,13 +20,15 @@ export function isTransientError(err: unknown): boolean {
   return false;
 }
 
-/** Retries `fn` once (after `waitMs`) when it fails with a transient error. */
-export async function retryTransientOnce<T>(fn: () => Promise<T>, waitMs = 50): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!isTransientError(err)) throw err;
-    await new Promise((r) => setTimeout(r, waitMs));
-    return fn();
+/** Runs `fn`, and again after each of `waitsMs` while it fails with a transient error. */
+export async function retryTransient<T>(fn: () => Promise<T>, waitsMs: number[] = [50]): Promise<T> {
+  for (const wait of waitsMs) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isTransientError(err)) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
+  return fn();
 }

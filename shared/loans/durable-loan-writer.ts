@@ -1,4 +1,4 @@
-import { retryTransientOnce } from "../http/transient-errors.ts";
+import { retryTransient } from "../http/transient-errors.ts";
 import { unwrapLoanResult, type LoanCommand, type LoanCommandResult, type LoanWriter } from "./loan-commands.ts";
 import type { LoanObject } from "./loan-object.ts";
 
@@ -19,6 +19,6 @@ const IDEMPOTENT: ReadonlySet<LoanCommand["kind"]> = new Set(["process", "sweep"
 export function durableLoanWriter(namespace: DurableObjectNamespace<LoanObject>): LoanWriter {
   const call = async (cmd: LoanCommand) => (await namespace.get(namespace.idFromName(cmd.loanId)).run(cmd)) as LoanCommandResult;
   return {
-    run: async (cmd) => unwrapLoanResult(IDEMPOTENT.has(cmd.kind) ? await retryTransientOnce(() => call(cmd)) : await call(cmd)),
+    run: async (cmd) => unwrapLoanResult(IDEMPOTENT.has(cmd.kind) ? await retryTransient(() => call(cmd)) : await call(cmd)),
   };
 }

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { randomSource } from "../chaos/faults.ts";
 import {
   canonicalValue,
   errorBodyProblem,
@@ -36,16 +37,7 @@ export type FuzzReport = {
 };
 
 /** A small seeded PRNG (mulberry32), so a run is reproducible from its seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = (seed: number) => randomSource(seed);
 
 const isPage = (path: string) => !path.startsWith("/v1/");
 

@@ -8,7 +8,7 @@ import { deterministicUuid, newId } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
-import { isTransientError } from "../http/transient-errors.ts";
+import { isTransientError, retryTransient } from "../http/transient-errors.ts";
 import { MAX_ATTEMPTS, type DeliveryQueue } from "./messages.ts";
 import { deliveryHeaders } from "./signing.ts";
 
@@ -214,17 +214,7 @@ async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId
 }
 
 /** Runs `fn` up to 3 times while it fails with a transient error (50, 200 ms apart). */
-async function persistently<T>(fn: () => Promise<T>): Promise<T> {
-  for (const wait of [50, 200]) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!isTransientError(err)) throw err;
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-  return fn();
-}
+const persistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200]);
 
 /** Another message holds this attempt's claim: wait for it, or, if its worker died, count it as failed. */
 async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number): Promise<MessageOutcome> {

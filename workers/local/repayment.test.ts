@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Address } from "@ton/core";
-import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { encodeFunctionData, erc20Abi, getAddress } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
 import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
+import { signAsBorrower } from "./chaos/load.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
@@ -79,19 +80,7 @@ describe("repayment on workerd", () => {
     return row!.available;
   }
 
-  /** Signs as the borrower's wallet: the instructions' transaction as is, EIP-1559 with the chain id. */
-  const sign = (account: PrivateKeyAccount, chainId: number, nonce: number, tx: { to: string; data: string }) =>
-    account.signTransaction({
-      chainId,
-      nonce,
-      to: tx.to as Hex,
-      data: tx.data as Hex,
-      value: 0n,
-      gas: 200_000n,
-      maxFeePerGas: 1n,
-      maxPriorityFeePerGas: 1n,
-      type: "eip1559",
-    });
+  const sign = signAsBorrower;
 
   /** An ACTIVE POLYGON_AMOY loan repaid by its borrower's viem account through the API; returns the repay transaction. */
   async function repayOnPolygon(m: Merchant) {

@@ -98,10 +98,10 @@ export async function createLoans(m: Merchant, plan: PlannedLoan[], clients = 10
 
 const POLYGON = CHAIN_CONFIG.POLYGON_AMOY;
 
-/** Signs as the borrower's wallet: the instructions' transaction as is (the simulated chain charges no gas). */
-const sign = (account: PrivateKeyAccount, nonce: number, tx: { to: string; data: string }) =>
+/** Signs as the borrower's wallet: the instructions' transaction as is (the simulated chain charges no gas), EIP-1559 with the chain id. */
+export const signAsBorrower = (account: PrivateKeyAccount, chainId: number, nonce: number, tx: { to: string; data: string }) =>
   account.signTransaction({
-    chainId: POLYGON.chainId!,
+    chainId,
     nonce,
     to: tx.to as Hex,
     data: tx.data as Hex,
@@ -124,7 +124,7 @@ export async function repayLoan(m: Merchant, loanId: string, borrower: PrivateKe
   const instructions = await persist(() => m.api(`/v1/loans/${loan.id}/repay`, { method: "POST" }), deadline);
   if (instructions.status !== 200) throw new Error(`repay instructions: ${instructions.status} ${JSON.stringify(instructions.body)}`);
   for (const [nonce, tx] of (instructions.body.transactions as { to: string; data: string }[]).entries()) {
-    const signed = await sign(borrower, nonce, tx);
+    const signed = await signAsBorrower(borrower, POLYGON.chainId!, nonce, tx);
     const res = await persist(() => m.api("/v1/sandbox/chain/transactions", { json: { chain: "POLYGON_AMOY", signedTransaction: signed } }), deadline);
     // A retry of a transaction the chain already took is refused for its nonce: it went through.
     if (res.status !== 200 && !/nonce/i.test(JSON.stringify(res.body))) throw new Error(`repay tx: ${res.status} ${JSON.stringify(res.body)}`);
