@@ -18,13 +18,21 @@ import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate } from "./commit-transition.ts";
 import type { LoanContext } from "./loan-context.ts";
 
+/**
+ * Whole cents with 2 decimals, anything finer exactly with 6: a pool takes
+ * back repayments to the unit (TON amounts have 6 decimals, and a live pool
+ * is its wallet's balance), and formatting must never throw in the middle of
+ * funding.
+ */
+const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
+
 const poolSummary = (pool: PoolRow, headroom: bigint) => ({
   id: pool.id,
   stablecoin: pool.stablecoin,
-  available: formatAmount(pool.available),
-  reserved: formatAmount(pool.reserved),
-  headroom: formatAmount(headroom),
-  lowThreshold: formatAmount(pool.lowThreshold),
+  available: show(pool.available),
+  reserved: show(pool.reserved),
+  headroom: show(headroom),
+  lowThreshold: show(pool.lowThreshold),
 });
 
 /**
