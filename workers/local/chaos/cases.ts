@@ -34,6 +34,8 @@ async function inProcessCase(
     endpoints?: Record<string, Behaviour>;
     failing?: string[];
     sweep?: boolean;
+    /** How long to wait for every event to arrive after the load (default 60 s). */
+    settleMs?: number;
     /** Runs beside the load (e.g. extra overlapping cron ticks) until it resolves. */
     alongside?: (stack: TestStack, done: () => boolean) => Promise<void>;
   },
@@ -64,7 +66,7 @@ async function inProcessCase(
     const loadMs = Date.now() - started;
     mark("load done");
     const okPaths = Object.keys(endpoints).filter((p) => !(options.failing ?? []).includes(p));
-    await awaitDelivered(m, receiver, okPaths, SETTLE_MS);
+    await awaitDelivered(m, receiver, okPaths, options.settleMs ?? SETTLE_MS);
     mark("quiet");
     const findings = await verify(m, receiver, { loans: result.ids, repaid: result.repaid, deliveredTo: okPaths, failingTo: options.failing });
     mark("verified");
@@ -105,10 +107,17 @@ export const queueFaults = (o: CaseOptions) =>
     vars: { CHAOS_QUEUE: JSON.stringify({ duplicate: 0.2, lose: 0.1, reorderSeconds: 2, seed: 11 }) },
   });
 
-/** Receivers that time out, reset, answer 500 (each once per event, then succeed), are slow, or always answer 410 or a redirect. */
+/**
+ * Receivers that time out, reset, answer 500 (each once per event, then
+ * succeed), are slow, or always answer 410 or a redirect. Every event goes to
+ * 7 endpoints and each failed delivery makes a `webhook.delivery_failed` for
+ * the other 6, so the work is about 20 deliveries per event: it gets 4
+ * minutes to settle.
+ */
 export const badReceivers = (o: CaseOptions) =>
   inProcessCase("Receivers: timeout, reset, 500, slow; 410 and 302 forever", {
     ...o,
+    settleMs: 240_000,
     endpoints: {
       "/ok": { kind: "ok" },
       "/slow": { kind: "slow", ms: 1_500 },

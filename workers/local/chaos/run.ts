@@ -20,7 +20,7 @@ const CASES: [string, () => Promise<ReportRow>][] = [
   ["do reset", () => doReset(medium)],
   ["d1", () => d1Faults(medium)],
   ["queue", () => queueFaults(medium)],
-  ["receivers", () => badReceivers(medium)],
+  ["receivers", () => badReceivers({ load: { loans: loans || 20, clients: 10, repayEvery: 4 } })],
   ["cron overlap", () => overlappingCron(medium)],
   ["cron killed", () => cronKilledHalfway(medium)],
   ["listener", () => listenerCrash(medium)],
