@@ -120,7 +120,8 @@ export const badReceivers = (o: CaseOptions) =>
     settleMs: 240_000,
     endpoints: {
       "/ok": { kind: "ok" },
-      "/slow": { kind: "slow", ms: 1_500 },
+      // Slow but well inside the 2 s timeout, even on a loaded machine.
+      "/slow": { kind: "slow", ms: 800 },
       "/error500": { kind: "error500", failFirst: 1 },
       "/timeout": { kind: "timeout", failFirst: 1 },
       "/reset": { kind: "reset", failFirst: 1 },

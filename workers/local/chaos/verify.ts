@@ -136,12 +136,15 @@ export async function verify(m: Merchant, receiver: Receiver, expect: Expectatio
 
 /**
  * Waits until the service is quiet: every committed event has reached each of
- * `paths`, and no delivery is still PENDING (so failing endpoints have had
- * their 3 attempts and their `webhook.delivery_failed` events went out), or
- * until `timeoutMs` passes. True when it got quiet.
+ * `paths`, no delivery is still PENDING (so failing endpoints have had their
+ * 3 attempts and their `webhook.delivery_failed` events went out), and that
+ * held on two looks 2 s apart with no new event in between (an event
+ * committed but not yet relayed has no delivery to be PENDING), or until
+ * `timeoutMs` passes. True when it got quiet.
  */
 export async function awaitDelivered(m: Merchant, receiver: Receiver, paths: string[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
+  let quietWith = -1;
   while (Date.now() < deadline) {
     try {
       const events = await listAll(m.api, "/v1/events");
@@ -149,13 +152,17 @@ export async function awaitDelivered(m: Merchant, receiver: Receiver, paths: str
         const got = receiver.delivered(path);
         return events.every((e) => got.has(e.id));
       });
-      if (events.length > 0 && delivered) {
-        const pending = await m.dashboard("/v1/webhooks/deliveries?status=PENDING&limit=1");
-        if (pending.status === 200 && pending.body.data.length === 0) return true;
+      const pending = delivered ? await m.dashboard("/v1/webhooks/deliveries?status=PENDING&limit=1") : undefined;
+      if (events.length > 0 && pending?.status === 200 && pending.body.data.length === 0) {
+        if (quietWith === events.length) return true;
+        quietWith = events.length;
+        await Bun.sleep(2_000);
+        continue;
       }
     } catch {
       /* the stack is still coming back */
     }
+    quietWith = -1;
     await Bun.sleep(500);
   }
   return false;
