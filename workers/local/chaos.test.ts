@@ -13,7 +13,8 @@ import { RESTART_TARGET_MS, sigkillCase } from "./chaos/sigkill.ts";
  * the others, each on its own stack, run side by side to keep `npm test`
  * short, and each test awaits its own.
  */
-const small: CaseOptions = { load: { loans: 5, clients: 3, repayEvery: 2 } };
+const timeouts = { timeoutMs: 1_000, retryDelays: "1,1" };
+const small: CaseOptions = { load: { loans: 5, clients: 3, repayEvery: 2 }, timeouts };
 
 function expectHeld(row: ReportRow) {
   const f = row.findings!;
@@ -51,10 +52,10 @@ function sideBySide() {
     doReset: doReset(small),
     d1: d1Faults(small),
     queue: queueFaults(small),
-    receivers: badReceivers({ load: { loans: 2, clients: 2, repayEvery: 0 } }),
+    receivers: badReceivers({ load: { loans: 1, clients: 1, repayEvery: 0 }, timeouts }),
     cronOverlap: overlappingCron(small),
     cronKilled: cronKilledHalfway(small),
-    listener: listenerCrash({ load: { loans: 3, clients: 3, repayEvery: 1 } }),
+    listener: listenerCrash({ load: { loans: 3, clients: 3, repayEvery: 1 }, timeouts }),
   };
   return side;
 }

@@ -18,7 +18,18 @@ const UNLIMITED = Object.fromEntries(
 /** How long the suite waits for every committed event to arrive after the load (then counts what is missing). */
 const SETTLE_MS = 60_000;
 
-export type CaseOptions = { load: Load };
+export type CaseOptions = {
+  load: Load;
+  /** The delivery timeout and retry delays, over CHAOS_VARS' (the short suite in `npm test` uses 1 s and 1 s, 1 s). */
+  timeouts?: { timeoutMs: number; retryDelays: string };
+};
+
+/** The workers' vars of a case: CHAOS_VARS, its timeouts, then its faults. */
+const varsOf = (o: CaseOptions, faults: Record<string, string> = {}) => ({
+  ...CHAOS_VARS,
+  ...(o.timeouts ? { WEBHOOK_TIMEOUT_MS: String(o.timeouts.timeoutMs), WEBHOOK_RETRY_DELAYS_SECONDS: o.timeouts.retryDelays } : {}),
+  ...faults,
+});
 
 const describeLoad = (load: Load, repaid: number, events: number) => `${load.loans} loans by ${load.clients} clients, ${repaid} repaid, ${events} events`;
 
@@ -43,7 +54,7 @@ async function inProcessCase(
   const t0 = Date.now();
   const mark = (what: string) => process.env.CHAOS_DEBUG && console.error(`${fault}: ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const receiver = await startReceiver();
-  const stack = await startTestStack({ cronIntervalMs: 500, vars: { ...CHAOS_VARS, ...options.vars }, ratelimits: UNLIMITED });
+  const stack = await startTestStack({ cronIntervalMs: 500, vars: varsOf(options, options.vars), ratelimits: UNLIMITED });
   mark("stack up");
   try {
     const endpoints = options.endpoints ?? { "/ok": { kind: "ok" } };
@@ -120,8 +131,8 @@ export const badReceivers = (o: CaseOptions) =>
     settleMs: 240_000,
     endpoints: {
       "/ok": { kind: "ok" },
-      // Slow but well inside the 2 s timeout, even on a loaded machine.
-      "/slow": { kind: "slow", ms: 800 },
+      // Slow but well inside the timeout, even on a loaded machine.
+      "/slow": { kind: "slow", ms: 0.4 * (o.timeouts?.timeoutMs ?? Number(CHAOS_VARS.WEBHOOK_TIMEOUT_MS)) },
       "/error500": { kind: "error500", failFirst: 1 },
       "/timeout": { kind: "timeout", failFirst: 1 },
       "/reset": { kind: "reset", failFirst: 1 },
