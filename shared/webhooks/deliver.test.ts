@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createDb } from "../../db/create-db.ts";
 import { events } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
@@ -10,7 +11,7 @@ import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
-import { processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
 import type { memoryDeliveryQueue } from "./memory-queue.ts";
 import type { DeliveryMessage } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
@@ -240,6 +241,53 @@ describe("delivery", () => {
     await s.pump();
     expect(s.received).toHaveLength(1);
     expect((await deliveriesOf(s.owner.tenantId))[0]).toMatchObject({ status: "SUCCEEDED", attemptCount: 2 });
+  });
+
+  test("a Queue batch: one read, one claim batch, one record batch for all its deliveries; duplicates in it send nothing more", async () => {
+    const url = "https://hooks.merchant.example/batch";
+    const s = await setup({ [url]: async () => new Response("ok") });
+    const msgs = s.queue.messages.filter((m) => m.body.kind === "delivery").map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    expect(msgs).toHaveLength(3);
+    s.queue.messages.length = 0;
+    // Count the database round trips the batch makes (each execute or batch of the client).
+    let trips = 0;
+    const counting = new Proxy(t.client, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (prop === "execute" || prop === "batch") trips++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const outcomes = await processDeliveryBatch({ ...s.deps, db: createDb(counting) }, msgs);
+    expect(outcomes).toEqual([{ ack: true }, { ack: true }, { ack: true }]);
+    expect(s.received).toHaveLength(3);
+    expect(trips).toBe(3); // the deliveries, the claims, the outcomes
+    // The same batch again, twice over and with duplicates inside: nothing more is sent.
+    await processDeliveryBatch(s.deps, [...msgs, ...msgs]);
+    await Promise.all([processDeliveryBatch(s.deps, msgs), processDeliveryBatch(s.deps, msgs)]);
+    expect(s.received).toHaveLength(3);
+    const rows = await deliveriesOf(s.owner.tenantId);
+    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual(Array(3).fill(["SUCCEEDED", 1]));
+  });
+
+  test("batches of a failing endpoint's messages, each arriving three times at once: exactly 3 attempts and one webhook.delivery_failed", async () => {
+    const url = "https://dead.merchant.example/batches";
+    const s = await setup({ [url]: async () => new Response("no", { status: 500 }) }, { [url]: ["loan.funded", "loan.decision"] });
+    for (let round = 0; round < 6 && s.queue.messages.length > 0; round++) {
+      const batch = s.queue.messages.splice(0).flatMap((m) => (m.body.kind === "delivery" ? [m.body, m.body, m.body] : []));
+      await Promise.all([processDeliveryBatch(s.deps, batch), processDeliveryBatch(s.deps, batch)]);
+    }
+    expect(s.received).toHaveLength(6);
+    const rows = await deliveriesOf(s.owner.tenantId);
+    expect(rows.map((d) => [d.status, d.attemptCount])).toEqual(Array(2).fill(["FAILED", 3]));
+    const failedEvents = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(failedEvents).toHaveLength(2);
   });
 
   test("events go only to subscribed endpoints of their own tenant", async () => {

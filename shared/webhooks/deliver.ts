@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -45,16 +46,33 @@ export const LEASE_MARGIN_MS = 5_000;
 /** How long a claimed attempt or a queued message may go without an outcome. */
 export const deliveryLeaseMs = (timeoutMs: number) => timeoutMs + LEASE_MARGIN_MS;
 
+const loadColumns = {
+  delivery: webhookDeliveries,
+  url: webhookEndpoints.url,
+  secretCiphertext: webhookEndpoints.secretCiphertext,
+  endpointDeleted: webhookEndpoints.deletedAt,
+  envelope: events.envelope,
+  mode: events.mode,
+};
+
+/** Several deliveries with their endpoint and event, in one read per 90 ids. */
+async function loadDeliveries(db: Db, ids: string[]): Promise<Map<string, Loaded>> {
+  const out = new Map<string, Loaded>();
+  for (const part of chunk(ids, IDS_PER_LIST)) {
+    const rows = await db
+      .select(loadColumns)
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(inArray(webhookDeliveries.id, part));
+    for (const row of rows) out.set(row.delivery.id, row);
+  }
+  return out;
+}
+
 async function loadDelivery(db: Db, deliveryId: string) {
   const [row] = await db
-    .select({
-      delivery: webhookDeliveries,
-      url: webhookEndpoints.url,
-      secretCiphertext: webhookEndpoints.secretCiphertext,
-      endpointDeleted: webhookEndpoints.deletedAt,
-      envelope: events.envelope,
-      mode: events.mode,
-    })
+    .select(loadColumns)
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
@@ -101,6 +119,13 @@ async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number): Pr
  * endpoints notify each other forever.
  */
 async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
+  const record = await attemptRecord(deps, loaded, attemptId, attempt, result, delayOverride);
+  await deps.db.batch(record.statements as [never, ...never[]]);
+  return record;
+}
+
+/** The statements that record an attempt's outcome (recordAttempt), and what follows from it. */
+async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
   const { db } = deps;
   const now = deps.clock.now();
   const final = result.succeeded || attempt >= MAX_ATTEMPTS;
@@ -151,8 +176,92 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       ) as never,
     );
   }
-  await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
-  return { final, delay, failed: status === "FAILED" };
+  return { statements, final, delay, failed: status === "FAILED" };
+}
+
+type DeliveryRequest = { deliveryId: string; attempt: number };
+
+/**
+ * A Queue batch of delivery messages at the cost of a few D1 round trips
+ * instead of a few per message: the deliveries in one read, every next
+ * attempt claimed in one batch, the requests sent concurrently, every outcome
+ * recorded in one batch and the next attempts enqueued in one send. The same
+ * rules as processDeliveryMessage (which takes the rare messages that are not
+ * a delivery's next attempt, or repeat one in this batch, or whose claim
+ * another worker holds): at most 3 attempts, each claimed before it is sent
+ * and recorded after, none twice.
+ */
+export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryRequest[]): Promise<MessageOutcome[]> {
+  if (msgs.length <= 1) return Promise.all(msgs.map((m) => processDeliveryMessage(deps, m)));
+  const { db } = deps;
+  const loaded = await loadDeliveries(db, [...new Set(msgs.map((m) => m.deliveryId))]);
+  const outcomes: MessageOutcome[] = msgs.map(() => ACK);
+  const single: number[] = [];
+  const fresh: { i: number; loaded: Loaded; attempt: number; attemptId: string }[] = [];
+  const taken = new Set<string>();
+  msgs.forEach((msg, i) => {
+    const l = loaded.get(msg.deliveryId);
+    if (!l || l.delivery.status !== "PENDING") return;
+    if (msg.attempt !== l.delivery.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) return void single.push(i);
+    taken.add(msg.deliveryId);
+    fresh.push({ i, loaded: l, attempt: msg.attempt, attemptId: newId() });
+  });
+
+  const claimed = await claimAttempts(deps, fresh);
+  for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i);
+  const mine = fresh.filter((f) => claimed.has(f.attemptId));
+  const results = await Promise.all(
+    mine.map((f) =>
+      f.loaded.endpointDeleted ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 } : sendOnce(deps, f.loaded, f.attempt),
+    ),
+  );
+  const records = await Promise.all(mine.map((f, k) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, results[k]!)));
+  // The requests went out: their outcomes are worth a few tries against a flaky database.
+  if (records.length > 0) await persistently(() => db.batch(records.flatMap((r) => r.statements) as [never, ...never[]]));
+  const next = mine.flatMap((f, k) =>
+    records[k]!.final
+      ? []
+      : [{ body: { kind: "delivery" as const, deliveryId: f.loaded.delivery.id, attempt: f.attempt + 1 }, delaySeconds: records[k]!.delay }],
+  );
+  for (const part of chunk(next, 100)) await deps.queue.sendBatch(part);
+  mine.forEach((f, k) => {
+    if (records[k]!.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
+  });
+  await Promise.all(single.map(async (i) => (outcomes[i] = await processDeliveryMessage(deps, msgs[i]!))));
+  return outcomes;
+}
+
+/**
+ * Claims each attempt (the unique (delivery, attempt) row) in one batch;
+ * returns the ids of the claims that are ours. A transient error may hide a
+ * batch that committed: the claims are read back.
+ */
+async function claimAttempts(deps: DeliveryDeps, fresh: { loaded: Loaded; attempt: number; attemptId: string }[]): Promise<Set<string>> {
+  if (fresh.length === 0) return new Set();
+  const { db } = deps;
+  const now = deps.clock.now();
+  try {
+    const results = await db.batch(
+      fresh.map((f) =>
+        db
+          .insert(webhookAttempts)
+          .values({ id: f.attemptId, tenantId: f.loaded.delivery.tenantId, deliveryId: f.loaded.delivery.id, attempt: f.attempt, startedAt: now })
+          .onConflictDoNothing()
+          .returning({ id: webhookAttempts.id }),
+      ) as [never, ...never[]],
+    );
+    return new Set((results as { id: string }[][]).flat().map((r) => r.id));
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    const ids = fresh.map((f) => f.attemptId);
+    const rows = await persistently(async () => {
+      const found: { id: string }[] = [];
+      for (const part of chunk(ids, IDS_PER_LIST))
+        found.push(...(await db.select({ id: webhookAttempts.id }).from(webhookAttempts).where(inArray(webhookAttempts.id, part))));
+      return found;
+    });
+    return new Set(rows.map((r) => r.id));
+  }
 }
 
 /**

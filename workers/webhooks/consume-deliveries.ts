@@ -1,6 +1,6 @@
 import { safeErrorFields } from "../../shared/observability/logger.ts";
 import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
-import { processDeliveryMessage, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
+import { processDeliveryBatch, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
@@ -8,31 +8,51 @@ import type { webhookDepsFromEnv } from "./deps.ts";
 type Deps = ReturnType<typeof webhookDepsFromEnv>;
 
 /**
- * The deliveries Queue consumer. Each message is handled on its own; a
- * "not yet" outcome is re-sent with its delay (rather than `retry()`, which
- * would spend the Queue's own retry budget); an unexpected error retries the
- * message. A delivery that ended FAILED wrote a `webhook.delivery_failed`:
+ * The deliveries Queue consumer. The batch's webhook deliveries are handled
+ * together (processDeliveryBatch: a few D1 round trips for the whole batch,
+ * the requests sent concurrently); each owner e-mail on its own. A "not yet"
+ * outcome is re-sent with its delay (rather than `retry()`, which would spend
+ * the Queue's own retry budget); an unexpected error retries the messages it
+ * concerns. A delivery that ended FAILED wrote a `webhook.delivery_failed`:
  * its tenant's outbox is relayed at once, so it goes out now.
  */
 export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, deps: Deps): Promise<void> {
   const failedFor = new Set<string>();
-  await Promise.all(
-    batch.messages.map(async (message) => {
+  const settle = async (message: Message<DeliveryMessage>, outcome: MessageOutcome) => {
+    if (!outcome.ack) await deps.queue.send(message.body, { delaySeconds: outcome.retryInSeconds });
+    else if ("failedForTenant" in outcome && outcome.failedForTenant) failedFor.add(outcome.failedForTenant);
+    message.ack();
+  };
+  const failed = (messages: Message<DeliveryMessage>[], err: unknown) => {
+    deps.log.error("delivery messages failed", { messageIds: messages.map((m) => m.id), ...safeErrorFields(err) });
+    for (const m of messages) m.retry({ delaySeconds: 5 });
+  };
+  const deliveries = batch.messages.filter((m): m is Message<Extract<DeliveryMessage, { kind: "delivery" }>> => m.body.kind === "delivery");
+  const mails = batch.messages.filter((m) => m.body.kind === "email");
+  await Promise.all([
+    (async () => {
       try {
-        const body = message.body;
-        const outcome: MessageOutcome =
-          body.kind === "delivery"
-            ? await processDeliveryMessage(deps, body)
-            : await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, body.notificationId);
-        if (!outcome.ack) await deps.queue.send(body, { delaySeconds: outcome.retryInSeconds });
-        else if ("failedForTenant" in outcome && outcome.failedForTenant) failedFor.add(outcome.failedForTenant);
-        message.ack();
+        const outcomes = await processDeliveryBatch(
+          deps,
+          deliveries.map((m) => m.body),
+        );
+        await Promise.all(deliveries.map((m, i) => settle(m, outcomes[i]!)));
       } catch (err) {
-        deps.log.error("delivery message failed", { messageId: message.id, ...safeErrorFields(err) });
-        message.retry({ delaySeconds: 5 });
+        failed(deliveries, err);
+      }
+    })(),
+    ...mails.map(async (message) => {
+      try {
+        const body = message.body as Extract<DeliveryMessage, { kind: "email" }>;
+        await settle(
+          message,
+          await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, body.notificationId),
+        );
+      } catch (err) {
+        failed([message], err);
       }
     }),
-  );
+  ]);
   for (const tenantId of failedFor) {
     try {
       await relayOutbox(deps, { now: deps.clock.now(), tenantId });
