@@ -67,6 +67,12 @@ export const settlements = sqliteTable(
     toAddress: text("to_address"),
     blockNumber: integer("block_number"),
     logIndex: integer("log_index"),
+    /**
+     * When the transfer was made, on the loan's clock: its block's time (a
+     * sandbox ledger's blocks carry the tenant's sandbox time). For funding,
+     * the time it was sent. A repayment was judged at it (apply-repayment.ts).
+     */
+    paidAt: timestamp("paid_at").notNull(),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [

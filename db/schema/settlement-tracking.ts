@@ -32,6 +32,13 @@ export const unmatchedPayments = sqliteTable(
     attributedBy: text("attributed_by"),
     /** A fresh token the attribution's batch claims the payment with; the loan's credit is conditional on it. */
     attributionClaim: text("attribution_claim"),
+    /**
+     * When the payment was made: its transfer's block time, on the tenant's
+     * clock of the chain's mode (a sandbox ledger's blocks carry the tenant's
+     * sandbox time). An attribution judges the payment at it.
+     */
+    paidAt: timestamp("paid_at").notNull(),
+    /** When the service kept it. */
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [

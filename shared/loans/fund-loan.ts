@@ -228,6 +228,7 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
     fromAddress: source,
     toAddress: current.borrowerWalletAddress,
     blockNumber,
+    paidAt: now,
     createdAt: now,
   });
 

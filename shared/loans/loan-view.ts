@@ -11,6 +11,19 @@ export function currentLateFeeDays(loan: LoanRow, now: Date): number {
 }
 
 /**
+ * What a payment made at `at` settles (shared/settlement/apply-repayment.ts):
+ * the total due at that moment, its late-fee days counted by the clock alone,
+ * so days a sweep recorded later never count (the sweep may run before the
+ * listener sees a payment made earlier); and what remains of it after the
+ * payments credited so far.
+ */
+export function owedAt(loan: LoanRow, at: Date) {
+  const lateDays = lateFeeDays(loan.dueAt, at, loan.gracePeriodDays);
+  const totalDue = totalDueUnits({ principal: loan.principal, processingFee: loan.processingFee, dailyLateFee: loan.dailyLateFee, lateDays });
+  return { lateDays, totalDue, remaining: loan.paid >= totalDue ? 0n : totalDue - loan.paid };
+}
+
+/**
  * What the borrower owes at `now`: the total (principal + processing fee +
  * accrued late fees) and what remains of it after partial payments.
  */

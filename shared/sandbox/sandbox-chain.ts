@@ -6,11 +6,13 @@ import { forbidden, validationError } from "../domain/errors.ts";
 import { parseAmount } from "../domain/money.ts";
 import { isSandboxChain, type Chain } from "../domain/rails.ts";
 import { markLedgerWritten, pollChain, type ListenerDeps } from "../settlement/listener.ts";
+import { tenantClock } from "../tenants/tenant-context.ts";
 
 /** One faucet call gives at most this much test stablecoin. */
 export const FAUCET_MAX_UNITS = 1_000_000n * 1_000_000n;
 
-type Tenant = { id: string; mode: "sandbox" | "live" };
+/** The calling tenant, with its sandbox clock's offset (as the request's principal read it). */
+type Tenant = { id: string; mode: "sandbox" | "live"; clockOffsetMs: number };
 type Deps = ListenerDeps & { simChains: SimulatedChains };
 
 /**
@@ -25,11 +27,13 @@ function sandboxChain(chain: Chain) {
 /**
  * The tenant's own ledger of a sandbox chain (DECISIONS.md "Modes"), marked
  * as written first so that the cron job polls it should the helper's own
- * poll never run.
+ * poll never run; and `at`, the tenant's sandbox time of the call, which the
+ * write is stamped with (LedgerTime): a repayment is judged at it, whenever
+ * the listener reads it.
  */
 async function ledgerFor(deps: Deps, tenant: Tenant, chain: Chain) {
   await markLedgerWritten(deps, { sandboxTenantId: tenant.id, chain, now: deps.clock.now() });
-  return deps.simChains.chain(chain, tenant.id);
+  return { ledger: deps.simChains.chain(chain, tenant.id), at: tenantClock(deps.clock, tenant, "sandbox").now() };
 }
 
 /** The platform's wallets on `chain` (pool, settlement wallet): only the service's funding moves them. */
@@ -72,8 +76,8 @@ export async function faucet(deps: Deps, { tenant, ...input }: { tenant: Tenant;
   const amount = amountOf(input.amount);
   if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
   const to = address(input.chain, "address", input.address);
-  const ledger = await ledgerFor(deps, tenant, input.chain);
-  const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id }));
+  const { ledger, at } = await ledgerFor(deps, tenant, input.chain);
+  const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id, at }));
   await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: "success" as const, blockNumber: result.blockNumber };
 }
@@ -99,10 +103,10 @@ export async function transfer(
     throw forbidden(`from is the platform's settlement wallet on ${input.chain}; the sandbox moves only wallets of your own sandbox`);
   }
   const request = { from, to: address(input.chain, "to", input.to), amount: amountOf(input.amount), comment: input.comment ?? null, token: input.token };
-  const ledger = await ledgerFor(deps, tenant, input.chain);
+  const { ledger, at } = await ledgerFor(deps, tenant, input.chain);
   const result = await orRejected(
     (reason) => (reason.startsWith("token ") ? "token" : "from"),
-    () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true }),
+    () => ledger.transferToken({ ...request, sandboxTenantId: tenant.id, requireFundedSender: true, at }),
   );
   await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, failureReason: result.failureReason };
@@ -120,9 +124,9 @@ export async function submitTransaction(deps: Deps, { tenant, ...input }: { tena
   if (chainConfig(input.chain).family !== "EVM") {
     throw validationError(["chain: signed transactions are for EVM chains; TON and Solana take POST /v1/sandbox/chain/transfers"]);
   }
-  const ledger = await ledgerFor(deps, tenant, input.chain);
+  const { ledger, at } = await ledgerFor(deps, tenant, input.chain);
   const result = await orRejected("signedTransaction", () =>
-    ledger.submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id, requireFundedSender: true }),
+    ledger.submitEvmTransaction({ serializedTransaction: input.signedTransaction, sandboxTenantId: tenant.id, requireFundedSender: true, at }),
   );
   await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: result.status, blockNumber: result.blockNumber, from: result.from, revertReason: result.revertReason };

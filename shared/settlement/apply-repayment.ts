@@ -7,9 +7,9 @@ import type { LoanRow } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { newId } from "../domain/ids.ts";
 import { commitTransition } from "../loans/commit-transition.ts";
-import { amountsAt, currentLateFeeDays } from "../loans/loan-view.ts";
+import { owedAt } from "../loans/loan-view.ts";
 import { loadLoan } from "../loans/load-loan.ts";
-import { clockOffsetFor, type LoadedTenant } from "../tenants/tenant-context.ts";
+import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -19,22 +19,36 @@ export type RepaymentOutcome = "APPLIED" | "DUPLICATE" | "UNMATCHED";
 /** Attribution of a kept unmatched payment by an Owner/Admin: marked in the same batch. */
 export type Attribution = { unmatchedId: string; by: string };
 
-async function alreadySettled(db: Db, loan: LoanRow, payment: Observation): Promise<boolean> {
-  const [row] = await db
-    .select({ id: settlements.id })
+/** The loan's repayment rows as a new payment needs them: the payments settled before (by tx and log), and when each was made. */
+const repaymentsOf = (db: Db, loan: LoanRow) =>
+  db
+    .select({ kind: settlements.kind, status: settlements.status, txHash: settlements.txHash, logIndex: settlements.logIndex, paidAt: settlements.paidAt })
     .from(settlements)
-    .where(
-      and(
-        eq(settlements.loanId, loan.id),
-        eq(settlements.txHash, payment.txHash),
-        eq(settlements.logIndex, payment.logIndex),
-        // A payment a reorg un-credited (REVERSED) is credited again when the chain that won has it.
-        ne(settlements.status, "REVERSED"),
-      ),
-    )
-    .limit(1);
-  return !!row;
+    .where(and(eq(settlements.tenantId, loan.tenantId), eq(settlements.loanId, loan.id), ne(settlements.kind, "FUNDING")));
+
+type RepaymentRows = Awaited<ReturnType<typeof repaymentsOf>>;
+
+/** The same payment (tx and log) settled before; a payment a reorg un-credited (REVERSED) is credited again when the chain that won has it. */
+const settledBefore = (rows: RepaymentRows, payment: Observation) =>
+  rows.some((r) => r.txHash === payment.txHash && r.logIndex === payment.logIndex && r.status !== "REVERSED");
+
+/**
+ * When a payment counts as made: its transfer's time on the loan's clock
+ * (its block's time: live chains run on real time, and a sandbox ledger
+ * stamps its blocks with the tenant's sandbox time of the write), never
+ * before the loan was funded nor before a payment already credited to it.
+ * The listener reads each ledger in block order, so for it this is the
+ * transfer's time. An attribution can bring an older kept payment after newer
+ * ones; it then counts from the newest, because until that one arrived the
+ * loan was not paid off, and its late fees stand.
+ */
+function countsFrom(loan: LoanRow, paidAt: Date, rows: RepaymentRows): Date {
+  const credited = rows.filter((r) => r.status === "CONFIRMED" && (r.kind === "REPAYMENT" || r.kind === "PARTIAL_REPAYMENT")).map((r) => r.paidAt.getTime());
+  return new Date(Math.max(paidAt.getTime(), loan.fundedAt?.getTime() ?? 0, ...credited));
 }
+
+/** When the transfer was made: its block's time (unix seconds), on the loan's clock. */
+const paidAtOf = (payment: Observation) => new Date(payment.timestamp * 1000);
 
 const settlementRow = (
   loan: LoanRow,
@@ -58,15 +72,21 @@ const settlementRow = (
   toAddress: payment.to,
   blockNumber: payment.blockNumber,
   logIndex: payment.logIndex,
+  paidAt: paidAtOf(payment),
   createdAt: at,
 });
 
 /**
  * Applies a confirmed payment to its loan (issue 5, "Amounts"), in the loan's
- * writer: the total due at the time of the transfer repays it (REPAID,
- * `repaidAt`, `loan.repaid`); less is a partial payment and the rest stays
- * due; more repays it and keeps the surplus as refundable. A payment after
- * DEFAULTED recovers the loan to REPAID. A payment to a loan that is not
+ * writer: the total due at the time of the transfer (`countsFrom`) repays it
+ * (REPAID, `repaidAt` that time, late fees as of then, `loan.repaid`); less
+ * is a partial payment and the rest stays due; more repays it and keeps the
+ * surplus as refundable. A payment after DEFAULTED recovers the loan to
+ * REPAID. The time is the transfer's, whenever the listener or an attribution
+ * gets to it: late-fee days a sweep recorded after it are not owed, and a
+ * loan the sweep marked overdue or defaulted meanwhile keeps that history
+ * (`loan.overdue`, `loan.defaulted`, `overdue`, `defaultedAt`) but is REPAID
+ * with the late fee of the payment's time. A payment to a loan that is not
  * ACTIVE or DEFAULTED is kept as unmatched. The same payment (tx and log)
  * twice is applied once. The pool takes back what the loan owed.
  */
@@ -76,15 +96,15 @@ export async function applyRepayment(
 ): Promise<{ loan: LoanRow; outcome: RepaymentOutcome }> {
   const { payment, tenant } = input;
   const loan = await loadLoan(db, tenant.id, input.loanId);
-  if (await alreadySettled(db, loan, payment)) return { loan, outcome: "DUPLICATE" };
+  const rows = await repaymentsOf(db, loan);
+  if (settledBefore(rows, payment)) return { loan, outcome: "DUPLICATE" };
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") {
     if (!input.attribution)
       await recordUnmatched({ db }, { payment, reason: `the loan is ${loan.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
     return { loan, outcome: "UNMATCHED" };
   }
-  // The transfer's time (block time, unix seconds) on the loan's clock: late fees are judged then.
-  const at = new Date(payment.timestamp * 1000 + clockOffsetFor(tenant, loan.mode));
-  const { remaining } = amountsAt(loan, at);
+  const at = countsFrom(loan, paidAtOf(payment), rows);
+  const { remaining, lateDays } = owedAt(loan, at);
   const full = payment.amount >= remaining;
   const applied = full ? remaining : payment.amount;
   const surplus = full ? payment.amount - remaining : 0n;
@@ -117,9 +137,7 @@ export async function applyRepayment(
     loan,
     trigger: { kind: full ? "REPAYMENT_CONFIRMED" : "PARTIAL_REPAYMENT" },
     now: input.now,
-    set: full
-      ? { paid: loan.paid + applied, surplus: loan.surplus + surplus, repaidAt: at, lateFeeDays: currentLateFeeDays(loan, at) }
-      : { paid: loan.paid + applied },
+    set: full ? { paid: loan.paid + applied, surplus: loan.surplus + surplus, repaidAt: at, lateFeeDays: lateDays } : { paid: loan.paid + applied },
     statements: (guard) => [
       insertIf(db, settlements, settlementRow(loan, payment, full ? "REPAYMENT" : "PARTIAL_REPAYMENT", "CONFIRMED", applied, input.now), guard),
       ...(surplus > 0n
@@ -139,7 +157,7 @@ export async function applyRepayment(
  */
 export async function applyRepaymentFailure({ db }: Pick<VerbDeps, "db">, input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date }) {
   const loan = await loadLoan(db, input.tenant.id, input.loanId);
-  if (await alreadySettled(db, loan, input.payment)) return { loan, outcome: "DUPLICATE" as const };
+  if (settledBefore(await repaymentsOf(db, loan), input.payment)) return { loan, outcome: "DUPLICATE" as const };
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return { loan, outcome: "UNMATCHED" as const };
   const next = await commitTransition(db, {
     loan,

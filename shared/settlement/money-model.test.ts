@@ -144,7 +144,7 @@ class CreateLoan implements Cmd {
       surplus: 0n,
       repaidAt: null,
       defaultedAt: null,
-      settlements: [{ kind: "FUNDING", status: "CONFIRMED", amount: principal, txHash: loan.fundingTxHash }],
+      settlements: [{ kind: "FUNDING", status: "CONFIRMED", amount: principal, txHash: loan.fundingTxHash, paidAt: at }],
       events: ["loan.application_submitted", "loan.decision", "loan.funded"],
     };
     m.loans.push(model);
@@ -231,7 +231,7 @@ class Pay implements Cmd {
       await repay(m, w, loan.borrower, loan.id, EVM_POOL, amount, this.direct);
     } else {
       const comment = `svc:repay:${loan.id}`;
-      const res = await sendTon(w, { from: loan.borrower, to: TON_WALLET, amount, comment }, this.direct);
+      const res = await sendTon(m, w, { from: loan.borrower, to: TON_WALLET, amount, comment }, this.direct);
       const covered = move(m, "TON_TESTNET", loan.borrower, TON_WALLET, amount);
       expect({ transfer: res.status }).toEqual({ transfer: covered ? "success" : "failed" });
       include(
@@ -306,11 +306,11 @@ class StrayPayment implements Cmd {
       const comment = stray === "unnamed" ? null : stray === "otherLoanId" || stray === "unknownLoanId" ? `svc:repay:${named[stray]}` : `svc:repay:${loan.id}`;
       const token = stray === "otherToken" ? OTHER_JETTON : undefined;
       if (token) {
-        await w.t.simChains.chain(rail, w.tenantId).faucet({ address: from, amount, token, sandboxTenantId: w.tenantId });
+        await w.t.simChains.chain(rail, w.tenantId).faucet({ address: from, amount, token, sandboxTenantId: w.tenantId, at: new Date(tenantNow(m)) });
         credit(m, rail, from, amount, token);
       }
       const to = stray === "elsewhere" ? w.elsewhere[rail] : TON_WALLET;
-      const res = await sendTon(w, { from, to, amount, comment, ...(token ? { token } : {}) }, this.direct);
+      const res = await sendTon(m, w, { from, to, amount, comment, ...(token ? { token } : {}) }, this.direct);
       const covered = move(m, rail, from, to, amount, token ?? TON_TOKEN);
       expect({ transfer: res.status }).toEqual({ transfer: covered ? "success" : "failed" });
       const claimed = comment === null ? null : comment.slice("svc:repay:".length);
@@ -587,6 +587,84 @@ test("failed and stray payments move no loan; a kept payment attributed by the O
     ["REPAYMENT", "CONFIRMED", 400_000n],
   ]);
   expect(m.unmatched.map((u) => u.attributedLoanId)).toEqual([m.loans[0]!.id]);
+});
+
+// A payment is judged at the time of its transfer, on the tenant's clock (issue 15): three ways the
+// service used to judge it later, each a path of the commands above.
+
+test("paid a minute before dueAt, swept a minute after, polled last: REPAID at the transfer's time, no late fee, loan.overdue kept", async () => {
+  const m = await runScenario([
+    new CreateLoan("TON_TESTNET", 3, 1_000),
+    new AdvanceSystemClock({ kind: "to", loan: 0, anchor: "due", deltaS: -60 }),
+    new Pay(0, { kind: "exact" }, true, true),
+    new AdvanceSystemClock({ kind: "by", seconds: 120 }),
+    new Sweep(),
+    new Poll(false),
+  ]);
+  const [loan] = m.loans;
+  expect({ status: loan!.status, lateFeeDays: loan!.lateFeeDays, paid: loan!.paid, repaidAt: loan!.repaidAt, overdue: loan!.overdue }).toEqual({
+    status: "REPAID",
+    lateFeeDays: 0,
+    paid: 10_200_000n,
+    repaidAt: loan!.dueAt - 60_000,
+    overdue: true,
+  });
+  expect(loan!.events.slice(3)).toEqual(["loan.overdue", "loan.repaid"]);
+});
+
+test("paid on the ledger, the sandbox clock advanced 5 days before the poll: REPAID at the transfer's time, no late fee", async () => {
+  const m = await runScenario([
+    new CreateLoan("POLYGON_AMOY", 3, 1_000),
+    new AdvanceSystemClock({ kind: "by", seconds: 3600 }),
+    new Pay(0, { kind: "exact" }, true, true),
+    new AdvanceSandboxClock({ kind: "by", seconds: 5 * DAY_S }),
+    new Poll(false),
+  ]);
+  const [loan] = m.loans;
+  expect({ status: loan!.status, lateFeeDays: loan!.lateFeeDays, paid: loan!.paid, repaidAt: loan!.repaidAt }).toEqual({
+    status: "REPAID",
+    lateFeeDays: 0,
+    paid: 10_200_000n,
+    repaidAt: loan!.fundedAt + 3_600_000,
+  });
+});
+
+test("advance 10 days, 10.20 kept for a REPAID loan, attributed to a loan funded an hour later: REPAID from its funding, nothing owed a week on", async () => {
+  const m = await runScenario([
+    new AdvanceSandboxClock({ kind: "by", seconds: 10 * DAY_S }),
+    new CreateLoan("TON_TESTNET", 3, 1_000),
+    new Pay(0, { kind: "exact" }, false, true),
+    // Due 0 now: the command pays 5.00 plus the extra, 10.20 in all, and the service keeps it.
+    new Pay(0, { kind: "excess", extraUnits: 5_200_000 }, false, true),
+    new AdvanceSystemClock({ kind: "by", seconds: 3600 }),
+    new CreateLoan("TON_TESTNET", 3, 1_000),
+    new Attribute(0, 1, "awaiting"),
+    new AdvanceSandboxClock({ kind: "by", seconds: 7 * DAY_S }),
+  ]);
+  const [, second] = m.loans;
+  expect(m.unmatched.map((u) => [u.amount, u.attributedLoanId])).toEqual([[10_200_000n, second!.id]]);
+  expect({ status: second!.status, lateFeeDays: second!.lateFeeDays, paid: second!.paid, surplus: second!.surplus, repaidAt: second!.repaidAt }).toEqual({
+    status: "REPAID",
+    lateFeeDays: 0,
+    paid: 10_200_000n,
+    surplus: 0n,
+    repaidAt: second!.fundedAt,
+  });
+});
+
+test("an older kept payment attributed after a later partial counts from the partial: the late fee owed then stands", async () => {
+  const m = await runScenario([
+    new CreateLoan("TON_TESTNET", 3, 1_000),
+    // 5.20 naming no loan, before due: kept.
+    new StrayPayment(0, "unnamed", 520, false),
+    new AdvanceSandboxClock({ kind: "to", loan: 0, anchor: "due", deltaS: 3600 }),
+    // Half of the 11.20 due on the first late day.
+    new Pay(0, { kind: "partial", permille: 500 }, false, true),
+    new Attribute(0, 0, "awaiting"),
+  ]);
+  const [loan] = m.loans;
+  // Judged at its own time, 5.20 would have covered the 4.60 left of 10.20 and waived the late fee.
+  expect({ status: loan!.status, paid: loan!.paid, due: dueNow(loan!, tenantNow(m)) }).toEqual({ status: "ACTIVE", paid: 10_800_000n, due: 400_000n });
 });
 
 // Model helpers the commands above do not reach otherwise stay honest too.

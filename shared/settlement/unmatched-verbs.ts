@@ -44,7 +44,8 @@ export async function listUnmatched(
 /**
  * An Owner/Admin attributes a kept payment to one of the tenant's loans on
  * the same chain: it is applied as that loan's repayment (full, partial or
- * with surplus) through the loan's writer, and claimed in the same batch as
+ * with surplus) through the loan's writer, judged at the time the payment
+ * was made (`paidAt`, see applyRepayment), and claimed in the same batch as
  * the loan's credit (see applyRepayment). Twice, or concurrently to two
  * loans: one wins, the other gets 409 and nothing moves.
  */
@@ -66,8 +67,8 @@ export async function attributeUnmatched({ db, writer }: Pick<VerbDeps, "db" | "
     txHash: row.txHash,
     logIndex: row.logIndex,
     blockNumber: row.blockNumber,
-    // When the listener kept it (system time, in unix seconds like a block time).
-    timestamp: Math.floor(row.createdAt.getTime() / 1000),
+    // When the payment was made (its block's time, on the tenant's clock), not when it was kept: it is judged then.
+    timestamp: Math.floor(row.paidAt.getTime() / 1000),
     from: row.fromAddress,
     to: row.toAddress,
     token: row.token,

@@ -5,7 +5,9 @@ import type { VerbDeps } from "../verbs.ts";
 
 /**
  * Keeps a payment the listener could not apply. One row per (chain, tx,
- * log): seeing the payment again changes nothing.
+ * log): seeing the payment again changes nothing. `paidAt` is when the
+ * payment was made (its block's time, on the tenant's clock of the chain's
+ * mode), which an attribution judges it at; `createdAt`, when it was kept.
  */
 export async function recordUnmatched(
   { db }: Pick<VerbDeps, "db">,
@@ -27,6 +29,7 @@ export async function recordUnmatched(
       comment: payment.comment,
       claimedLoanId: payment.loanId,
       reason,
+      paidAt: new Date(payment.timestamp * 1000),
       createdAt: now,
     })
     .onConflictDoNothing();

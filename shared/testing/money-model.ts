@@ -53,7 +53,8 @@ export function feeUnits(principal: bigint, fee: FeeTerms): bigint {
 
 export type LoanStatus = "ACTIVE" | "REPAID" | "DEFAULTED";
 export type SettlementKind = "FUNDING" | "REPAYMENT" | "PARTIAL_REPAYMENT" | "SURPLUS";
-export type ModelSettlement = { kind: SettlementKind; status: "CONFIRMED" | "FAILED"; amount: bigint; txHash: string };
+/** A settlement row; `paidAt`: when its transfer was made, on the tenant's clock (ms). */
+export type ModelSettlement = { kind: SettlementKind; status: "CONFIRMED" | "FAILED"; amount: bigint; txHash: string; paidAt: number };
 
 export type ModelLoan = {
   id: string;
@@ -88,43 +89,30 @@ export type ModelUnmatched = {
   amount: bigint;
   claimedLoanId: string | null;
   attributedLoanId: string | null;
-  /** Its `createdAt` as the service stores it (ms): see `attributedPaymentTime`. */
-  keptAt: number;
+  /** When the payment was made: its block's time, on the tenant's clock (ms). */
+  paidAt: number;
 };
 
 // --- when a payment counts as made ---------------------------------------------------
 //
-// The rule (apply-repayment.ts, DECISIONS.md "Fees"): a payment is judged at the time
+// DECISIONS.md "Fees" and "Repayment": what a payment settles is the total due at the time
 // of its transfer, on the loan's clock. Sandbox loans run on the tenant's sandbox clock
-// (system time + an offset that POST /v1/sandbox/clock/advance moves), but the
-// simulated ledgers stamp their blocks with system time. The service converts with the
-// offset as it is when it looks, not as it was at the transfer, so the two functions
-// below follow the service, not the rule, wherever the offset moved in between. Both
-// are reported in issue 15 (see the commit of this file): by the rule, a payment's time
-// is the tenant's clock at its transfer, whenever the listener or an attribution sees it.
+// (system time + the offset POST /v1/sandbox/clock/advance moves), and a tenant's sandbox
+// ledger stamps its blocks with that clock as it stood at the transfer: so a payment's time
+// is the tenant's time when it was made, however far the clock moved before the listener
+// polled or an Owner attributed it, and whatever the sweep recorded meanwhile.
 
 /**
- * The time the listener judges a payment at: its block's (system) time plus the
- * sandbox offset as of the poll. Equal to the transfer's time unless the sandbox
- * clock was advanced between the transfer and the poll.
+ * When a payment made at `at` counts (`countsFrom` in apply-repayment.ts states the same
+ * rule for the service): at `at`, but never before the loan was funded nor before a payment
+ * already credited to it. The listener reads a ledger in block order, so for it this is `at`;
+ * an attribution can bring an older kept payment after newer ones: until the newest arrived
+ * the loan was not paid off, so the late fees owed by then stand.
  */
-export const listenedPaymentTime = (blockMs: number, offsetAtPoll: number): number => blockMs + offsetAtPoll;
-
-/**
- * What an unmatched row's `createdAt` holds: the system time of the poll for a payment
- * the listener kept (no loan, another chain's loan), but the tenant's clock for one
- * kept because its loan was no longer awaiting repayment (REPAID).
- */
-export const keptTime = (reason: "noLoan" | "notAwaiting", sysAtPoll: number, offsetAtPoll: number): number =>
-  reason === "noLoan" ? sysAtPoll : sysAtPoll + offsetAtPoll;
-
-/**
- * The time an attributed payment is judged at: its `createdAt` (whole seconds) plus the
- * sandbox offset as of the attribution. So a payment kept for a REPAID loan counts the
- * offset twice, and any kept payment is judged later than it was made once the sandbox
- * clock has moved on: late fees it did not owe, `repaidAt` in the tenant's future.
- */
-export const attributedPaymentTime = (keptAt: number, offsetAtAttribution: number): number => Math.floor(keptAt / 1000) * 1000 + offsetAtAttribution;
+export function countsFrom(loan: ModelLoan, at: number): number {
+  const credited = loan.settlements.filter((s) => s.status === "CONFIRMED" && (s.kind === "REPAYMENT" || s.kind === "PARTIAL_REPAYMENT")).map((s) => s.paidAt);
+  return Math.max(at, loan.fundedAt, ...credited);
+}
 
 /** Started days past `dueAt` at `at`, stopped when grace ends (DECISIONS.md: a late fee per started day until repaid or defaulted). */
 export function lateDaysAt(loan: Pick<ModelLoan, "dueAt" | "gracePeriodDays">, at: number): number {
@@ -204,43 +192,43 @@ export type PaymentOutcome = { kind: "applied"; applied: bigint; surplus: bigint
 /**
  * A confirmed payment of `amount` to `loan`, made at `at` (DECISIONS.md
  * "Repayment", "Statuses after the end"): on an ACTIVE or DEFAULTED loan, the
- * total due at `at` repays it (REPAID, `loan.repaid`; after DEFAULTED a
- * recovery), less is a partial payment with the rest still due, more repays
- * it and keeps the rest as surplus. Any other loan does not take it.
+ * total due when it counts (`countsFrom`: late-fee days by the clock then,
+ * not what a sweep recorded since) repays it (REPAID at that time with its
+ * late fee, `loan.repaid`; after DEFAULTED a recovery), less is a partial
+ * payment with the rest still due, more repays it and keeps the rest as
+ * surplus. What a sweep did before the payment was seen stays in the loan's
+ * history: `loan.overdue`, `loan.defaulted`, the overdue flag, `defaultedAt`.
+ * Any other loan does not take it.
  */
 export function applyPayment(loan: ModelLoan, amount: bigint, at: number, txHash: string): PaymentOutcome {
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return { kind: "notAwaiting" };
-  // The service's rule, which the model follows so that the suite passes: a payment owes at least
-  // the late-fee days a sweep has already recorded, even when its transfer confirmed before them
-  // (the listener saw it after the sweep). Reported in issue 15 as a deviation from "the total due
-  // at the time of the transfer repays it"; by that rule it would be `lateDaysAt(loan, at)` alone.
-  const days = Math.max(loan.lateFeeDays, lateDaysAt(loan, at));
-  const total = totalWith(loan, days);
-  // Nothing remains when earlier payments already cover the total (a loan can be left ACTIVE so, by an
-  // attribution judged in the tenant's future: see `attributedPaymentTime`).
-  const remaining = loan.paid >= total ? 0n : total - loan.paid;
+  const when = countsFrom(loan, at);
+  const days = lateDaysAt(loan, when);
+  const remaining = totalWith(loan, days) - loan.paid;
+  // Every credited payment counts by then, and each left less than was due at its own time.
+  if (remaining <= 0n) throw new Error(`model: ${loan.id} owes nothing at ${when} yet is ${loan.status}`);
   if (amount < remaining) {
     loan.paid += amount;
-    loan.settlements.push({ kind: "PARTIAL_REPAYMENT", status: "CONFIRMED", amount, txHash });
+    loan.settlements.push({ kind: "PARTIAL_REPAYMENT", status: "CONFIRMED", amount, txHash, paidAt: at });
     return { kind: "applied", applied: amount, surplus: 0n, repaid: false };
   }
   const surplus = amount - remaining;
   loan.paid += remaining;
   loan.surplus += surplus;
   loan.status = "REPAID";
-  loan.repaidAt = at;
+  loan.repaidAt = when;
   loan.lateFeeDays = days;
   loan.events.push("loan.repaid");
-  loan.settlements.push({ kind: "REPAYMENT", status: "CONFIRMED", amount: remaining, txHash });
-  if (surplus > 0n) loan.settlements.push({ kind: "SURPLUS", status: "CONFIRMED", amount: surplus, txHash });
+  loan.settlements.push({ kind: "REPAYMENT", status: "CONFIRMED", amount: remaining, txHash, paidAt: at });
+  if (surplus > 0n) loan.settlements.push({ kind: "SURPLUS", status: "CONFIRMED", amount: surplus, txHash, paidAt: at });
   return { kind: "applied", applied: remaining, surplus, repaid: true };
 }
 
 /** A repayment transaction that failed on-chain (SPEC.md): `loan.repayment_failed` and a FAILED row; the loan stays as it was. */
-export function failPayment(loan: ModelLoan, amount: bigint, txHash: string): void {
+export function failPayment(loan: ModelLoan, amount: bigint, txHash: string, at: number): void {
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return;
   loan.events.push("loan.repayment_failed");
-  loan.settlements.push({ kind: "REPAYMENT", status: "FAILED", amount, txHash });
+  loan.settlements.push({ kind: "REPAYMENT", status: "FAILED", amount, txHash, paidAt: at });
 }
 
 // --- the whole tenant: ledgers, pools, kept payments, what the listener has not seen yet ---
@@ -249,7 +237,7 @@ export const RAILS: Rail[] = ["POLYGON_AMOY", "TON_TESTNET"];
 
 export type PendingObservation = { kind: "payment"; loanId: string | null; amount: bigint; from: string } | { kind: "failed"; loanId: string; amount: bigint };
 
-/** A transaction on a ledger that the listener has not processed yet; `blockMs`: its block's time (system time). */
+/** A transaction on a ledger that the listener has not processed yet; `blockMs`: its block's time (the tenant's clock at its inclusion). */
 export type Pending = { txHash: string; blockMs: number; observation: PendingObservation | null };
 
 export type MoneyModel = {
@@ -313,45 +301,41 @@ export function processPending(m: MoneyModel, rail: Rail): void {
     if (!obs) continue;
     const loan = obs.loanId ? m.loans.find((l) => l.id === obs.loanId) : undefined;
     if (obs.kind === "failed") {
-      if (loan && loan.chain === rail) failPayment(loan, obs.amount, p.txHash);
+      if (loan && loan.chain === rail) failPayment(loan, obs.amount, p.txHash, p.blockMs);
       continue;
     }
-    const keep = (claimedLoanId: string | null, reason: "noLoan" | "notAwaiting") =>
-      m.unmatched.push({
-        txHash: p.txHash,
-        chain: rail,
-        from: obs.from,
-        amount: obs.amount,
-        claimedLoanId,
-        attributedLoanId: null,
-        keptAt: keptTime(reason, m.sysMs, m.offsetMs),
-      });
+    const keep = (claimedLoanId: string | null) =>
+      m.unmatched.push({ txHash: p.txHash, chain: rail, from: obs.from, amount: obs.amount, claimedLoanId, attributedLoanId: null, paidAt: p.blockMs });
     if (!loan || loan.chain !== rail) {
-      keep(obs.loanId, "noLoan");
+      keep(obs.loanId);
       continue;
     }
-    const outcome = applyPayment(loan, obs.amount, listenedPaymentTime(p.blockMs, m.offsetMs), p.txHash);
-    if (outcome.kind === "notAwaiting") keep(loan.id, "notAwaiting");
+    const outcome = applyPayment(loan, obs.amount, p.blockMs, p.txHash);
+    if (outcome.kind === "notAwaiting") keep(loan.id);
     else m.pools[STABLECOIN_OF[rail]] += outcome.applied;
   }
 }
 
-/** A transaction included now on `rail`; `polled`: a sandbox helper wrote it and polls the ledger at once. */
+/**
+ * A transaction included now on `rail`, its block stamped with the tenant's clock now (the helpers,
+ * funding and the world's direct writes name it); `polled`: a sandbox helper wrote it and polls the
+ * ledger at once.
+ */
 export function include(m: MoneyModel, rail: Rail, txHash: string, observation: PendingObservation | null, polled: boolean): void {
-  m.pending[rail].push({ txHash, blockMs: m.sysMs, observation });
+  m.pending[rail].push({ txHash, blockMs: tenantNow(m), observation });
   if (polled) processPending(m, rail);
 }
 
 /**
  * An Owner's attribution of a kept payment to `loan`: 409 once attributed or
  * for a REPAID loan, 400 for another chain's loan; else applied like a
- * payment the listener matched.
+ * payment the listener matched, made when it was made (`paidAt`).
  */
 export function attribute(m: MoneyModel, kept: ModelUnmatched, loan: ModelLoan): 200 | 400 | 409 {
   if (kept.attributedLoanId) return 409;
   if (loan.chain !== kept.chain) return 400;
   if (loan.status === "REPAID") return 409;
-  const outcome = applyPayment(loan, kept.amount, attributedPaymentTime(kept.keptAt, m.offsetMs), kept.txHash);
+  const outcome = applyPayment(loan, kept.amount, kept.paidAt, kept.txHash);
   if (outcome.kind === "applied") m.pools[STABLECOIN_OF[loan.chain]] += outcome.applied;
   kept.attributedLoanId = loan.id;
   return 200;

@@ -100,9 +100,10 @@ export async function sendEvm(
     type: "eip1559",
   });
   if (direct) {
+    // Straight onto the ledger, stamped with the tenant's time now, as the helpers stamp theirs.
     const res = await w.t.simChains
       .chain("POLYGON_AMOY", w.tenantId)
-      .submitEvmTransaction({ serializedTransaction: signedTransaction, sandboxTenantId: w.tenantId, requireFundedSender: true });
+      .submitEvmTransaction({ serializedTransaction: signedTransaction, sandboxTenantId: w.tenantId, requireFundedSender: true, at: new Date(tenantNow(m)) });
     return { txHash: res.txHash, status: res.status };
   }
   return ok(
@@ -113,12 +114,15 @@ export async function sendEvm(
 }
 
 export async function sendTon(
+  m: MoneyModel,
   w: World,
   body: { from: string; to: string; amount: bigint; comment: string | null; token?: string },
   direct: boolean,
 ): Promise<{ txHash: string; status: string }> {
   if (direct) {
-    const res = await w.t.simChains.chain("TON_TESTNET", w.tenantId).transferToken({ ...body, sandboxTenantId: w.tenantId, requireFundedSender: true });
+    const res = await w.t.simChains
+      .chain("TON_TESTNET", w.tenantId)
+      .transferToken({ ...body, sandboxTenantId: w.tenantId, requireFundedSender: true, at: new Date(tenantNow(m)) });
     return { txHash: res.txHash, status: res.status };
   }
   return ok(
@@ -254,17 +258,31 @@ export async function checkInvariants(m: MoneyModel, w: World) {
 
   // Settlement history of each loan.
   for (const [i, loan] of m.loans.entries()) {
-    const rows = histories[i].data.map((s: any) => ({ kind: s.kind, status: s.status, amount: units(s.amount), txHash: s.txHash }));
+    const rows = histories[i].data.map((s: any) => ({ kind: s.kind, status: s.status, amount: units(s.amount), txHash: s.txHash, paidAt: ms(s.paidAt) }));
     expect({ loan: i, settlements: rows }).toEqual({ loan: i, settlements: loan.settlements });
   }
 
   // Unmatched payments kept for the tenant.
   expect(kept.nextCursor).toBeNull();
   const keptRows = kept.data
-    .map((u: any) => ({ txHash: u.txHash, chain: u.chain, amount: units(u.amount), claimedLoanId: u.claimedLoanId, attributedLoanId: u.attributedLoanId }))
+    .map((u: any) => ({
+      txHash: u.txHash,
+      chain: u.chain,
+      amount: units(u.amount),
+      claimedLoanId: u.claimedLoanId,
+      attributedLoanId: u.attributedLoanId,
+      paidAt: ms(u.paidAt),
+    }))
     .sort((a: any, b: any) => a.txHash.localeCompare(b.txHash));
   const modelKept = m.unmatched
-    .map((u) => ({ txHash: u.txHash, chain: u.chain, amount: u.amount, claimedLoanId: u.claimedLoanId, attributedLoanId: u.attributedLoanId }))
+    .map((u) => ({
+      txHash: u.txHash,
+      chain: u.chain,
+      amount: u.amount,
+      claimedLoanId: u.claimedLoanId,
+      attributedLoanId: u.attributedLoanId,
+      paidAt: u.paidAt,
+    }))
     .sort((a, b) => a.txHash.localeCompare(b.txHash));
   expect({ unmatched: keptRows }).toEqual({ unmatched: modelKept });
 

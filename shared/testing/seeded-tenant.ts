@@ -57,6 +57,7 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
     comment: "svc:repay:unknown",
     claimedLoanId: null,
     reason: "seeded for the security suite",
+    paidAt: t.clock.now(),
     createdAt: t.clock.now(),
   });
   const liveWallet = await t.request("POST", "/v1/wallets", { body: { chain: "POLYGON", role: "GAS", address: newWallet() }, headers: bearer(m.token) });

@@ -341,6 +341,25 @@ describe("repayment on workerd", () => {
     }
   });
 
+  test("after a sandbox clock advance, the ledger's Durable Object stamps a repayment with the tenant's time: paidAt and repaidAt on the sandbox clock, no late fee", async () => {
+    const m = await newMerchant();
+    const clock = async () => Date.parse((await m.api("/v1/sandbox/clock")).body.now);
+    expect((await m.api("/v1/sandbox/clock/advance", { json: { seconds: 2 * 86_400 } })).status).toBe(200);
+    const before = Math.floor((await clock()) / 1000) * 1000;
+    const { loan } = await repayOnPolygon(m);
+    const after = await clock();
+    const repaid = await loanOf(m, loan.id);
+    expect({ status: repaid.status, lateFee: repaid.lateFee, totalDue: repaid.totalDue }).toEqual({ status: "REPAID", lateFee: "0.00", totalDue: "102.00" });
+    const rows = await settlementsOf(m, loan.id);
+    expect(rows.map((r) => r.kind)).toEqual(["FUNDING", "REPAYMENT"]);
+    expect(rows[0].paidAt).toBe(loan.fundedAt);
+    // Two days ahead of the system clock: stamped with the tenant's time of the call, not the system's.
+    const paidAt = Date.parse(rows[1].paidAt);
+    expect(paidAt >= before && paidAt <= after).toBe(true);
+    // Block times are whole seconds: a repayment in the second of the funding counts from the funding.
+    expect(Date.parse(repaid.repaidAt)).toBe(Math.max(paidAt, Date.parse(loan.fundedAt)));
+  });
+
   test("two overlapping listener runs (cron scheduled() twice at once) over a repayment create no duplicate", async () => {
     const m = await newMerchant();
     const poolBefore = await poolAvailable(m.tenantId, "USDC");

@@ -28,6 +28,17 @@ export class SimChainContext {
     this.stablecoin = config.family === "EVM" ? getAddress(config.token.address) : config.token.address;
   }
 
+  /**
+   * This context with its clock standing at `time` (a write's LedgerTime), or
+   * itself when no time is named. A time that is no valid Date is refused.
+   */
+  at(time: Date | undefined): SimChainContext {
+    if (time === undefined) return this;
+    if (!(time instanceof Date) || !Number.isFinite(time.getTime())) throw new SimChainRejected("at must be a valid Date");
+    const stamped = new Date(time.getTime());
+    return new SimChainContext(this.chain, this.ledger, { now: () => stamped });
+  }
+
   /** The canonical form of an address on this chain (EIP-55 on EVM, raw on TON, base58 on Solana). */
   address(input: string, field: string): string {
     if (typeof input !== "string") throw new SimChainRejected(`${field} must be an address string`);

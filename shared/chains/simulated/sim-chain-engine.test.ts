@@ -119,6 +119,36 @@ describe("blocks", () => {
     expect((await chain.readTransactions(0, 10)).transactions.map((t) => t.timestamp)).toEqual([t0, t0 + 90, t0 + 90]);
   });
 
+  test("a write that names its time (the tenant's sandbox clock) is stamped with it, never before the previous block; a bad time is refused", async () => {
+    const clock = fixedClock(START);
+    const chain = new SimChainEngine("TON_TESTNET", memorySimStorage(), clock);
+    const t0 = Math.floor(START.getTime() / 1000);
+    // Five days ahead of the system clock, as a tenant's advanced sandbox clock.
+    await chain.faucet({ address: wallet(1), amount: 5n, at: new Date(START.getTime() + 5 * 86_400_000) });
+    await chain.transferToken({ from: wallet(1), to: SETTLEMENT, amount: 1n, comment: null, at: new Date(START.getTime() + 5 * 86_400_000 + 61_000) });
+    // Named earlier than the last block, or not named (the system clock): the chain's time stands.
+    await chain.transferToken({ from: wallet(1), to: SETTLEMENT, amount: 1n, comment: null, at: START });
+    await chain.faucet({ address: wallet(1), amount: 1n });
+    await chain.fundFromPool({
+      loanId: crypto.randomUUID(),
+      to: wallet(2),
+      amount: 1n,
+      reference: "funding:x",
+      at: new Date(START.getTime() + 6 * 86_400_000),
+    });
+    expect((await chain.readTransactions(0, 10)).transactions.map((t) => t.timestamp - t0)).toEqual([
+      5 * 86_400,
+      5 * 86_400 + 61,
+      5 * 86_400 + 61,
+      5 * 86_400 + 61,
+      6 * 86_400,
+    ]);
+    for (const at of [new Date(Number.NaN), "2026-11-21" as unknown as Date]) {
+      await expect(chain.faucet({ address: wallet(1), amount: 1n, at })).rejects.toThrow("at must be a valid Date");
+    }
+    expect(await chain.head()).toBe(5);
+  });
+
   test("concurrent calls are applied one at a time", async () => {
     const chain = await chainWith(0);
     await chain.faucet({ address: wallet(1), amount: 100n });

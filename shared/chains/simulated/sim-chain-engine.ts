@@ -78,23 +78,23 @@ export class SimChainEngine implements SimChainOps {
   }
 
   faucet(input: SimFaucetInput): Promise<SimFaucetResult> {
-    return this.serially((state) => faucet(this.ctx, state, input));
+    return this.serially((state) => faucet(this.ctx.at(input?.at), state, input));
   }
 
   submitEvmTransaction(input: SimEvmSubmitInput): Promise<SimEvmSubmitResult> {
-    return this.serially((state) => submitEvmTransaction(this.ctx, state, input));
+    return this.serially((state) => submitEvmTransaction(this.ctx.at(input?.at), state, input));
   }
 
   transferToken(input: SimTransferInput): Promise<SimTransferResult> {
-    return this.serially((state) => transferToken(this.ctx, state, input));
+    return this.serially((state) => transferToken(this.ctx.at(input?.at), state, input));
   }
 
   emitLogAs(input: SimEmitLogInput): Promise<SimEmitLogResult> {
-    return this.serially((state) => emitLogAs(this.ctx, state, input));
+    return this.serially((state) => emitLogAs(this.ctx.at(input?.at), state, input));
   }
 
   fundFromPool(input: SimFundInput): Promise<SimFundResult> {
-    return this.serially((state) => fundFromPool(this.ctx, state, input));
+    return this.serially((state) => fundFromPool(this.ctx.at(input?.at), state, input));
   }
 
   readTransactions(afterBlock: number, limit: number): Promise<SimReadResult> {

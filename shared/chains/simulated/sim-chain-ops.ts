@@ -4,13 +4,25 @@ import type { ChainTransaction } from "../chain-port.ts";
 // engine, its Durable Object and the Bun tier share (sim-chain-engine.ts
 // implements it from the concern modules beside it).
 
+/**
+ * When a write happens on the ledger's clock. A sandbox tenant's ledger runs
+ * on that tenant's sandbox clock (system time + the offset that
+ * `POST /v1/sandbox/clock/advance` moves), so the service's writes (the
+ * sandbox helpers, funding) name the tenant's time of the call, and the
+ * block is stamped with it: the listener then reads the time the transfer
+ * was made on the loan's clock, however far the clock moved before it polls.
+ * Without `at` (a test writing straight onto a ledger) the engine's own clock
+ * stamps it. A block's time never runs backwards.
+ */
+export type LedgerTime = { at?: Date };
+
 export type SimFaucetInput = {
   address: string;
   amount: bigint;
   /** TON and Solana: the jetton master or mint to credit (default the chain's stablecoin). EVM: only the stablecoin. */
   token?: string;
   sandboxTenantId?: string | null;
-};
+} & LedgerTime;
 export type SimFaucetResult = { txHash: string; blockNumber: number };
 
 /**
@@ -20,7 +32,7 @@ export type SimFaucetResult = { txHash: string; blockNumber: number };
  */
 type SenderRule = { requireFundedSender?: boolean };
 
-export type SimEvmSubmitInput = { serializedTransaction: string; sandboxTenantId?: string | null } & SenderRule;
+export type SimEvmSubmitInput = { serializedTransaction: string; sandboxTenantId?: string | null } & SenderRule & LedgerTime;
 export type SimEvmSubmitResult = {
   txHash: string;
   status: "success" | "reverted";
@@ -39,18 +51,19 @@ export type SimTransferInput = {
   /** The jetton master or mint (default the chain's stablecoin). */
   token?: string;
   sandboxTenantId?: string | null;
-} & SenderRule;
+} & SenderRule &
+  LedgerTime;
 export type SimTransferResult = { txHash: string; status: "success" | "failed"; blockNumber: number; failureReason: string | null };
 
-export type SimEmitLogInput = { address: string; topics: string[]; data: string; from: string; sandboxTenantId?: string | null };
+export type SimEmitLogInput = { address: string; topics: string[]; data: string; from: string; sandboxTenantId?: string | null } & LedgerTime;
 export type SimEmitLogResult = { txHash: string; blockNumber: number };
 
-export type SimFundInput = { loanId: string; to: string; amount: bigint; reference: string };
+export type SimFundInput = { loanId: string; to: string; amount: bigint; reference: string } & LedgerTime;
 export type SimFundResult = {
   txHash: string;
   status: "success" | "reverted" | "failed";
   blockNumber: number;
-  /** Block time, unix seconds. */
+  /** Block time, unix seconds (on the ledger's clock: see LedgerTime). */
   timestamp: number;
   failureReason: string | null;
 };

@@ -29,7 +29,8 @@ export function simulatedChainPort(chains: SimulatedChains): ChainPort {
       try {
         const sent = await chains
           .chain(input.chain, input.sandboxTenantId)
-          .fundFromPool({ loanId, to: input.to, amount: input.amount, reference: input.reference });
+          // Stamped with the funding's time on the loan's clock (the tenant's sandbox clock), as every service write to a ledger is.
+          .fundFromPool({ loanId, to: input.to, amount: input.amount, reference: input.reference, at: input.now });
         if (sent.status !== "success") {
           return { success: false, errorReason: sent.failureReason ?? `the funding transaction ${sent.status}`, txHash: sent.txHash };
         }

@@ -35,7 +35,11 @@ const SettlementSchema = z
     blockNumber: z.number().int().nullable().openapi({ description: "The block of the transaction (null for funding recorded before block tracking)." }),
     from: z.string().nullable().openapi({ description: "Sending address (the pool for funding, the borrower's wallet for repayments)." }),
     to: z.string().nullable(),
-    createdAt: TimestampSchema,
+    paidAt: TimestampSchema.openapi({
+      description:
+        "When the transfer was made, on the loan's clock: a repayment's block time (the tenant's sandbox time on a sandbox chain), at which it was judged; for funding, when it was sent.",
+    }),
+    createdAt: TimestampSchema.openapi({ description: "When the service recorded it." }),
   })
   .openapi("Settlement");
 
@@ -56,6 +60,7 @@ const settlementView = (s: SettlementRow) => ({
   blockNumber: s.blockNumber,
   from: s.fromAddress,
   to: s.toAddress,
+  paidAt: iso(s.paidAt),
   createdAt: iso(s.createdAt),
 });
 

@@ -40,6 +40,8 @@ describe("settlements", () => {
           blockNumber: expect.any(Number),
           from: SIMULATED_POOL_ADDRESS,
           to: loan.borrowerWalletAddress,
+          // Funding: when it was sent, on the loan's clock.
+          paidAt: loan.fundedAt,
           createdAt: loan.fundedAt,
         },
       ],

@@ -22,7 +22,11 @@ export const UnmatchedSchema = z
     attributedLoanId: z.string().nullable(),
     attributedAt: TimestampSchema.nullable(),
     attributedBy: z.string().nullable(),
-    createdAt: TimestampSchema,
+    paidAt: TimestampSchema.openapi({
+      description:
+        "When the payment was made: its block's time, on the tenant's clock of the chain's mode (a sandbox ledger's blocks carry the tenant's sandbox time). An attribution judges the payment at this time (late fees as of then), never before the loan was funded.",
+    }),
+    createdAt: TimestampSchema.openapi({ description: "When the service kept the payment." }),
   })
   .openapi("UnmatchedPayment");
 
@@ -43,5 +47,6 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   attributedLoanId: r.attributedLoanId,
   attributedAt: r.attributedAt ? r.attributedAt.toISOString() : null,
   attributedBy: r.attributedBy,
+  paidAt: r.paidAt.toISOString(),
   createdAt: r.createdAt.toISOString(),
 });
