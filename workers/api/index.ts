@@ -1,4 +1,5 @@
 import { withChaos } from "../../shared/chaos/chaos-env.ts";
+import { newRoundTripCounter, ROUND_TRIPS_HEADER, withRoundTripCount } from "../../shared/observability/round-trips.ts";
 import { createApiApp } from "./app.ts";
 import { depsFromEnv, type ApiEnv } from "./deps.ts";
 
@@ -10,5 +11,15 @@ export { LoanObject } from "../../shared/loans/loan-object.ts";
 const app = createApiApp(depsFromEnv);
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, withChaos(env, "api"), ctx),
+  async fetch(request, env, ctx) {
+    const chaotic = withChaos(env, "api");
+    // The bench (development only): the request's D1 round trips and Durable Object calls, in a response header.
+    const counter = newRoundTripCounter();
+    const counted = withRoundTripCount(chaotic, counter);
+    if (!counted) return app.fetch(request, chaotic, ctx);
+    const response = await app.fetch(request, counted, ctx);
+    const out = new Response(response.body, response);
+    out.headers.set(ROUND_TRIPS_HEADER, JSON.stringify(counter));
+    return out;
+  },
 } satisfies ExportedHandler<ApiEnv>;
