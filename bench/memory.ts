@@ -69,3 +69,19 @@ export function sampleMemory(intervalMs = 100) {
     },
   };
 }
+
+/** CPU time (user + system, ms) the processes have used so far, from /proc/<pid>/stat (Linux; clock ticks of 10 ms). */
+export function cpuMillis(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // After the comm: state(0) ppid(1) … utime(11) stime(12).
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10;
+}

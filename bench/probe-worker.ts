@@ -10,7 +10,8 @@ import { DurableObject } from "cloudflare:workers";
  * - `GET /probe/noop`: no I/O at all (the worker's own floor).
  * - `GET /probe/read?id=<tenantId>`: one D1 SELECT by primary key (a tenant row).
  * - `POST /probe/write`: one one-row D1 INSERT into a scratch table (`probe_rows`).
- * - `POST /probe/do`: one Durable Object RPC, to a new object each time (as each loan has its own).
+ * - `POST /probe/do`: one Durable Object RPC, to a new object each time (as each loan has its own);
+ *   `?object=<name>`: to that one object every time.
  * - `POST /probe/queue`: one Queue send, to a queue of its own that nothing consumes.
  */
 type ProbeEnv = { DB: D1Database; PROBE_OBJECTS: DurableObjectNamespace<ProbeObject>; PROBE_QUEUE: Queue<{ n: number }> };
@@ -48,7 +49,8 @@ export default {
         return Response.json({ id }, { status: 201 });
       }
       case "POST /probe/do": {
-        const stub = env.PROBE_OBJECTS.get(env.PROBE_OBJECTS.idFromName(crypto.randomUUID()));
+        // `?object=<name>`: always that object (warm); by default a new one each time.
+        const stub = env.PROBE_OBJECTS.get(env.PROBE_OBJECTS.idFromName(url.searchParams.get("object") ?? crypto.randomUUID()));
         return Response.json({ n: await stub.ping(1) });
       }
       case "POST /probe/queue":

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import autocannon, { type Options, type Result } from "autocannon";
 import { ROUND_TRIPS_HEADER, type RoundTripCounter } from "../shared/observability/round-trips.ts";
 import { startStack, type Stack } from "../workers/local/stack.ts";
-import { sampleMemory } from "./memory.ts";
+import { childWorkerdPids, cpuMillis, sampleMemory } from "./memory.ts";
 import { probeWorker } from "./probes.ts";
 
 /**
@@ -63,8 +63,8 @@ const autocannonWithRequests = autocannon as unknown as (
 /** The `x-round-trips` answers of one run, summed. */
 type Trips = { answers: number; d1: number; doCalls: number; objectD1: number; objectDoCalls: number };
 
-/** One load run: autocannon's result, and the round trips its 2xx answers reported (none for the probes). */
-type Measured = { name: string; result: Result; trips: Trips; probe?: string };
+/** One load run: autocannon's result, the round trips its 2xx answers reported (none for the probes), and the stack's CPU time over it. */
+type Measured = { name: string; result: Result; trips: Trips; cpuMs: number; probe?: string };
 
 const stack = await startStack({
   ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, SIGNUP_LIMITER: UNLIMITED },
@@ -74,10 +74,13 @@ const stack = await startStack({
 });
 try {
   const deliveries = await benchDeliveries(stack);
+  const workerd = childWorkerdPids();
   const runs: Measured[] = [];
   const run = async (name: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string; probe?: string } = {}) => {
     console.log(`${name}: ${seconds} s, ${connections} connections…`);
-    const measured = { name, ...(await load(stack, path, options)), probe: options.probe };
+    const cpuBefore = cpuMillis(workerd);
+    const loaded = await load(stack, path, options);
+    const measured = { name, ...loaded, cpuMs: cpuMillis(workerd) - cpuBefore, probe: options.probe };
     runs.push(measured);
     return measured;
   };
@@ -109,11 +112,12 @@ try {
       "2xx".padStart(7),
       "non-2xx".padStart(8),
       "errors".padStart(7),
+      "cpu ms".padStart(7),
       "  vs probe".padEnd(20),
       "ratio".padStart(6),
     ].join(" "),
   );
-  for (const { name, result: r, probe } of runs) {
+  for (const { name, result: r, probe, cpuMs } of runs) {
     const against = probe ? byName.get(probe) : undefined;
     console.log(
       [
@@ -124,6 +128,7 @@ try {
         String(r["2xx"]).padStart(7),
         String(r.non2xx).padStart(8),
         String(r.errors + r.timeouts).padStart(7),
+        (cpuMs / Math.max(1, r.requests.total)).toFixed(2).padStart(7),
         `  ${probe ?? ""}`.padEnd(20),
         (against ? (perSecond(r) / perSecond(against.result)).toFixed(2) : "").padStart(6),
       ].join(" "),
@@ -132,10 +137,11 @@ try {
   const queueProbe = byName.get("POST /probe/queue");
   if (deliveries && queueProbe) {
     console.log(
-      `${"webhook events (loaded)".padEnd(24)} ${deliveries.perSecond.toFixed(0).padStart(8)} ${"".padStart(46)}   ${"POST /probe/queue".padEnd(18)}${(deliveries.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
+      `${"webhook events (loaded)".padEnd(24)} ${deliveries.perSecond.toFixed(0).padStart(8)} ${"".padStart(54)}   ${"POST /probe/queue".padEnd(18)}${(deliveries.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
     );
   }
 
+  console.log("cpu ms: the stack's (workerd's) CPU time over the run, per answer; ratio: req/s over the probe's req/s");
   console.log("\nround trips per 2xx answer (x-round-trips; the relay after a write's response not included):");
   for (const { name, trips: t } of runs) {
     if (t.answers === 0) continue;

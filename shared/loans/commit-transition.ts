@@ -38,6 +38,23 @@ export type TransitionPlan = {
 };
 
 /**
+ * The columns an update writes: those of `next` that are not the very
+ * value `loan` holds (a new object, such as a Date, counts as changed), never
+ * the identity. Every update is conditional on the write token `loan` was
+ * read with, so the row it changes is `loan`: writing the rest again would
+ * change nothing, and building the statement for all the loan's columns
+ * costs more than the round trip.
+ */
+function changedColumns(loan: LoanRow, next: LoanRow): Partial<LoanRow> {
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(next) as (keyof LoanRow)[]) {
+    if (key === "id" || key === "tenantId" || key === "createdAt") continue;
+    if (next[key] !== loan[key]) changes[key] = next[key];
+  }
+  return changes as Partial<LoanRow>;
+}
+
+/**
  * Applies a trigger of the pure transition table and commits the new state,
  * its events and its rows in one batch, conditional on the loan still
  * carrying the write token it was read with. Refused transitions: 409.
@@ -56,7 +73,8 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
     updatedAt: now,
   };
   const guard = loanCarries(loan.id, next.writeToken);
-  const { id, tenantId, createdAt, ...changes } = next;
+  const { id, tenantId } = next;
+  const changes = changedColumns(loan, next);
   const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
   const update = db
@@ -88,7 +106,8 @@ export async function commitUpdate(
   condition?: SQL,
 ): Promise<LoanRow | null> {
   const next: LoanRow = { ...loan, ...set, writeToken: newWriteToken(), updatedAt: now };
-  const { id, tenantId, createdAt, ...changes } = next;
+  const { id, tenantId } = next;
+  const changes = changedColumns(loan, next);
   const [updated] = await db.batch([
     db
       .update(loans)

@@ -172,7 +172,10 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
  * (once per wait). A loan is never funded twice: every step is conditional on
  * the state it read, and the chain send is keyed by the loan.
  */
-export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan: LoanRow; tenant: LoadedTenant; now: Date }): Promise<LoanRow> {
+export async function fundLoan(
+  deps: LoanContext,
+  { loan, tenant, now, pool: read }: { loan: LoanRow; tenant: LoadedTenant; now: Date; pool?: PoolRow | null },
+): Promise<LoanRow> {
   const { db } = deps;
   if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;
   if (loan.requiresKycGate && (!loan.kycConfirmedAt || !loan.agreementId)) {
@@ -187,7 +190,8 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
   const live = current.mode === "live" ? await liveFunding(deps, current, now) : null;
   if (live && !live.ok) return live.waiting;
   if (current.fundingState !== "RESERVED") {
-    const pool = live?.ok ? live.pool : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
+    // `read`: the pool its caller read with the loan (processing's one batch of reads); poolFor otherwise.
+    const pool = live?.ok ? live.pool : read !== undefined ? read : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
     const reserved = await reserve(db, current, pool, now);
     if (!reserved) {

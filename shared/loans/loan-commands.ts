@@ -15,11 +15,13 @@ import { recordKycConfirmation, type KycConfirmationInput } from "./kyc-confirma
 import type { LoanContext } from "./loan-context.ts";
 import { loadLoan } from "./load-loan.ts";
 import { processLoan } from "./process-loan.ts";
+import type { LoanFacts } from "./processing-reads.ts";
 import { reviewLoan, type ReviewInput } from "./review-loan.ts";
 
 /** Every change of a loan, as a message its single writer executes. */
 export type LoanCommand =
-  | { kind: "process"; tenantId: string; loanId: string }
+  /** `facts`: the creator's (processing then reads in one round trip). */
+  | { kind: "process"; tenantId: string; loanId: string; facts?: LoanFacts }
   | ({ kind: "review" } & ReviewInput)
   | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
   | {
