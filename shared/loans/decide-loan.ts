@@ -8,7 +8,7 @@ import { underwrite, type UnderwritingInput, type UnderwritingPolicy } from "../
 import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanIsOpen } from "./open-loans.ts";
-import { commitTransition } from "./commit-transition.ts";
+import { commitTransition, type TransitionPlan } from "./commit-transition.ts";
 
 /** What underwriting a loan reads besides the loan: its tenant's policy and KYC setting, its borrower's KYC status and other open loans. */
 export type UnderwritingReads = {
@@ -66,11 +66,12 @@ async function readForUnderwriting(db: Db, loan: LoanRow): Promise<UnderwritingR
  * policy and records the decision with `loan.decision` (SPEC.md: after
  * `loan.application_submitted`, which creation recorded). `reads`: what
  * underwriting reads, when the caller read it already (processing reads it
- * with the loan, in one round trip).
+ * with the loan, in one round trip). `followUp`: a change committed in the
+ * decision's own batch (processing's reservation of an approved loan).
  */
 export async function decideLoan(
   { db }: Pick<VerbDeps, "db">,
-  { loan, now, reads }: { loan: LoanRow; now: Date; reads?: UnderwritingReads },
+  { loan, now, reads, followUp }: { loan: LoanRow; now: Date; reads?: UnderwritingReads; followUp?: TransitionPlan["followUp"] },
 ): Promise<LoanRow> {
   const { policy, borrowerKycStatus, openLoansOfBorrower, requiresKycBeforeFunding } = reads ?? (await readForUnderwriting(db, loan));
   const decision = underwrite(
@@ -90,5 +91,6 @@ export async function decideLoan(
     trigger: { kind: "DECIDE", outcome: decision.outcome },
     now,
     set: { decisionReasons: decision.reasons, policyVersion: decision.policyVersion, decidedAt: decision.decidedAt },
+    followUp,
   });
 }
