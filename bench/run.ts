@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
 import autocannon, { type Options, type Result } from "autocannon";
+import { ROUND_TRIPS_HEADER, type RoundTripCounter } from "../shared/observability/round-trips.ts";
 import { startStack, type Stack } from "../workers/local/stack.ts";
+import { childWorkerdPids, cpuMillis, sampleMemory } from "./memory.ts";
+import { probeWorker } from "./probes.ts";
 
 /**
  * `npm run bench`: the bundled workers in Miniflare (in memory), load from
@@ -8,11 +11,26 @@ import { startStack, type Stack } from "../workers/local/stack.ts";
  * The rate limits are raised far above what the bench can send, so it measures
  * the handlers (auth, D1 lookups), not 429s.
  *
+ * Limit probes: a probe worker in the same Miniflare (bench/probe-worker.ts,
+ * never deployed) does one platform operation per request: nothing
+ * (`/probe/noop`), one D1 read by primary key, one one-row D1 insert, one
+ * Durable Object RPC, one Queue send. Each endpoint is printed as a ratio to
+ * its probe, measured in the same run at the same concurrency, just before
+ * it: `/v1/health` to the no-op, `/v1/me` to the read, `POST /v1/loans` to
+ * the write, webhook events/s to the Queue send.
+ *
+ * Round trips: the workers run with COUNT_ROUND_TRIPS=1 (development only),
+ * so the api answers every request with its D1 round trips and Durable
+ * Object calls, its loan objects' included (`x-round-trips`,
+ * shared/observability/round-trips.ts); the bench averages them per answer.
+ * The outbox relay that runs after a write's response (`waitUntil`) is not in
+ * the count.
+ *
  * The loan benchmark posts `POST /v1/loans` with a fresh `idempotencyKey` per
  * request, so every request creates, underwrites (default policy: APPROVED)
  * and funds a loan on the simulated chain, then checks in D1 that every loan
- * it created ended ACTIVE. Its loans/s is printed against `GET /v1/health`
- * measured in the same run.
+ * it created ended ACTIVE. Meanwhile it samples the resident memory of the
+ * stack (the workerd process) and of the bench itself.
  *
  * The delivery benchmark runs first, on an idle queue: a fresh tenant
  * registers an endpoint (`["*"]`) on a receiver in this process; a few loans
@@ -31,75 +49,135 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const UNLIMITED = { limit: 100_000_000, period: 60 as const };
 
-/** autocannon's `requests` with `setupRequest` (in the package, not yet in bench/autocannon.d.ts). */
+/** autocannon's `requests` with `setupRequest` and `onResponse` (in the package, not yet in bench/autocannon.d.ts). */
 type BenchRequest = { method: string; path: string; headers: Record<string, string>; body?: string };
 const autocannonWithRequests = autocannon as unknown as (
-  options: Options & { requests: (Partial<BenchRequest> & { setupRequest?: (req: BenchRequest) => BenchRequest })[] },
+  options: Options & {
+    requests: (Partial<BenchRequest> & {
+      setupRequest?: (req: BenchRequest) => BenchRequest;
+      onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string | string[]>) => void;
+    })[];
+  },
 ) => Promise<Result>;
+
+/** The `x-round-trips` answers of one run, summed. */
+type Trips = { answers: number; d1: number; doCalls: number; objectD1: number; objectDoCalls: number };
+
+/** One load run: autocannon's result, the round trips its 2xx answers reported (none for the probes), and the stack's CPU time over it. */
+type Measured = { name: string; result: Result; trips: Trips; cpuMs: number; probe?: string };
 
 const stack = await startStack({
   ratelimits: { API_KEY_LIMITER: UNLIMITED, IP_LIMITER: UNLIMITED, TENANT_LIMITER: UNLIMITED, SIGNUP_LIMITER: UNLIMITED },
+  vars: { COUNT_ROUND_TRIPS: "1" },
+  extraWorkers: [probeWorker()],
   logLevel: "error",
 });
 try {
   const deliveries = await benchDeliveries(stack);
-  const results: { name: string; result: Result }[] = [];
-  const run = async (name: string, path: string, headers: Record<string, string> = {}) => {
+  const workerd = childWorkerdPids();
+  const runs: Measured[] = [];
+  const run = async (name: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string; probe?: string } = {}) => {
     console.log(`${name}: ${seconds} s, ${connections} connections…`);
-    results.push({ name, result: await autocannon({ url: `${stack.baseUrl}${path}`, connections, duration: seconds, headers }) });
+    const cpuBefore = cpuMillis(workerd);
+    const loaded = await load(stack, path, options);
+    const measured = { name, ...loaded, cpuMs: cpuMillis(workerd) - cpuBefore, probe: options.probe };
+    runs.push(measured);
+    return measured;
   };
 
-  await run("GET /v1/health", "/v1/health");
+  await run("GET /probe/noop", "/probe/noop");
+  await run("GET /v1/health", "/v1/health", { probe: "GET /probe/noop" });
   const apiKey = await createApiKey(stack.baseUrl);
-  if (apiKey) await run("GET /v1/me (x-api-key)", "/v1/me", { "x-api-key": apiKey });
-  const loans = apiKey ? await benchLoanCreation(stack, apiKey) : undefined;
-  if (loans) results.push({ name: "POST /v1/loans (fund)", result: loans.result });
+  let loans: Awaited<ReturnType<typeof benchLoanCreation>> | undefined;
+  if (apiKey) {
+    const headers = { "x-api-key": apiKey };
+    const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { tenant: { id: string } };
+    await run("GET /probe/read", `/probe/read?id=${me.tenant.id}`);
+    await run("GET /v1/me (x-api-key)", "/v1/me", { headers, probe: "GET /probe/read" });
+    await run("POST /probe/write", "/probe/write", { method: "POST" });
+    loans = await benchLoanCreation(stack, apiKey, run);
+  }
+  await run("POST /probe/do", "/probe/do", { method: "POST" });
+  await run("POST /probe/queue", "/probe/queue", { method: "POST" });
 
+  const byName = new Map(runs.map((r) => [r.name, r]));
+  const perSecond = (r: Result) => r.requests.average;
   console.log();
   console.log(
     [
       "endpoint".padEnd(24),
-      "req/s".padStart(9),
-      "p50 ms".padStart(8),
-      "p99 ms".padStart(8),
-      "2xx".padStart(9),
+      "req/s".padStart(8),
+      "p50 ms".padStart(7),
+      "p99 ms".padStart(7),
+      "2xx".padStart(7),
       "non-2xx".padStart(8),
       "errors".padStart(7),
+      "cpu ms".padStart(7),
+      "  vs probe".padEnd(20),
+      "ratio".padStart(6),
     ].join(" "),
   );
-  for (const { name, result: r } of results) {
+  for (const { name, result: r, probe, cpuMs } of runs) {
+    const against = probe ? byName.get(probe) : undefined;
     console.log(
       [
         name.padEnd(24),
-        r.requests.average.toFixed(0).padStart(9),
-        String(r.latency.p50).padStart(8),
-        String(r.latency.p99).padStart(8),
-        String(r["2xx"]).padStart(9),
+        perSecond(r).toFixed(0).padStart(8),
+        String(r.latency.p50).padStart(7),
+        String(r.latency.p99).padStart(7),
+        String(r["2xx"]).padStart(7),
         String(r.non2xx).padStart(8),
-        String(r.errors).padStart(7),
+        String(r.errors + r.timeouts).padStart(7),
+        (cpuMs / Math.max(1, r.requests.total)).toFixed(2).padStart(7),
+        `  ${probe ?? ""}`.padEnd(20),
+        (against ? (perSecond(r) / perSecond(against.result)).toFixed(2) : "").padStart(6),
       ].join(" "),
     );
   }
-  const [health, me] = results.map((r) => r.result);
-  if (health && me) console.log(`\nme/health (req/s): ${(me.requests.average / health.requests.average).toFixed(2)}`);
-  if (health && loans) {
-    const perSecond = loans.result["2xx"] / (loans.result.duration || seconds);
-    console.log(`loans/health (req/s): ${(loans.result.requests.average / health.requests.average).toFixed(3)}`);
+  const queueProbe = byName.get("POST /probe/queue");
+  if (deliveries && queueProbe) {
     console.log(
-      `loans created and funded: ${perSecond.toFixed(0)} loans/s (p50 ${loans.result.latency.p50} ms, p99 ${loans.result.latency.p99} ms, non-2xx ${loans.result.non2xx})`,
+      `${"webhook events (loaded)".padEnd(24)} ${deliveries.perSecond.toFixed(0).padStart(8)} ${"".padStart(54)}   ${"POST /probe/queue".padEnd(18)}${(deliveries.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
     );
-    const { verified } = loans;
-    // Requests cut off at the deadline still create their loans: at most one per connection beyond the 2xx answers.
-    const cutOff = verified.loans - loans.result["2xx"];
-    const ok = verified.active === verified.loans && verified.funded === verified.loans && cutOff >= 0 && cutOff <= connections && verified.unrelayed === 0;
+  }
+
+  console.log("cpu ms: the stack's (workerd's) CPU time over the run, per answer; ratio: req/s over the probe's req/s");
+  console.log("\nround trips per 2xx answer (x-round-trips; the relay after a write's response not included):");
+  for (const { name, trips: t } of runs) {
+    if (t.answers === 0) continue;
+    const avg = (n: number) => (n / t.answers).toFixed(2);
     console.log(
-      `verified in D1: ${verified.loans} loans (${loans.result["2xx"]} answered 2xx in time, ${cutOff} cut off at the deadline), ` +
+      `  ${name.padEnd(24)} D1 ${avg(t.d1 + t.objectD1)} (api ${avg(t.d1)}, Durable Objects ${avg(t.objectD1)}); ` +
+        `Durable Object calls ${avg(t.doCalls + t.objectDoCalls)} (api ${avg(t.doCalls)}, from Durable Objects ${avg(t.objectDoCalls)}); over ${t.answers} answers`,
+    );
+  }
+
+  if (loans) {
+    const l = loans.measured.result;
+    const loansPerSecond = l["2xx"] / (l.duration || seconds);
+    console.log(`\nloans created and funded: ${loansPerSecond.toFixed(0)} loans/s (p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, non-2xx ${l.non2xx})`);
+    const { verified } = loans;
+    // Requests cut off at the deadline (or given up on after autocannon's timeout) still create their loans.
+    const cutOff = verified.loans - l["2xx"];
+    const ok =
+      verified.active === verified.loans &&
+      verified.funded === verified.loans &&
+      cutOff >= 0 &&
+      cutOff <= connections + l.errors + l.timeouts &&
+      verified.unrelayed === 0;
+    console.log(
+      `verified in D1: ${verified.loans} loans (${l["2xx"]} answered 2xx in time, ${cutOff} cut off at the deadline or timed out), ` +
         `${verified.active} ACTIVE, ${verified.funded} confirmed FUNDING settlements, ${verified.unrelayed} events left in the outbox` +
         (ok
           ? ": every loan created ended ACTIVE, funded once, its events relayed"
           : `; MISMATCH: ${JSON.stringify({ byState: verified.byState, unrelayed: verified.unrelayed })}`),
     );
     if (!ok) process.exitCode = 1;
+    const m = loans.memory;
+    console.log(
+      `memory during the loan bench: the stack (workerd, pid ${m.pids.join(", ") || "not found"}) at most ${m.stackMaxRssMiB.toFixed(0)} MiB RSS ` +
+        `(peak since start, VmHWM: ${m.stackPeakMiB.toFixed(0)} MiB); the bench process at most ${m.benchMaxRssMiB.toFixed(0)} MiB (VmHWM ${m.benchPeakMiB.toFixed(0)} MiB)`,
+    );
   }
   if (deliveries) {
     const d = deliveries;
@@ -120,13 +198,57 @@ try {
   await stack.dispose();
 }
 
+/** One autocannon run against `path`, summing the round trips its 2xx answers report. */
+async function load(stack: Stack, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string }) {
+  const trips: Trips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
+  const onResponse = (status: number, _body: string, _context: unknown, headers: Record<string, string | string[]>) => {
+    if (status < 200 || status > 299) return;
+    const raw = Object.entries(headers).find(([name]) => name.toLowerCase() === ROUND_TRIPS_HEADER)?.[1];
+    if (typeof raw !== "string") return;
+    const c = JSON.parse(raw) as RoundTripCounter;
+    trips.answers++;
+    trips.d1 += c.d1;
+    trips.doCalls += c.doCalls;
+    trips.objectD1 += c.inObjects.d1;
+    trips.objectDoCalls += c.inObjects.doCalls;
+  };
+  const { body } = options;
+  const result = await autocannonWithRequests({
+    url: stack.baseUrl,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: options.method ?? "GET",
+        path,
+        headers: { ...options.headers, ...(body ? { "content-type": "application/json" } : {}) },
+        ...(body
+          ? {
+              setupRequest: (req: BenchRequest) => {
+                req.body = body();
+                return req;
+              },
+            }
+          : {}),
+        onResponse,
+      },
+    ],
+  });
+  return { result, trips };
+}
+
 /**
  * `POST /v1/loans` with a unique `idempotencyKey` per request: each one is a
  * new loan, underwritten and funded on the simulated chain before it answers.
  * The sandbox pool is raised first so that liquidity never runs out; then
- * every loan the bench created is counted in D1 by status.
+ * every loan the bench created is counted in D1 by status. The stack's and
+ * the bench's resident memory are sampled throughout.
  */
-async function benchLoanCreation(stack: Stack, apiKey: string) {
+async function benchLoanCreation(
+  stack: Stack,
+  apiKey: string,
+  run: (name: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string; probe?: string }) => Promise<Measured>,
+) {
   const headers = { "x-api-key": apiKey, "content-type": "application/json" };
   const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { tenant: { id: string }; merchantConfigs: { loanProductId: string }[] };
   const loanProductId = me.merchantConfigs[0]!.loanProductId;
@@ -134,35 +256,27 @@ async function benchLoanCreation(stack: Stack, apiKey: string) {
   // Without the route the signup pool (100,000.00) holds 10,000 loans of 10.00; the count below shows if it ran dry.
   if (pool.status !== 200) console.log(`note: PUT /v1/sandbox/liquidity answered ${pool.status}; the pool stays at its signup default`);
 
-  const run = `${Date.now().toString(36)}`;
+  const runId = `${Date.now().toString(36)}`;
   let i = 0;
-  console.log(`POST /v1/loans (create, approve, fund): ${seconds} s, ${connections} connections…`);
-  const result = await autocannonWithRequests({
-    url: stack.baseUrl,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        method: "POST",
-        path: "/v1/loans",
-        headers,
-        setupRequest: (req) => {
-          const n = i++;
-          req.body = JSON.stringify({
-            loanProductId,
-            borrowerRef: `bench-borrower-${n % 1000}`,
-            borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
-            chain: "POLYGON_AMOY",
-            principalAmount: "10.00",
-            idempotencyKey: `bench-${run}-${n}`,
-          });
-          return req;
-        },
-      },
-    ],
+  const memory = sampleMemory();
+  const measured = await run("POST /v1/loans (fund)", "/v1/loans", {
+    method: "POST",
+    headers: { "x-api-key": apiKey },
+    probe: "POST /probe/write",
+    body: () => {
+      const n = i++;
+      return JSON.stringify({
+        loanProductId,
+        borrowerRef: `bench-borrower-${n % 1000}`,
+        borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+        chain: "POLYGON_AMOY",
+        principalAmount: "10.00",
+        idempotencyKey: `bench-${runId}-${n}`,
+      });
+    },
   });
-
-  return { result, verified: await countBenchLoans(stack, me.tenant.id) };
+  const memoryUse = memory.stop();
+  return { measured, memory: { pids: memory.pids, ...memoryUse }, verified: await countBenchLoans(stack, me.tenant.id) };
 }
 
 type LoanCount = { loans: number; active: number; funded: number; unrelayed: number; byState: { status: string; fundingState: string; count: number }[] };

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
@@ -7,7 +7,6 @@ import { newId, randomToken } from "../domain/ids.ts";
 import type { Logger } from "../observability/logger.ts";
 import { safeErrorFields } from "../observability/logger.ts";
 import type { MailProvider } from "../notifications/mail-provider.ts";
-import type { Principal } from "./principal.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 /** A link is valid this long after it is sent. */
@@ -148,15 +147,16 @@ export async function verifyEmailToken({ db }: Pick<VerbDeps, "db">, input: { to
 }
 
 /**
- * `emailVerified` of `GET /v1/me`: a dashboard user's own address; for an API
- * key, the tenant owner's (the address notification e-mail goes to).
+ * `emailVerified` of `GET /v1/me`, as a select for the caller reads of
+ * authentication: a dashboard user's own address; for an API key, the tenant
+ * owner's (the address notification e-mail goes to). `tenantId` may be SQL
+ * (the key's tenant, evaluated in the batch). True when its row has
+ * `verifiedAt`.
  */
-export async function principalEmailVerified(db: Db, principal: Principal): Promise<boolean> {
-  const [row] = await db
+export const principalEmailVerifiedRead = (db: Db, who: { kind: "user"; userId: string } | { kind: "apiKey"; tenantId: string | SQL }) =>
+  db
     .select({ verifiedAt: users.emailVerifiedAt })
     .from(users)
-    .where(principal.kind === "user" ? eq(users.id, principal.userId) : and(eq(users.tenantId, principal.tenant.id), eq(users.role, "OWNER")))
+    .where(who.kind === "user" ? eq(users.id, who.userId) : and(eq(users.tenantId, who.tenantId), eq(users.role, "OWNER")))
     .orderBy(asc(users.createdAt))
     .limit(1);
-  return Boolean(row?.verifiedAt);
-}

@@ -12,6 +12,7 @@ import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
+import { loanFacts } from "../loans/processing-reads.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
@@ -200,7 +201,7 @@ export async function acceptDraw(
     await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
   }
   try {
-    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id }), created };
+    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id, facts: loanFacts(loan) }), created };
   } catch (err) {
     if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
     return { loan: await loadLoan(db, program.tenant.id, loan.id), created };

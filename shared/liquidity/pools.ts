@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import type { Stablecoin, TenantMode } from "../domain/rails.ts";
@@ -13,21 +13,27 @@ export type PoolRow = typeof liquidityPools.$inferSelect;
  * keep drawing on their sandbox pool.
  */
 export async function poolFor(db: Db, scope: { tenantId: string; mode: TenantMode }, stablecoin: Stablecoin): Promise<PoolRow | null> {
-  const [own] = await db
-    .select()
-    .from(liquidityPools)
-    .where(and(eq(liquidityPools.tenantId, scope.tenantId), eq(liquidityPools.mode, scope.mode), eq(liquidityPools.stablecoin, stablecoin)))
-    .orderBy(asc(liquidityPools.createdAt))
-    .limit(1);
-  if (own) return own;
-  const [shared] = await db
-    .select()
-    .from(liquidityPools)
-    .where(and(isNull(liquidityPools.tenantId), eq(liquidityPools.mode, scope.mode), eq(liquidityPools.stablecoin, stablecoin)))
-    .orderBy(asc(liquidityPools.createdAt))
-    .limit(1);
-  return shared ?? null;
+  return (await poolQuery(db, scope, stablecoin))[0] ?? null;
 }
+
+/**
+ * The select of `poolFor`, for a batch: the pools of the mode and
+ * stablecoin that are the tenant's or shared, the tenant's own first, each
+ * kind oldest first; its first row is the pool.
+ */
+export const poolQuery = (db: Db, scope: { tenantId: string; mode: TenantMode }, stablecoin: Stablecoin) =>
+  db
+    .select()
+    .from(liquidityPools)
+    .where(
+      and(
+        or(eq(liquidityPools.tenantId, scope.tenantId), isNull(liquidityPools.tenantId)),
+        eq(liquidityPools.mode, scope.mode),
+        eq(liquidityPools.stablecoin, stablecoin),
+      ),
+    )
+    .orderBy(sql`${liquidityPools.tenantId} IS NULL`, asc(liquidityPools.createdAt))
+    .limit(1);
 
 /** SQL: the pool has at least `amount` of headroom (available − reserved). */
 export const hasHeadroom = (poolId: string, amount: bigint) =>

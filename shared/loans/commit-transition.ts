@@ -35,7 +35,48 @@ export type TransitionPlan = {
   before?: (readToken: SQL, next: LoanRow) => BatchItem<"sqlite">[];
   /** An extra condition on the loan's update (see `before`): false means 409 and nothing written. */
   condition?: SQL;
+  /**
+   * A change that follows the transition in the same batch, on the state it
+   * commits (the reservation that comes with an approval), or null for none.
+   * The transition commits whether or not the follow-up's condition holds;
+   * the row returned has the follow-up's columns only if it committed too.
+   */
+  followUp?: (next: LoanRow) => FollowUp | null;
 };
+
+/** A change of a loan's columns that is no transition, with its rows and its condition (see `commitUpdate`). */
+export type FollowUp = {
+  set: Partial<LoanRow>;
+  /** Rows that belong to the change, written only if it commits (`guard`: the loan carries the change's token). */
+  statements?: (guard: SQL, next: LoanRow) => BatchItem<"sqlite">[];
+  /** A condition on the change besides the loan's write token (e.g. the pool's headroom). */
+  condition?: SQL;
+};
+
+/** The loan's update of a change from `loan` to `next`, conditional on `loan`'s write token (and `condition`), returning its id. */
+const guardedUpdate = (db: Db, loan: LoanRow, next: LoanRow, condition?: SQL) =>
+  db
+    .update(loans)
+    .set(changedColumns(loan, next))
+    .where(and(eq(loans.id, loan.id), eq(loans.tenantId, loan.tenantId), eq(loans.writeToken, loan.writeToken), condition))
+    .returning({ id: loans.id });
+
+/**
+ * The columns an update writes: those of `next` that are not the very
+ * value `loan` holds (a new object, such as a Date, counts as changed), never
+ * the identity. Every update is conditional on the write token `loan` was
+ * read with, so the row it changes is `loan`: writing the rest again would
+ * change nothing, and building the statement for all the loan's columns
+ * costs more than the round trip.
+ */
+function changedColumns(loan: LoanRow, next: LoanRow): Partial<LoanRow> {
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(next) as (keyof LoanRow)[]) {
+    if (key === "id" || key === "tenantId" || key === "createdAt") continue;
+    if (next[key] !== loan[key]) changes[key] = next[key];
+  }
+  return changes as Partial<LoanRow>;
+}
 
 /**
  * Applies a trigger of the pure transition table and commits the new state,
@@ -56,22 +97,24 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
     updatedAt: now,
   };
   const guard = loanCarries(loan.id, next.writeToken);
-  const { id, tenantId, createdAt, ...changes } = next;
   const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
-  const update = db
-    .update(loans)
-    .set(changes)
-    .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken), plan.condition))
-    .returning({ id: loans.id });
   const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
-    update,
+    guardedUpdate(db, loan, next, plan.condition),
     ...envelopes.map((e) => eventInsertIf(db, e, loan.id, guard)),
     ...(plan.statements?.(guard, next) ?? []),
   ];
-  const results = await db.batch(before.length > 0 ? [before[0]!, ...before.slice(1), ...statements] : statements);
+  // The follow-up: a second update of the loan, on the token this transition gives it.
+  const followUp = plan.followUp?.(next) ?? null;
+  const after: LoanRow | null = followUp ? { ...next, ...followUp.set, writeToken: newWriteToken(), updatedAt: now } : null;
+  const followed =
+    followUp && after
+      ? [guardedUpdate(db, next, after, followUp.condition), ...(followUp.statements?.(loanCarries(loan.id, after.writeToken), after) ?? [])]
+      : [];
+  const results = await db.batch([...before, ...statements, ...followed] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const updated = results[before.length] as { id: string }[];
   if (updated.length !== 1) throw conflict("The loan changed while this change was being made; retry");
+  if (after && (results[before.length + statements.length] as { id: string }[]).length === 1) return after;
   return next;
 }
 
@@ -88,14 +131,6 @@ export async function commitUpdate(
   condition?: SQL,
 ): Promise<LoanRow | null> {
   const next: LoanRow = { ...loan, ...set, writeToken: newWriteToken(), updatedAt: now };
-  const { id, tenantId, createdAt, ...changes } = next;
-  const [updated] = await db.batch([
-    db
-      .update(loans)
-      .set(changes)
-      .where(and(eq(loans.id, id), eq(loans.tenantId, tenantId), eq(loans.writeToken, loan.writeToken), condition))
-      .returning({ id: loans.id }),
-    ...(statements?.(loanCarries(loan.id, next.writeToken), next) ?? []),
-  ]);
+  const [updated] = await db.batch([guardedUpdate(db, loan, next, condition), ...(statements?.(loanCarries(loan.id, next.writeToken), next) ?? [])]);
   return updated.length === 1 ? next : null;
 }

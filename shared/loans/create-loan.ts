@@ -4,6 +4,7 @@ import { insertIf } from "../../db/guarded-writes.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
+import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
@@ -16,6 +17,7 @@ import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
+import { loadLoan } from "./load-loan.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
 
 export type CreateLoanInput = {
@@ -58,16 +60,15 @@ export function chainsFor(product: { network: Network; stablecoin: Stablecoin },
   return product.stablecoin === "USDC" ? [rail.sandboxChain, "SOLANA_DEVNET"] : [rail.sandboxChain];
 }
 
-async function activeProduct(db: Db, tenantId: string, productId: string) {
-  if (!isUuid(productId)) throw notFound("Loan product");
-  const [product] = await db
+/** The tenant's ACTIVE loan product by id (nothing for another tenant's, or an id that is no UUID). */
+const activeProductQuery = (db: Db, tenantId: string, productId: string) =>
+  db
     .select()
     .from(loanProducts)
     .where(and(eq(loanProducts.id, productId), eq(loanProducts.tenantId, tenantId), eq(loanProducts.status, "ACTIVE")))
     .limit(1);
-  if (!product) throw notFound("Loan product");
-  return product;
-}
+
+type ProductRow = Awaited<ReturnType<typeof activeProductQuery>>[number];
 
 /**
  * Checks a loan request against its product and the tenant (SPEC.md "Chains",
@@ -75,7 +76,7 @@ async function activeProduct(db: Db, tenantId: string, productId: string) {
  * address valid for the chain, amount within the product's limits and the
  * cap, tenure among the product's. Returns the canonical values.
  */
-function checkRequest(input: CreateLoanInput, product: Awaited<ReturnType<typeof activeProduct>>, tenant: LoadedTenant) {
+function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanTenant) {
   if (!isSandboxChain(input.chain) && !tenant.certifiedAt) {
     throw forbidden(`chain ${input.chain} is a live chain; live chains are enabled after go-live certification, and this tenant is not certified`);
   }
@@ -107,19 +108,16 @@ function checkRequest(input: CreateLoanInput, product: Awaited<ReturnType<typeof
   return { walletAddress: (address as { address: string }).address, principal: principal!, tenureDays };
 }
 
-async function borrowerIdFor(db: Db, tenantId: string, borrowerRef: string, now: Date): Promise<string> {
-  await db
-    .insert(borrowers)
-    .values({ id: newId(), tenantId, borrowerRef, kycStatus: "PENDING", createdAt: now, updatedAt: now })
-    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
-  const [row] = await db
+/** The borrower of a ref, if the tenant has one already (borrowers are never deleted). */
+const borrowerQuery = (db: Db, tenantId: string, borrowerRef: string) =>
+  db
     .select({ id: borrowers.id })
     .from(borrowers)
     .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, borrowerRef)))
     .limit(1);
-  if (!row) throw new DomainError("INTERNAL", "borrower upsert lost");
-  return row.id;
-}
+
+/** Whether the loan's borrower row is there (the loan's insert is conditional on it: a new borrower's insert may lose a race). */
+const borrowerExists = (borrowerId: string) => sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${borrowers.id} = ${borrowerId})`;
 
 /**
  * The open principal of the row's program and wallet, plus the row's, is
@@ -148,15 +146,21 @@ export const idempotencyScopeOf = (input: { program?: { id: string }; borrowerWa
       ? `${API_IDEMPOTENCY_SCOPE}:live`
       : API_IDEMPOTENCY_SCOPE;
 
+const byKey = (tenantId: string, scope: string, key: string) =>
+  and(eq(loans.tenantId, tenantId), eq(loans.idempotencyScope, scope), eq(loans.idempotencyKey, key));
+
 /** The loan a key made in one key space of the tenant, if any. */
 export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key: string): Promise<LoanRow | undefined> =>
   (
     await db
       .select()
       .from(loans)
-      .where(and(eq(loans.tenantId, tenantId), eq(loans.idempotencyScope, scope), eq(loans.idempotencyKey, key)))
+      .where(byKey(tenantId, scope, key))
       .limit(1)
   )[0];
+
+/** What creation needs of the tenant: the caller's (a principal's, a program's) is enough; its KYC setting is read with the rest. */
+export type LoanTenant = Pick<LoadedTenant, "id" | "mode" | "certifiedAt">;
 
 /**
  * Creates the loan in status CREATED with `loan.application_submitted`, or
@@ -166,18 +170,37 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
  * if this insert's row exists, so 25 simultaneous requests make one loan and
  * one event. Underwriting and funding
  * follow in the loan's writer (`processLoan`).
+ *
+ * Two D1 round trips: one batch of reads (the key's loan id, the product, the
+ * borrower, the tenant's KYC setting), then one batch that writes the
+ * borrower if new, the loan, its event and its agreement. A new borrower's
+ * row is inserted with an id chosen here (`ON CONFLICT DO NOTHING`) and the
+ * loan only if that row is there; if another request created the borrower
+ * first, the batch writes nothing and runs again with that borrower.
  */
 export async function createLoan(
   { db }: Pick<VerbDeps, "db">,
-  input: CreateLoanInput & { tenant: LoadedTenant; now: Date },
+  input: CreateLoanInput & { tenant: LoanTenant; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
-  const existing = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
-  if (existing) return { loan: existing, created: false };
-
-  const product = await activeProduct(db, input.tenant.id, input.loanProductId);
+  const [[existing], [product], [borrower], [settings]] = await db.batch([
+    // Only its id: a repeated key is the rare case, and it reads the loan then (a select of every column costs to build).
+    db
+      .select({ id: loans.id })
+      .from(loans)
+      .where(byKey(input.tenant.id, scope, input.idempotencyKey))
+      .limit(1),
+    activeProductQuery(db, input.tenant.id, input.loanProductId),
+    borrowerQuery(db, input.tenant.id, input.borrowerRef),
+    db
+      .select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding })
+      .from(tenantSettings)
+      .where(eq(tenantSettings.tenantId, input.tenant.id))
+      .limit(1),
+  ]);
+  if (existing) return { loan: await loadLoan(db, input.tenant.id, existing.id), created: false };
+  if (!isUuid(input.loanProductId) || !product) throw notFound("Loan product");
   const checked = checkRequest(input, product, input.tenant);
-  const borrowerId = await borrowerIdFor(db, input.tenant.id, input.borrowerRef, input.now);
   const lateFee = { type: product.lateFeeType, value: product.lateFeeValue };
   const row: LoanRow = {
     id: newId(),
@@ -185,7 +208,7 @@ export async function createLoan(
     idempotencyKey: input.idempotencyKey,
     idempotencyScope: scope,
     loanProductId: product.id,
-    borrowerId,
+    borrowerId: borrower?.id ?? newId(),
     borrowerRef: input.borrowerRef,
     borrowerWalletAddress: checked.walletAddress,
     chain: input.chain,
@@ -210,7 +233,7 @@ export async function createLoan(
     reviewedAt: null,
     reviewNote: null,
     fundingState: "NONE",
-    requiresKycGate: !input.program && input.tenant.requiresKycBeforeFunding,
+    requiresKycGate: !input.program && (settings?.requiresKycBeforeFunding ?? false),
     kycConfirmedAt: null,
     agreementId: input.agreement?.id ?? null,
     programId: input.program?.id ?? null,
@@ -226,18 +249,45 @@ export async function createLoan(
     createdAt: input.now,
     updatedAt: input.now,
   };
-  const insert =
-    input.program?.creditLimit === undefined ? db.insert(loans).values(row) : insertIf(db, loans, row, withinCreditLimit(row, input.program.creditLimit));
-  const [inserted] = await db.batch([
-    insert.onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] }).returning({ id: loans.id }),
-    eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
-    ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
-  ]);
-  if (inserted.length === 1) return { loan: row, created: true };
+  const inserted = await insertLoan(db, row, input, borrower === undefined);
+  if (inserted) return { loan: row, created: true };
   const winner = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
-  if (!winner && input.program?.creditLimit !== undefined) {
+  if (winner) return { loan: winner, created: false };
+  if (borrower === undefined) {
+    // Not the key: the borrower was created by another request in between. Once more, with that borrower.
+    const [taken] = await borrowerQuery(db, input.tenant.id, input.borrowerRef);
+    if (taken && (await insertLoan(db, { ...row, borrowerId: taken.id }, input, false))) return { loan: { ...row, borrowerId: taken.id }, created: true };
+    const late = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
+    if (late) return { loan: late, created: false };
+  }
+  if (input.program?.creditLimit !== undefined) {
     throw validationError(["amount: the credit line does not have this much available any more; its open loans use the rest"]);
   }
-  if (!winner) throw new DomainError("INTERNAL", "idempotent insert lost its winner");
-  return { loan: winner, created: false };
+  throw new DomainError("INTERNAL", "idempotent insert lost its winner");
+}
+
+/**
+ * One batch: the borrower (when new, under the row's `borrowerId`), then the
+ * loan if its borrower row is there (and, for a draw, within the line's
+ * limit), its `loan.application_submitted` and its agreement if the loan's
+ * row is. True when this batch inserted the loan.
+ */
+async function insertLoan(db: Db, row: LoanRow, input: CreateLoanInput & { now: Date }, newBorrower: boolean): Promise<boolean> {
+  const condition =
+    input.program?.creditLimit === undefined
+      ? borrowerExists(row.borrowerId)
+      : and(borrowerExists(row.borrowerId), withinCreditLimit(row, input.program.creditLimit))!;
+  const loan = insertIf(db, loans, row, condition)
+    .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
+    .returning({ id: loans.id });
+  const rest = [
+    eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
+    ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
+  ];
+  if (!newBorrower) return (await db.batch([loan, ...rest]))[0].length === 1;
+  const borrowerInsert = db
+    .insert(borrowers)
+    .values({ id: row.borrowerId, tenantId: row.tenantId, borrowerRef: row.borrowerRef, kycStatus: "PENDING", createdAt: input.now, updatedAt: input.now })
+    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
+  return (await db.batch([borrowerInsert, loan, ...rest]))[1].length === 1;
 }

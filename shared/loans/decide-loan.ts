@@ -1,52 +1,88 @@
 import { and, eq, ne, sql } from "drizzle-orm";
+import type { BatchResults } from "../../db/batch-columns.ts";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
-import { underwrite } from "../domain/underwriting.ts";
-import { currentPolicy } from "../underwriting/policies.ts";
+import { underwrite, type UnderwritingInput, type UnderwritingPolicy } from "../domain/underwriting.ts";
+import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanIsOpen } from "./open-loans.ts";
-import { commitTransition } from "./commit-transition.ts";
+import { commitTransition, type TransitionPlan } from "./commit-transition.ts";
+
+/** What underwriting a loan reads besides the loan: its tenant's policy and KYC setting, its borrower's KYC status and other open loans. */
+export type UnderwritingReads = {
+  policy: UnderwritingPolicy;
+  borrowerKycStatus: UnderwritingInput["borrowerKycStatus"];
+  openLoansOfBorrower: number;
+  requiresKycBeforeFunding: boolean;
+};
+
+/** The loan's facts its underwriting reads depend on (they never change once it is created). */
+type UnderwrittenLoan = Pick<LoanRow, "id" | "tenantId" | "borrowerId" | "mode">;
 
 /**
- * The borrower's other open loans (unpaid) of the same mode: CREATED and
- * not declined, ACTIVE, or DEFAULTED. Read through the (tenant, borrower, status) index.
+ * The selects underwriting needs, for one batch: the current policy, the
+ * borrower's KYC status, and the count of the borrower's other open loans
+ * (unpaid) of the same mode: CREATED and not declined, ACTIVE, or
+ * DEFAULTED, read through the (tenant, borrower, status) index.
+ * `underwritingReadsOf` reads their rows.
  */
-async function openLoansOf(db: Db, loan: LoanRow): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)` })
-    .from(loans)
-    // Of the loan's own mode (DECISIONS.md "Modes"): a sandbox test loan never blocks a live one.
-    .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), eq(loans.mode, loan.mode), ne(loans.id, loan.id), loanIsOpen()));
-  return Number(row?.n ?? 0);
-}
-
-/**
- * Underwrites a loan that has no decision yet with the tenant's current
- * policy and records the decision with `loan.decision` (SPEC.md: after
- * `loan.application_submitted`, which creation recorded).
- */
-export async function decideLoan({ db }: Pick<VerbDeps, "db">, { loan, now }: { loan: LoanRow; now: Date }): Promise<LoanRow> {
-  const [policy, borrower, open, settings] = await Promise.all([
-    currentPolicy(db, loan.tenantId),
+export const underwritingQueries = (db: Db, loan: UnderwrittenLoan) =>
+  [
+    currentPolicyQuery(db, loan.tenantId),
     db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(eq(borrowers.id, loan.borrowerId)).limit(1),
-    openLoansOf(db, loan),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(loans)
+      // Of the loan's own mode (DECISIONS.md "Modes"): a sandbox test loan never blocks a live one.
+      .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), eq(loans.mode, loan.mode), ne(loans.id, loan.id), loanIsOpen())),
+  ] as const;
+
+type UnderwritingRows = BatchResults<ReturnType<typeof underwritingQueries>>;
+
+export const underwritingReadsOf = ([policy, borrower, open]: UnderwritingRows, requiresKycBeforeFunding: boolean): UnderwritingReads => ({
+  policy: policyOf(policy),
+  borrowerKycStatus: borrower[0]?.kycStatus ?? "PENDING",
+  openLoansOfBorrower: Number(open[0]?.n ?? 0),
+  requiresKycBeforeFunding,
+});
+
+/** Underwriting's reads in one round trip (with the tenant's KYC setting). */
+async function readForUnderwriting(db: Db, loan: LoanRow): Promise<UnderwritingReads> {
+  const [policy, borrower, open, settings] = await db.batch([
+    ...underwritingQueries(db, loan),
     db
       .select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding })
       .from(tenantSettings)
       .where(eq(tenantSettings.tenantId, loan.tenantId))
       .limit(1),
   ]);
+  return underwritingReadsOf([policy, borrower, open], settings[0]?.requiresKycBeforeFunding ?? false);
+}
+
+/**
+ * Underwrites a loan that has no decision yet with the tenant's current
+ * policy and records the decision with `loan.decision` (SPEC.md: after
+ * `loan.application_submitted`, which creation recorded). `reads`: what
+ * underwriting reads, when the caller read it already (processing reads it
+ * with the loan, in one round trip). `followUp`: a change committed in the
+ * decision's own batch (processing's reservation of an approved loan).
+ */
+export async function decideLoan(
+  { db }: Pick<VerbDeps, "db">,
+  { loan, now, reads, followUp }: { loan: LoanRow; now: Date; reads?: UnderwritingReads; followUp?: TransitionPlan["followUp"] },
+): Promise<LoanRow> {
+  const { policy, borrowerKycStatus, openLoansOfBorrower, requiresKycBeforeFunding } = reads ?? (await readForUnderwriting(db, loan));
   const decision = underwrite(
     policy,
     {
       principal: loan.principal,
       walletAddress: loan.borrowerWalletAddress,
-      borrowerKycStatus: borrower[0]?.kycStatus ?? "PENDING",
-      openLoansOfBorrower: open,
+      borrowerKycStatus,
+      openLoansOfBorrower,
       live: loan.mode === "live",
-      requiresKycBeforeFunding: settings[0]?.requiresKycBeforeFunding ?? false,
+      requiresKycBeforeFunding,
     },
     now,
   );
@@ -55,5 +91,6 @@ export async function decideLoan({ db }: Pick<VerbDeps, "db">, { loan, now }: { 
     trigger: { kind: "DECIDE", outcome: decision.outcome },
     now,
     set: { decisionReasons: decision.reasons, policyVersion: decision.policyVersion, decidedAt: decision.decidedAt },
+    followUp,
   });
 }

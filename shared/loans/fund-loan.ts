@@ -15,7 +15,7 @@ import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
 import { liveSender, refreshLivePool } from "../liquidity/live-pool.ts";
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
-import { commitTransition, commitUpdate } from "./commit-transition.ts";
+import { commitTransition, commitUpdate, type FollowUp } from "./commit-transition.ts";
 import type { LoanContext } from "./loan-context.ts";
 
 /**
@@ -73,24 +73,49 @@ function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: 
   ];
 }
 
-/** Reserves the principal in the pool, atomically with the loan entering RESERVED; null without headroom. */
-async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date): Promise<LoanRow | null> {
+/** The reservation of the principal in the pool: the loan enters RESERVED with the pool's `reserved`, only with headroom. */
+function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date): FollowUp {
   const headroomAfter = headroomOf(pool) - loan.principal;
-  return commitUpdate(
-    db,
-    loan,
-    { fundingState: "RESERVED", poolId: pool.id },
-    now,
-    (guard) => [
+  return {
+    set: { fundingState: "RESERVED", poolId: pool.id },
+    statements: (guard) => [
       db
         .update(liquidityPools)
         .set({ reserved: sql`${liquidityPools.reserved} + ${Number(loan.principal)}` as unknown as bigint, updatedAt: now })
         .where(and(eq(liquidityPools.id, pool.id), guard)),
       ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, guard),
     ],
-    hasHeadroom(pool.id, loan.principal),
-  );
+    condition: hasHeadroom(pool.id, loan.principal),
+  };
 }
+
+/** Reserves the principal in the pool, atomically with the loan entering RESERVED; null without headroom. */
+async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date): Promise<LoanRow | null> {
+  const { set, statements, condition } = reservation(db, loan, pool, now);
+  return commitUpdate(db, loan, set, now, statements, condition);
+}
+
+/** The loan waits for the loan-level KYC gate (confirmation and agreement) before any funding. */
+const waitsForKyc = (loan: LoanRow): boolean => loan.requiresKycGate && (!loan.kycConfirmedAt || !loan.agreementId);
+
+/**
+ * The reservation to commit in the same batch as a loan's decision, when
+ * funding would make it next (`fundLoan`'s first step): an APPROVED sandbox
+ * loan with nothing reserved or waited for, and a pool (`pool`, read with
+ * the loan). Without headroom only the decision commits and funding goes on
+ * as it would (reporting the wait).
+ */
+export const reservationOnApproval =
+  (db: Db, pool: PoolRow | null, now: Date) =>
+  (decided: LoanRow): FollowUp | null =>
+    pool &&
+    decided.status === "CREATED" &&
+    decided.decisionOutcome === "APPROVED" &&
+    decided.fundingState === "NONE" &&
+    decided.mode !== "live" &&
+    !waitsForKyc(decided)
+      ? reservation(db, decided, pool, now)
+      : null;
 
 /**
  * The loan waits for liquidity (or, live, for its sender's wallet, signer or
@@ -172,10 +197,13 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
  * (once per wait). A loan is never funded twice: every step is conditional on
  * the state it read, and the chain send is keyed by the loan.
  */
-export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan: LoanRow; tenant: LoadedTenant; now: Date }): Promise<LoanRow> {
+export async function fundLoan(
+  deps: LoanContext,
+  { loan, tenant, now, pool: read }: { loan: LoanRow; tenant: LoadedTenant; now: Date; pool?: PoolRow | null },
+): Promise<LoanRow> {
   const { db } = deps;
   if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;
-  if (loan.requiresKycGate && (!loan.kycConfirmedAt || !loan.agreementId)) {
+  if (waitsForKyc(loan)) {
     if (loan.fundingState === "WAITING_KYC") return loan;
     const waiting = await commitUpdate(db, loan, { fundingState: "WAITING_KYC" }, now);
     if (!waiting) throw conflict("The loan changed while it was being funded; retry");
@@ -187,7 +215,8 @@ export async function fundLoan(deps: LoanContext, { loan, tenant, now }: { loan:
   const live = current.mode === "live" ? await liveFunding(deps, current, now) : null;
   if (live && !live.ok) return live.waiting;
   if (current.fundingState !== "RESERVED") {
-    const pool = live?.ok ? live.pool : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
+    // `read`: the pool its caller read with the loan (processing's one batch of reads); poolFor otherwise.
+    const pool = live?.ok ? live.pool : read !== undefined ? read : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
     const reserved = await reserve(db, current, pool, now);
     if (!reserved) {

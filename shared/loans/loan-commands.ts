@@ -4,6 +4,7 @@ import type { AgreementChallenge } from "../agreements/challenge-store.ts";
 import type { TonSignDataFields } from "../agreements/verify-wallet-signature.ts";
 import { DomainError, type ErrorKind } from "../domain/errors.ts";
 import { modeOfChain } from "../domain/rails.ts";
+import type { RoundTrips } from "../observability/round-trips.ts";
 import type { Observation } from "../settlement/classify-transaction.ts";
 import { applyRepayment, applyRepaymentFailure, type Attribution } from "../settlement/apply-repayment.ts";
 import { type OrphanedPayment, reverseRepayment } from "../settlement/reverse-repayment.ts";
@@ -14,11 +15,13 @@ import { recordKycConfirmation, type KycConfirmationInput } from "./kyc-confirma
 import type { LoanContext } from "./loan-context.ts";
 import { loadLoan } from "./load-loan.ts";
 import { processLoan } from "./process-loan.ts";
+import type { LoanFacts } from "./processing-reads.ts";
 import { reviewLoan, type ReviewInput } from "./review-loan.ts";
 
 /** Every change of a loan, as a message its single writer executes. */
 export type LoanCommand =
-  | { kind: "process"; tenantId: string; loanId: string }
+  /** `facts`: the creator's (processing then reads in one round trip). */
+  | { kind: "process"; tenantId: string; loanId: string; facts?: LoanFacts }
   | ({ kind: "review" } & ReviewInput)
   | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
   | {
@@ -39,8 +42,14 @@ export type LoanCommand =
   /** A credited live repayment whose block a reorg orphaned (shared/settlement/evm-listener.ts). */
   | { kind: "repaymentReversed"; tenantId: string; loanId: string; payment: OrphanedPayment };
 
-/** Results cross the Durable Object boundary as values: errors keep their kind. */
-export type LoanCommandResult = { ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } };
+/**
+ * Results cross the Durable Object boundary as values: errors keep their
+ * kind. `roundTrips`: the command's D1 round trips and Durable Object calls,
+ * when the bench counts them (shared/observability/round-trips.ts).
+ */
+export type LoanCommandResult = ({ ok: true; loan: LoanRow } | { ok: false; error: { kind: ErrorKind; detail: string | string[] } }) & {
+  roundTrips?: RoundTrips;
+};
 
 async function execute(deps: LoanContext, cmd: LoanCommand): Promise<LoanRow> {
   switch (cmd.kind) {

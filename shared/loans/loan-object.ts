@@ -4,9 +4,24 @@ import { type ChainPortEnv, chainPortFromEnv } from "../chains/chain-port-from-e
 import { resetsAfterCommit, withChaos } from "../chaos/chaos-env.ts";
 import type { ChaosVars } from "../chaos/faults.ts";
 import { systemClock } from "../domain/clock.ts";
+import { countRoundTrips, newRoundTripCounter, type RoundTripVars, totalRoundTrips, withRoundTripCount } from "../observability/round-trips.ts";
 import { executeLoanCommand, keyedMutex, type LoanCommand, type LoanCommandResult } from "./loan-commands.ts";
+import type { LoanContext } from "./loan-context.ts";
 
-type LoanObjectEnv = ChainPortEnv & ChaosVars & { DB: D1Database };
+type LoanObjectEnv = ChainPortEnv & ChaosVars & RoundTripVars & { DB: D1Database };
+
+const contexts = new WeakMap<LoanObjectEnv, LoanContext>();
+
+/** The commands' deps, built once per env object (a chaos env, made per call, gets its own). */
+function contextFor(env: LoanObjectEnv): LoanContext {
+  let deps = contexts.get(env);
+  if (!deps) {
+    const db = createDb(env.DB);
+    deps = { db, chain: chainPortFromEnv(env, db), clock: systemClock };
+    contexts.set(env, deps);
+  }
+  return deps;
+}
 
 /**
  * One Durable Object per loan: its single writer (STYLE.md). RPC calls can
@@ -18,11 +33,15 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
   private readonly withLock = keyedMutex();
 
   async run(cmd: LoanCommand): Promise<LoanCommandResult> {
-    const env = withChaos(this.env, "loans");
-    const db = createDb(env.DB);
-    const result = await this.withLock("loan", () => executeLoanCommand({ db, chain: chainPortFromEnv(env, db), clock: systemClock }, cmd));
+    const chaotic = withChaos(this.env, "loans");
+    // The bench (development only): this command's D1 round trips and Durable Object calls go back with its result.
+    const counted = withRoundTripCount(chaotic);
+    const deps = contextFor(counted ?? chaotic);
+    const counter = newRoundTripCounter();
+    const execute = () => this.withLock("loan", () => executeLoanCommand(deps, cmd));
+    const result = counted ? await countRoundTrips(counter, execute) : await execute();
     // Chaos (development only): the object resets after its commit, before its reply.
     if (resetsAfterCommit(this.env)) this.ctx.abort("chaos: Durable Object reset after commit");
-    return result;
+    return counted ? { ...result, roundTrips: totalRoundTrips(counter) } : result;
   }
 }

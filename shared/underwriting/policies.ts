@@ -23,9 +23,16 @@ const toPolicy = (row: PolicyRow): UnderwritingPolicy => ({
  * (the default policy); a tenant without any row is on that same default.
  */
 export async function currentPolicy(db: Db, tenantId: string): Promise<UnderwritingPolicy & { createdAt: Date | null }> {
-  const [row] = await db.select().from(policies).where(eq(policies.tenantId, tenantId)).orderBy(desc(policies.version)).limit(1);
-  return row ? { ...toPolicy(row), createdAt: row.createdAt } : { ...DEFAULT_POLICY, createdAt: null };
+  return policyOf(await currentPolicyQuery(db, tenantId));
 }
+
+/** The select of `currentPolicy`, for a batch; `policyOf` reads its rows. */
+export const currentPolicyQuery = (db: Db, tenantId: string) =>
+  db.select().from(policies).where(eq(policies.tenantId, tenantId)).orderBy(desc(policies.version)).limit(1);
+
+/** The policy in the rows of `currentPolicyQuery`: its row, or the default. */
+export const policyOf = ([row]: PolicyRow[]): UnderwritingPolicy & { createdAt: Date | null } =>
+  row ? { ...toPolicy(row), createdAt: row.createdAt } : { ...DEFAULT_POLICY, createdAt: null };
 
 /**
  * Every stored version of the tenant's policy, newest first (keyset pages):

@@ -172,3 +172,20 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
     operatorKey: OPERATOR_KEY ?? (ENVIRONMENT === "development" ? DEV_OPERATOR_KEY : null),
   };
 }
+
+const depsOfEnv = new WeakMap<ApiEnv, ApiDeps>();
+
+/**
+ * `depsFromEnv` once per env object (an isolate's bindings): nothing in the
+ * deps is per request, so parsing the vars and building drizzle and the
+ * ports again for every request is work no answer needs. An env made per
+ * request (the chaos wrappers of development) simply gets its own.
+ */
+export function depsOfIsolate(env: ApiEnv): ApiDeps {
+  let deps = depsOfEnv.get(env);
+  if (!deps) {
+    deps = depsFromEnv(env);
+    depsOfEnv.set(env, deps);
+  }
+  return deps;
+}

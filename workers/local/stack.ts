@@ -30,6 +30,11 @@ export type StackOptions = {
   outDir?: string;
   /** false: reuse the bundles already in `outDir` instead of building (once per process). Default true. */
   build?: boolean;
+  /**
+   * Workers added to the same Miniflare after the four (the bench's probe
+   * worker): never deployed, in no wrangler.toml. Give each its own `routes`.
+   */
+  extraWorkers?: WorkerOptions[];
 };
 
 export type Stack = {
@@ -89,13 +94,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       pipeLines(stdout, level >= LogLevel.INFO ? (line) => console.log(line) : undefined);
       pipeLines(stderr, level >= LogLevel.ERROR ? (line) => console.error(line) : undefined);
     },
-    workers: configs.map(({ key, scriptPath, wrangler }) => ({
-      ...workerOptions(wrangler, options),
-      scriptPath,
-      modules: true,
-      ...(LOCAL_ROUTES[key] ? { routes: LOCAL_ROUTES[key] } : {}),
-      ...(key === "embed" ? { unsafeDirectSockets: [{ host: HOST, port: options.embedPort ?? 0 }] } : {}),
-    })),
+    workers: configs
+      .map(({ key, scriptPath, wrangler }) => ({
+        ...workerOptions(wrangler, options),
+        scriptPath,
+        modules: true,
+        ...(LOCAL_ROUTES[key] ? { routes: LOCAL_ROUTES[key] } : {}),
+        ...(key === "embed" ? { unsafeDirectSockets: [{ host: HOST, port: options.embedPort ?? 0 }] } : {}),
+      }))
+      .concat(options.extraWorkers ?? []),
   });
 
   let cronTimer: ReturnType<typeof setInterval> | undefined;

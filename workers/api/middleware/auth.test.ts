@@ -105,3 +105,43 @@ describe("limits that more keys or more guesses do not get around", () => {
     }
   });
 });
+
+describe("authentication and the caller's reads are one D1 round trip", () => {
+  /** Counts the libSQL client's round trips (a statement or a batch each) while `fn` runs. */
+  async function roundTrips<T>(t: Awaited<ReturnType<typeof createTestApp>>, fn: () => Promise<T>) {
+    const client = t.client as unknown as Record<"execute" | "batch", (...args: unknown[]) => Promise<unknown>>;
+    const { execute, batch } = client;
+    let trips = 0;
+    client.execute = (...args) => (trips++, execute.apply(t.client, args));
+    client.batch = (...args) => (trips++, batch.apply(t.client, args));
+    try {
+      return { result: await fn(), trips };
+    } finally {
+      client.execute = execute;
+      client.batch = batch;
+    }
+  }
+
+  test("GET /v1/me with a key or a session: one round trip; a revoked key is refused on the very next request", async () => {
+    const t = await createTestApp();
+    const owner = await signUpTenant(t);
+    const { id, key } = await createKey(t, owner.token);
+    const byKey = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    expect(byKey.result.status).toBe(200);
+    expect(byKey.result.body.principal).toEqual({ kind: "apiKey", apiKeyId: id, mode: "sandbox" });
+    expect(byKey.result.body.merchantConfigs).toHaveLength(1);
+    expect(byKey.result.body.widgetPrograms).toHaveLength(1);
+    expect(byKey.trips).toBe(1);
+    const bySession = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: bearer(owner.token) }));
+    expect(bySession.result.status).toBe(200);
+    expect(bySession.result.body.principal.kind).toBe("user");
+    expect(bySession.result.body.merchantConfigs).toEqual(byKey.result.body.merchantConfigs);
+    expect(bySession.trips).toBe(1);
+
+    expect((await t.request("DELETE", `/v1/api-keys/${id}`, { headers: bearer(owner.token) })).status).toBeLessThan(300);
+    const revoked = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    expect(revoked.result.status).toBe(401);
+    expect(revoked.result.body.merchantConfigs).toBeUndefined();
+    t.close();
+  });
+});

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../../db/schema/users.ts";
 import { OPERATOR_KEY_HEADER, operatorKeyMatches } from "../../../shared/auth/operator-key.ts";
-import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
+import { type CallerReads, principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
 import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
 import type { TenantMode } from "../../../shared/domain/rails.ts";
 import type { AppEnv } from "../context.ts";
@@ -27,8 +27,12 @@ export const clientIp = (headers: { header(name: string): string | undefined }):
  * exhausts it gets 429 instead of 401, and until the window ends every
  * request from that IP that carries credentials gets 429 before any lookup.
  * Requests without credentials spend nothing: they look nothing up.
+ *
+ * The lookup is one D1 round trip (one JOINed select), and `reads` (the
+ * route's caller-scoped reads, see `CallerReads`) ride in the same batch;
+ * their results are the context's `callerReads`.
  */
-export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = {}): MiddlewareHandler<AppEnv> {
+export function authenticate(mode: AuthMode, options: { rateLimit?: boolean; reads?: CallerReads } = {}): MiddlewareHandler<AppEnv> {
   const limited = options.rateLimit ?? true;
   return async (c, next) => {
     const { db, jwtSecret, limiters, authFailures } = c.get("deps");
@@ -51,11 +55,12 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = 
     }
     const wait = authFailures.blockedFor(ip);
     if (wait > 0) throw rateLimited(wait);
-    const principal = useKey ? await principalForApiKey(db, key!) : await principalForSession(db, token!, jwtSecret);
-    if (!principal) {
+    const resolved = useKey ? await principalForApiKey(db, key!, options.reads) : await principalForSession(db, token!, jwtSecret, options.reads);
+    if (!resolved) {
       if (!(await authFailures.spend(ip))) throw rateLimited(authFailures.periodSeconds);
       throw unauthorized(useKey ? "Invalid or revoked API key" : "Invalid or expired session token");
     }
+    const { principal } = resolved;
     if (limited) {
       const rateKey = principal.kind === "apiKey" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
       if (!(await limiters.apiKey.limit({ key: rateKey })).success) throw rateLimited(limiters.periodSeconds);
@@ -63,6 +68,7 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = 
       if (!(await limiters.tenant.limit({ key: `tenant:${principal.tenant.id}` })).success) throw rateLimited(limiters.periodSeconds);
     }
     c.set("principal", principal);
+    c.set("callerReads", resolved.reads);
     return next();
   };
 }

@@ -4,7 +4,8 @@ import { createLoan } from "../../../../shared/loans/create-loan.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { CreateLoanSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
-import { loadTenant, tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
+import { loanFacts } from "../../../../shared/loans/processing-reads.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { LOAN_EXAMPLE } from "../../openapi-examples.ts";
@@ -37,12 +38,13 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock, writer } = c.get("deps");
     const principal = c.get("principal");
     const keyMode = principal.kind === "apiKey" ? principal.mode : undefined;
-    const tenant = await loadTenant(db, principal.tenant.id);
+    // The tenant as authentication read it (this request's own lookup); creation reads its KYC setting with the rest.
+    const { tenant } = principal;
     const tenantNow = () => tenantClock(clock, tenant, keyMode ?? tenant.mode).now();
     const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
     let current = loan;
     try {
-      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id });
+      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id, facts: loanFacts(loan) });
     } catch (err) {
       // Another request is moving this loan at the same moment: answer with its state now.
       if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;

@@ -3,10 +3,12 @@ import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { RoleSchema } from "../../../../shared/schemas/auth.ts";
 import { isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { MerchantConfigSchema, merchantConfigView, WidgetProgramSchema, widgetProgramView } from "../../../../shared/schemas/merchant-config.ts";
-import { principalEmailVerified } from "../../../../shared/auth/email-verification.ts";
-import { describeTenant } from "../../../../shared/tenants/describe-tenant.ts";
+import { principalEmailVerifiedRead } from "../../../../shared/auth/email-verification.ts";
+import type { Caller } from "../../../../shared/auth/resolve-principal.ts";
+import type { Db } from "../../../../db/create-db.ts";
+import { describeTenant, tenantDescriptionReads } from "../../../../shared/tenants/describe-tenant.ts";
 import type { AppEnv } from "../../context.ts";
-import { defineRoute } from "../../route.ts";
+import { callerReadsOf, defineRoute } from "../../route.ts";
 
 const MeSchema = z
   .object({
@@ -28,8 +30,19 @@ const MeSchema = z
   })
   .openapi("Me");
 
+/**
+ * Everything the answer reads besides the principal, in the same D1 round
+ * trip as authentication: the tenant's configurations and programs, and
+ * whose e-mail is verified.
+ */
+const meReads = (db: Db, caller: Caller) =>
+  [
+    ...tenantDescriptionReads(db, caller.tenantId),
+    principalEmailVerifiedRead(db, caller.kind === "user" ? { kind: "user", userId: caller.userId } : { kind: "apiKey", tenantId: caller.tenantId }),
+  ] as const;
+
 export const route = defineRoute(
-  { auth: "KEY_OR_JWT" },
+  { auth: "KEY_OR_JWT", callerReads: meReads },
   {
     method: "get",
     path: "/v1/me",
@@ -46,9 +59,10 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
     const { tenant } = principal;
-    const { db } = c.get("deps");
     const mode = principal.kind === "apiKey" ? principal.mode : tenant.mode;
-    const [described, emailVerified] = await Promise.all([describeTenant(db, tenant.id), principalEmailVerified(db, principal)]);
+    const [configs, programs, verified] = callerReadsOf(c, meReads);
+    const described = describeTenant([configs, programs]);
+    const emailVerified = Boolean(verified[0]?.verifiedAt);
     return c.json(
       {
         tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
