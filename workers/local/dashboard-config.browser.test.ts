@@ -100,8 +100,13 @@ describe("dashboard: configuration, widget programs, developers", () => {
     await goTo(page, "Configuration");
     await page.getByRole("link", { name: /^Edit POLYGON · USDC/ }).click();
     // The policy's history: version 1, saved at signup.
-    await page.getByText("History of versions").click();
+    // The page may render once more as its reads come in, closing the details again: open it until it stays open.
+    await page.getByText("Edit configuration").first().waitFor();
     const history = page.getByRole("table", { name: "Policy versions, newest first" });
+    for (let i = 0; i < 5 && !(await history.isVisible()); i++) {
+      await page.getByText("History of versions").click();
+      await history.waitFor({ timeout: 3_000 }).catch(() => undefined);
+    }
     expect(await history.locator("tbody tr").first().textContent()).toContain("system:signup");
     const tenures = page.getByLabel("Tenures (days)");
     expect(await page.locator('[data-field="tenures"] .hint').textContent()).toContain("3, 7, 15");
