@@ -30,6 +30,12 @@ export type StackOptions = {
   outDir?: string;
   /** false: reuse the bundles already in `outDir` instead of building (once per process). Default true. */
   build?: boolean;
+  /**
+   * Bench-only workers (never deployed) started after the four, with the
+   * bindings of their wrangler.toml mapped as the others' are: a built
+   * script and its config (relative to the repository root), e.g. bench/scale-worker.
+   */
+  extraWorkers?: { config: string; scriptPath: string }[];
 };
 
 export type Stack = {
@@ -75,6 +81,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const level = LEVELS[options.logLevel ?? "error"];
   const configs = built.map((b) => ({ ...b, wrangler: readWranglerConfig(b.config) }));
   const names = Object.fromEntries(configs.map((c) => [c.key, c.wrangler.name])) as Record<WorkerKey, string>;
+  const extras = (options.extraWorkers ?? []).map((w) => ({ scriptPath: w.scriptPath, wrangler: readWranglerConfig(w.config) }));
 
   const mf = new Miniflare({
     host: HOST,
@@ -89,13 +96,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       pipeLines(stdout, level >= LogLevel.INFO ? (line) => console.log(line) : undefined);
       pipeLines(stderr, level >= LogLevel.ERROR ? (line) => console.error(line) : undefined);
     },
-    workers: configs.map(({ key, scriptPath, wrangler }) => ({
-      ...workerOptions(wrangler, options),
-      scriptPath,
-      modules: true,
-      ...(LOCAL_ROUTES[key] ? { routes: LOCAL_ROUTES[key] } : {}),
-      ...(key === "embed" ? { unsafeDirectSockets: [{ host: HOST, port: options.embedPort ?? 0 }] } : {}),
-    })),
+    workers: [
+      ...configs.map(({ key, scriptPath, wrangler }) => ({
+        ...workerOptions(wrangler, options),
+        scriptPath,
+        modules: true,
+        ...(LOCAL_ROUTES[key] ? { routes: LOCAL_ROUTES[key] } : {}),
+        ...(key === "embed" ? { unsafeDirectSockets: [{ host: HOST, port: options.embedPort ?? 0 }] } : {}),
+      })),
+      ...extras.map(({ scriptPath, wrangler }) => ({ ...workerOptions(wrangler, options), scriptPath, modules: true })),
+    ],
   });
 
   let cronTimer: ReturnType<typeof setInterval> | undefined;
