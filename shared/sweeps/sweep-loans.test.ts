@@ -11,7 +11,7 @@ import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans } from "./run-sweeps.ts";
-import { dueLoansQuery } from "./sweep-loans.ts";
+import { advancedDueLoansQuery, dueLoansQuery } from "./sweep-loans.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,6 +30,18 @@ test("the sweep reads due loans through an index on status and due time, never a
     expect(details).toMatch(/SEARCH loans USING INDEX loans_(tenant_)?status_due_idx \(.*status=\?.*due_at<\?\)/);
     expect(details).not.toMatch(/SCAN loans\b/);
   }
+  client.close();
+});
+
+test("the sweep reads the loans due on moved sandbox clocks in one read: those tenants by the clock_offset_ms index, their due range by the loans index", async () => {
+  const client = createClient({ url: ":memory:" });
+  await migrateLibsql(client, readMigrations());
+  const q = advancedDueLoansQuery(createDb(client), Date.now()).toSQL();
+  const plan = await client.execute({ sql: `EXPLAIN QUERY PLAN ${q.sql}`, args: q.params as never[] });
+  const details = plan.rows.map((r) => String(r.detail)).join("\n");
+  expect(details).toMatch(/SEARCH tenants USING (COVERING )?INDEX tenants_clock_offset_idx \(clock_offset_ms>\?\)/);
+  expect(details).toMatch(/SEARCH loans USING INDEX loans_tenant_status_due_idx \(tenant_id=\? AND status=\? AND due_at<\?\)/);
+  expect(details).not.toMatch(/SCAN (loans|tenants)\b/);
   client.close();
 });
 
@@ -60,6 +72,26 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
   expect(row!.defaultedAt!.getTime()).toBe(row!.dueAt!.getTime() + 3 * DAY_MS);
   const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": key } });
   expect(view.body).toMatchObject({ status: "DEFAULTED", lateFee: "3.00", totalDue: "105.00", overdue: true });
+});
+
+test("one sweep finds the due loans of every tenant whose sandbox clock moved, on that tenant's clock, and leaves a tenant on the system clock alone", async () => {
+  const owners = [await sandboxTenant(t), await sandboxTenant(t), await sandboxTenant(t)];
+  const loansOf = await Promise.all(owners.map((o) => createdLoan(t, o.key)));
+  // The first two tenants' clocks run past their loan's due date (by different amounts); the third's does not move.
+  for (const [i, days] of [40, 33].entries()) {
+    await t.db
+      .update(tenants)
+      .set({ clockOffsetMs: days * DAY_MS })
+      .where(eq(tenants.id, owners[i]!.tenantId));
+  }
+  const report = await sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
+  expect(report.failed).toBe(0);
+  const rows = await Promise.all(loansOf.map((l) => rowOf(l.id)));
+  expect(rows.map((r) => r.overdueAt !== null)).toEqual([true, true, false]);
+  expect(rows[2]!.status).toBe("ACTIVE");
+  expect(await typesOf(loansOf[0]!.id)).toContain("loan.overdue");
+  expect(await typesOf(loansOf[1]!.id)).toContain("loan.overdue");
+  expect(await typesOf(loansOf[2]!.id)).not.toContain("loan.overdue");
 });
 
 // --- the rules each line of the sweep carries -------------------------------------

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
@@ -13,22 +13,22 @@ import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 export const SWEEP_PAGE = 100;
 
 /**
- * ACTIVE loans with something due at `nowMs`: overdue not yet marked, a late
- * fee day not yet recorded, or grace elapsed. The range `status = 'ACTIVE'
- * AND due_at < now` is read through the (tenant_id, status, due_at) or
- * (status, due_at) index, so only loans past due are visited, never the table.
+ * ACTIVE loans with something due at `now` (ms since the epoch, a number or
+ * an SQL expression of it): overdue not yet marked, a late fee day not yet
+ * recorded, or grace elapsed. The range `status = 'ACTIVE' AND due_at < now`
+ * is read through the (tenant_id, status, due_at) or (status, due_at) index,
+ * so only loans past due are visited, never the table.
  */
-function dueCondition(nowMs: number) {
-  const now = new Date(nowMs);
+function dueCondition(now: number | SQL) {
   return and(
     eq(loans.status, "ACTIVE"),
-    lt(loans.dueAt, now),
+    sql`${loans.dueAt} < ${now}`,
     or(
       isNull(loans.overdueAt),
-      // Started days past due, as an integer: the client may bind `nowMs` as a REAL, and
+      // Started days past due, as an integer: the client may bind `now` as a REAL, and
       // a fractional day count would keep every loan inside grace due on every tick.
-      sql`${loans.lateFeeDays} < MIN(${loans.gracePeriodDays}, CAST((${nowMs} - ${loans.dueAt} + ${DAY_MS - 1}) / ${DAY_MS} AS INTEGER))`,
-      sql`${loans.dueAt} + ${loans.gracePeriodDays} * ${DAY_MS} < ${nowMs}`,
+      sql`${loans.lateFeeDays} < MIN(${loans.gracePeriodDays}, CAST((${now} - ${loans.dueAt} + ${DAY_MS - 1}) / ${DAY_MS} AS INTEGER))`,
+      sql`${loans.dueAt} + ${loans.gracePeriodDays} * ${DAY_MS} < ${now}`,
     ),
   );
 }
@@ -36,22 +36,45 @@ function dueCondition(nowMs: number) {
 /**
  * The loans due for the sweep, across tenants: each loan is judged on its
  * mode's clock (live loans on the system clock, sandbox loans on the tenant's
- * sandbox clock). Loans on the system clock are covered by one range read;
- * the sandbox loans of tenants whose sandbox clock was advanced are read one
- * tenant at a time (that clock only moves forward, so the shared read never
- * sees too much).
+ * sandbox clock). Two reads, however many tenants there are: the loans due
+ * on the system clock (one range), and the sandbox loans due on the clocks
+ * of the tenants that moved theirs (that clock only moves forward, so the
+ * first read never sees too much). For one tenant: its loans, on both clocks.
  */
 export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
-  const advanced = onlyTenantId
-    ? [{ id: onlyTenantId, offset: (await loadTenant(db, onlyTenantId)).clockOffsetMs }]
-    : await db.select({ id: tenants.id, offset: tenants.clockOffsetMs }).from(tenants).where(gt(tenants.clockOffsetMs, 0));
-  const pages = await Promise.all([
-    dueLoansQuery(db, systemNow.getTime(), onlyTenantId),
-    ...advanced.filter((t) => t.offset > 0).map((t) => dueLoansQuery(db, systemNow.getTime() + t.offset, t.id, "sandbox")),
-  ]);
+  const nowMs = systemNow.getTime();
+  const onTenantClock = async () => {
+    if (!onlyTenantId) return advancedDueLoansQuery(db, nowMs);
+    const offset = (await loadTenant(db, onlyTenantId)).clockOffsetMs;
+    return offset > 0 ? dueLoansQuery(db, nowMs + offset, onlyTenantId, "sandbox") : [];
+  };
+  const pages = await Promise.all([dueLoansQuery(db, nowMs, onlyTenantId), onTenantClock()]);
   const seen = new Set<string>();
   return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
 }
+
+/**
+ * One page of the sandbox loans due on their tenant's clock, across the
+ * tenants whose sandbox clock moved forward, in one read: those tenants
+ * through the clock_offset_ms index, then each one's due range through the
+ * (tenant_id, status, due_at) index (the tenants come first: CROSS JOIN keeps
+ * SQLite from walking every ACTIVE loan in due order instead).
+ */
+export const advancedDueLoansQuery = (db: Db, systemNowMs: number) =>
+  db
+    .select({ tenantId: loans.tenantId, loanId: loans.id })
+    .from(tenants)
+    .crossJoin(loans)
+    .where(
+      and(
+        gt(tenants.clockOffsetMs, 0),
+        eq(loans.tenantId, tenants.id),
+        eq(loans.mode, "sandbox"),
+        dueCondition(sql`(${systemNowMs} + ${tenants.clockOffsetMs})`),
+      ),
+    )
+    .orderBy(asc(loans.dueAt))
+    .limit(SWEEP_PAGE);
 
 /** One page of due loans at `nowMs`, of one tenant or of all, of one mode or of both. */
 export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: TenantMode) =>

@@ -35,6 +35,12 @@ export type StackOptions = {
    * worker): never deployed, in no wrangler.toml. Give each its own `routes`.
    */
   extraWorkers?: WorkerOptions[];
+  /**
+   * Bench-only workers (never deployed) started after the four, with the
+   * bindings of their wrangler.toml mapped as the others' are: a built
+   * script and its config (relative to the repository root), e.g. bench/scale-worker.
+   */
+  configuredWorkers?: { config: string; scriptPath: string }[];
 };
 
 export type Stack = {
@@ -80,6 +86,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const level = LEVELS[options.logLevel ?? "error"];
   const configs = built.map((b) => ({ ...b, wrangler: readWranglerConfig(b.config) }));
   const names = Object.fromEntries(configs.map((c) => [c.key, c.wrangler.name])) as Record<WorkerKey, string>;
+  const extras = (options.configuredWorkers ?? []).map((w) => ({ scriptPath: w.scriptPath, wrangler: readWranglerConfig(w.config) }));
 
   const mf = new Miniflare({
     host: HOST,
@@ -94,15 +101,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       pipeLines(stdout, level >= LogLevel.INFO ? (line) => console.log(line) : undefined);
       pipeLines(stderr, level >= LogLevel.ERROR ? (line) => console.error(line) : undefined);
     },
-    workers: configs
-      .map(({ key, scriptPath, wrangler }) => ({
+    workers: [
+      ...configs.map(({ key, scriptPath, wrangler }) => ({
         ...workerOptions(wrangler, options),
         scriptPath,
         modules: true,
         ...(LOCAL_ROUTES[key] ? { routes: LOCAL_ROUTES[key] } : {}),
         ...(key === "embed" ? { unsafeDirectSockets: [{ host: HOST, port: options.embedPort ?? 0 }] } : {}),
-      }))
-      .concat(options.extraWorkers ?? []),
+      })),
+      ...extras.map(({ scriptPath, wrangler }) => ({ ...workerOptions(wrangler, options), scriptPath, modules: true })),
+      ...(options.extraWorkers ?? []),
+    ],
   });
 
   let cronTimer: ReturnType<typeof setInterval> | undefined;
