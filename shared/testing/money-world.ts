@@ -1,6 +1,7 @@
+import { signAsBorrower } from "./sign-as-borrower.ts";
 import { expect } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
+import { encodeFunctionData, erc20Abi, getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { CHAIN_CONFIG } from "../chains/chain-config.ts";
@@ -88,17 +89,7 @@ export async function sendEvm(
   direct: boolean,
 ): Promise<{ txHash: string; status: string }> {
   const account = w.accounts.get(from)!;
-  const signedTransaction = await account.signTransaction({
-    chainId: CHAIN_CONFIG.POLYGON_AMOY.chainId!,
-    nonce: nextNonce(m, from),
-    to: tx.to as Hex,
-    data: tx.data as Hex,
-    value: 0n,
-    gas: 200_000n,
-    maxFeePerGas: 1n,
-    maxPriorityFeePerGas: 1n,
-    type: "eip1559",
-  });
+  const signedTransaction = await signAsBorrower(account, CHAIN_CONFIG.POLYGON_AMOY.chainId!, nextNonce(m, from), tx);
   if (direct) {
     // Straight onto the ledger, stamped with the tenant's time now, as the helpers stamp theirs.
     const res = await w.t.simChains

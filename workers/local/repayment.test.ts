@@ -6,7 +6,7 @@ import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import { SVC_POOL_ABI } from "../../shared/chains/evm/svc-pool-abi.ts";
 import { loanIdToBytes32 } from "../../shared/chains/loan-id.ts";
 import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
-import { signAsBorrower } from "./chaos/load.ts";
+import { signAsBorrower } from "../../shared/testing/sign-as-borrower.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**

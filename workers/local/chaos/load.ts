@@ -1,6 +1,6 @@
-import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../../shared/chains/chain-config.ts";
+import { signAsBorrower } from "../../../shared/testing/sign-as-borrower.ts";
 import { httpClient, type StackRequest, type StackResponse } from "../integration.ts";
 
 export type Merchant = Awaited<ReturnType<typeof merchantWithEndpoints>>;
@@ -98,19 +98,7 @@ export async function createLoans(m: Merchant, plan: PlannedLoan[], clients = 10
 
 const POLYGON = CHAIN_CONFIG.POLYGON_AMOY;
 
-/** Signs as the borrower's wallet: the instructions' transaction as is (the simulated chain charges no gas), EIP-1559 with the chain id. */
-export const signAsBorrower = (account: PrivateKeyAccount, chainId: number, nonce: number, tx: { to: string; data: string }) =>
-  account.signTransaction({
-    chainId,
-    nonce,
-    to: tx.to as Hex,
-    data: tx.data as Hex,
-    value: 0n,
-    gas: 200_000n,
-    maxFeePerGas: 1n,
-    maxPriorityFeePerGas: 1n,
-    type: "eip1559",
-  });
+export { signAsBorrower };
 
 /**
  * Repays an ACTIVE loan in full as its borrower would: the API's repayment
