@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
@@ -153,7 +153,7 @@ export async function verifyEmailToken({ db }: Pick<VerbDeps, "db">, input: { to
  * (the key's tenant, evaluated in the batch). True when its row has
  * `verifiedAt`.
  */
-export const principalEmailVerifiedRead = (db: Db, who: { kind: "user"; userId: string } | { kind: "apiKey"; tenantId: string | SQL }) =>
+export const principalEmailVerifiedRead = (db: Db, who: { kind: "user"; userId: string | Placeholder } | { kind: "apiKey"; tenantId: string | SQL }) =>
   db
     .select({ verifiedAt: users.emailVerifiedAt })
     .from(users)

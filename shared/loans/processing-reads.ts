@@ -1,9 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { preparedReads, valueOf } from "../../db/prepared-batch.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
+import type { Stablecoin, TenantMode } from "../domain/rails.ts";
 import { isUuid } from "../domain/ids.ts";
 import { poolQuery, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
@@ -23,6 +25,24 @@ export const loanFacts = (loan: LoanFacts): LoanFacts => ({ borrowerId: loan.bor
 /** Everything `processLoan` reads before it writes. */
 export type ProcessingReads = { tenant: LoadedTenant; loan: LoanRow; underwriting: UnderwritingReads; pool: PoolRow | null };
 
+/** The reads of `readForProcessing`, built once per database (db/prepared-batch.ts). */
+const processingReads = preparedReads((db: Db) => {
+  const tenantId = valueOf<string>("tenantId");
+  const loanId = valueOf<string>("loanId");
+  const mode = valueOf<TenantMode>("mode");
+  return [
+    db.select().from(tenants).where(eq(tenants.id, tenantId)).limit(1),
+    db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
+    db
+      .select()
+      .from(loans)
+      .where(and(eq(loans.id, loanId), eq(loans.tenantId, tenantId)))
+      .limit(1),
+    ...underwritingQueries(db, { id: loanId, tenantId, borrowerId: valueOf<string>("borrowerId"), mode }),
+    poolQuery(db, { tenantId, mode }, valueOf<Stablecoin>("stablecoin")),
+  ] as const;
+});
+
 /**
  * The tenant (with its KYC setting), the loan as it is now, what
  * underwriting reads and the pool funding would reserve in: one D1 round
@@ -34,17 +54,13 @@ export async function readForProcessing(db: Db, input: { tenantId: string; loanI
   const { tenantId, loanId } = input;
   if (!isUuid(loanId)) throw notFound("Loan");
   const facts = input.facts ?? loanFacts(await loadLoan(db, tenantId, loanId));
-  const [tenantRows, settingsRows, loanRows, policy, borrower, open, pool] = await db.batch([
-    db.select().from(tenants).where(eq(tenants.id, tenantId)).limit(1),
-    db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
-    db
-      .select()
-      .from(loans)
-      .where(and(eq(loans.id, loanId), eq(loans.tenantId, tenantId)))
-      .limit(1),
-    ...underwritingQueries(db, { id: loanId, tenantId, borrowerId: facts.borrowerId, mode: facts.mode }),
-    poolQuery(db, { tenantId, mode: facts.mode }, facts.stablecoin),
-  ]);
+  const [tenantRows, settingsRows, loanRows, policy, borrower, open, pool] = await processingReads(db, {
+    tenantId,
+    loanId,
+    borrowerId: facts.borrowerId,
+    mode: facts.mode,
+    stablecoin: facts.stablecoin,
+  });
   const tenant = tenantRows[0];
   if (!tenant) throw notFound("Tenant");
   const loan = loanRows[0];

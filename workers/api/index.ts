@@ -13,8 +13,8 @@ const app = createApiApp(depsOfIsolate);
 export default {
   async fetch(request, env, ctx) {
     const chaotic = withChaos(env, "api");
-    // The bench (development only): the request's D1 round trips and Durable Object calls, in a response header.
-    const counted = withRoundTripCount(chaotic);
+    // The bench (development only): the request's D1 round trips and Durable Object calls, in a response header, when it asks.
+    const counted = request.headers.has(ROUND_TRIPS_HEADER) ? withRoundTripCount(chaotic) : null;
     if (!counted) return app.fetch(request, chaotic, ctx);
     const counter = newRoundTripCounter();
     const response = await countRoundTrips(counter, () => app.fetch(request, counted, ctx));

@@ -41,6 +41,8 @@ export type StackOptions = {
    * script and its config (relative to the repository root), e.g. bench/scale-worker.
    */
   configuredWorkers?: { config: string; scriptPath: string }[];
+  /** workerd's DevTools inspector on this port (bench/profile.ts takes CPU profiles through it); off by default. */
+  inspectorPort?: number;
 };
 
 export type Stack = {
@@ -96,6 +98,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Offline: the placeholder `Request.cf` instead of fetching Cloudflare's.
     cf: false,
     telemetry: { enabled: false },
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     ...(options.persistDir ? { defaultPersistRoot: resolve(REPO_ROOT, options.persistDir) } : {}),
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       pipeLines(stdout, level >= LogLevel.INFO ? (line) => console.log(line) : undefined);

@@ -1,0 +1,136 @@
+import autocannon, { type Result } from "autocannon";
+import { startStack } from "../workers/local/stack.ts";
+
+/**
+ * `bun bench/profile.ts [me|loans]`: a CPU profile of one endpoint under load,
+ * taken from workerd through its DevTools inspector (Profiler domain), and
+ * printed as the functions with the most self time, grouped by package.
+ * Not a test and not the bench: it says where a path's CPU goes.
+ *
+ * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile).
+ */
+const which = process.argv[2] ?? "me";
+const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
+const UNLIMITED = { limit: 100_000_000, period: 60 as const };
+const inspectorPort = 9329;
+
+type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
+type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
+
+const stack = await startStack({
+  ratelimits: Object.fromEntries(["API_KEY_LIMITER", "IP_LIMITER", "TENANT_LIMITER", "SIGNUP_LIMITER"].map((n) => [n, UNLIMITED])),
+  inspectorPort,
+  logLevel: "error",
+});
+try {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${stack.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const signup = (await (
+    await post("/v1/auth/signup", { email: `p-${crypto.randomUUID()}@example.com`, password: "profile-password-long", companyName: "P" })
+  ).json()) as { accessToken: string };
+  const key = ((await (await post("/v1/api-keys", { name: "p" }, { authorization: `Bearer ${signup.accessToken}` })).json()) as { key: string }).key;
+  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { merchantConfigs: { loanProductId: string }[] };
+  await fetch(`${stack.baseUrl}/v1/sandbox/liquidity`, { method: "PUT", headers, body: JSON.stringify({ available: "100000000.00" }) });
+
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
+    title?: string;
+    id?: string;
+    webSocketDebuggerUrl: string;
+  }[];
+  const wanted = (process.env.PROFILE_WORKERS ?? "api").split(",");
+  const chosen = targets.filter((t) => wanted.some((w) => t.webSocketDebuggerUrl.includes(w)));
+  console.log(`profiling ${chosen.map((t) => t.webSocketDebuggerUrl).join(", ")}`);
+  const sessions = await Promise.all(chosen.map((t) => inspector(t.webSocketDebuggerUrl)));
+  for (const s of sessions) {
+    await s.send("Profiler.enable");
+    await s.send("Profiler.setSamplingInterval", { interval: 200 });
+    await s.send("Profiler.start");
+  }
+  let i = 0;
+  const result = await (autocannon as unknown as (o: unknown) => Promise<Result>)({
+    url: stack.baseUrl,
+    connections: 10,
+    duration: seconds,
+    requests: [
+      which === "loans"
+        ? ({
+            method: "POST",
+            path: "/v1/loans",
+            headers,
+            setupRequest: (req: { body?: string }) => {
+              i++;
+              req.body = JSON.stringify({
+                loanProductId: me.merchantConfigs[0]!.loanProductId,
+                borrowerRef: `p-${i % 1000}`,
+                borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                chain: "POLYGON_AMOY",
+                principalAmount: "10.00",
+                idempotencyKey: `p-${Date.now()}-${i}`,
+              });
+              return req;
+            },
+          } as never)
+        : { method: "GET", path: "/v1/me", headers },
+    ],
+  });
+  console.log(`${which}: ${result.requests.average.toFixed(0)} req/s, 2xx ${result["2xx"]}, non-2xx ${result.non2xx}`);
+  for (const [n, s] of sessions.entries()) {
+    const { profile } = (await s.send("Profiler.stop")) as { profile: Profile };
+    report(chosen[n]!.webSocketDebuggerUrl, profile, result.requests.total);
+    s.close();
+  }
+} finally {
+  await stack.dispose();
+}
+
+function report(name: string, profile: Profile, requests: number) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  for (const [k, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[k] ?? 0));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFn = new Map<string, number>();
+  const byPkg = new Map<string, number>();
+  for (const [id, us] of self) {
+    const n = byId.get(id)!;
+    const f = n.callFrame;
+    const fn = `${f.functionName || "(anon)"} ${f.url.split("/").slice(-1)[0]}:${f.lineNumber}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + us);
+    const pkg = f.functionName.startsWith("(") ? f.functionName : f.url ? "js" : "native";
+    byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + us);
+  }
+  const busy = total - (byPkg.get("(idle)") ?? 0) - (byPkg.get("(program)") ?? 0);
+  console.log(
+    `\n${name}: ${(total / 1000).toFixed(0)} ms sampled, busy ${(busy / 1000).toFixed(0)} ms = ${(busy / 1000 / requests).toFixed(2)} ms per request`,
+  );
+  for (const [k, v] of [...byPkg].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(20)} ${((100 * v) / total).toFixed(1)}%`);
+  for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40))) {
+    console.log(`  ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${(v / 1000 / requests).toFixed(3)} ms  ${k}`);
+  }
+}
+
+async function inspector(url: string) {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let next = 1;
+  const waiting = new Map<number, (v: unknown) => void>();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
+    if (msg.id && waiting.has(msg.id)) {
+      waiting.get(msg.id)!(msg.result);
+      waiting.delete(msg.id);
+    }
+  };
+  return {
+    send: (method: string, params: unknown = {}) =>
+      new Promise<unknown>((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
