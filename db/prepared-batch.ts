@@ -67,4 +67,4 @@ export function preparedReads<T extends readonly BatchItem<"sqlite">[]>(
  * shapes shared with one-off queries (`poolQuery(db, { tenantId, mode })`)
  * that only interpolate the value (never branch on it).
  */
-export const valueOf = <T>(name: string): T => sql.placeholder(name) as unknown as T;
+export const placeholderAs = <T>(name: string): T => sql.placeholder(name) as unknown as T;

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
-import { preparedReads, valueOf } from "../../db/prepared-batch.ts";
+import { preparedReads, placeholderAs } from "../../db/prepared-batch.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { tenants } from "../../db/schema/tenants.ts";
@@ -27,9 +27,9 @@ export type ProcessingReads = { tenant: LoadedTenant; loan: LoanRow; underwritin
 
 /** The reads of `readForProcessing`, built once per database (db/prepared-batch.ts). */
 const processingReads = preparedReads((db: Db) => {
-  const tenantId = valueOf<string>("tenantId");
-  const loanId = valueOf<string>("loanId");
-  const mode = valueOf<TenantMode>("mode");
+  const tenantId = placeholderAs<string>("tenantId");
+  const loanId = placeholderAs<string>("loanId");
+  const mode = placeholderAs<TenantMode>("mode");
   return [
     db.select().from(tenants).where(eq(tenants.id, tenantId)).limit(1),
     db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
@@ -38,8 +38,8 @@ const processingReads = preparedReads((db: Db) => {
       .from(loans)
       .where(and(eq(loans.id, loanId), eq(loans.tenantId, tenantId)))
       .limit(1),
-    ...underwritingQueries(db, { id: loanId, tenantId, borrowerId: valueOf<string>("borrowerId"), mode }),
-    poolQuery(db, { tenantId, mode }, valueOf<Stablecoin>("stablecoin")),
+    ...underwritingQueries(db, { id: loanId, tenantId, borrowerId: placeholderAs<string>("borrowerId"), mode }),
+    poolQuery(db, { tenantId, mode }, placeholderAs<Stablecoin>("stablecoin")),
   ] as const;
 });
 
