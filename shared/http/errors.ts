@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../config/required-secrets.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -27,6 +28,11 @@ export function handleError(err: Error, c: Context): Response {
     // The platform failed us (D1, a Durable Object): the request may be retried as it is.
     log.error("transient error", { requestId: c.get("requestId"), ...safeErrorFields(err) });
     return c.json(errorBodyForStatus(503, "Temporarily unavailable; retry (with the same idempotency key, if any)"), 503, { "Retry-After": "1" });
+  }
+  if (err instanceof ConfigurationError) {
+    // A deployment without a setting it needs: say which (never a value), not 500 for everything.
+    log.error("worker not configured", { requestId: c.get("requestId"), message: err.message });
+    return c.json(errorBodyForStatus(503, err.message), 503);
   }
   log.error("unhandled error", { requestId: c.get("requestId"), ...safeErrorFields(err) });
   return c.json(errorBodyForStatus(500, "Internal server error"), 500);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createDb, type Db } from "../../db/create-db.ts";
+import { d1ReadSessions, type ReadSessions } from "../../db/read-session.ts";
 import type { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
@@ -19,6 +20,10 @@ import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import { consoleLogger, type Logger } from "../../shared/observability/logger.ts";
 import { failureBudget, type FailureBudget, type RateLimiter } from "../../shared/http/failure-budget.ts";
 import { mailProviderFromEnv, type MailProvider } from "../../shared/notifications/mail-provider.ts";
+import { ConfigurationError } from "../../shared/config/required-secrets.ts";
+
+/** Secrets the api worker cannot run without, as its wrangler.toml declares them (`[secrets] required`). */
+export const REQUIRED_SECRETS = ["JWT_SECRET", "SECRETS_KEY", "MAIL_API_KEY"] as const;
 
 /** The Workers rate-limiting binding's shape; tests pass an in-memory one. */
 export type { RateLimiter };
@@ -64,6 +69,8 @@ export type ApiEnv = {
 
 export type ApiDeps = {
   db: Db;
+  /** D1 read replication for read-only routes (db/read-session.ts); absent: every read on `db`. */
+  readSessions?: ReadSessions;
   clock: Clock;
   environment: "development" | "production";
   jwtSecret: string;
@@ -125,12 +132,14 @@ const EnvSchema = z.object({
 /** IPs over their failed-authentication budget, remembered by this worker instance until their window ends. */
 const authFailureBlocks = new Map<string, number>();
 
-export class ConfigurationError extends Error {}
-
 /** Parses the worker's env once per request (cheap) and builds the verbs' dependencies. */
 export function depsFromEnv(env: ApiEnv): ApiDeps {
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigurationError("invalid worker configuration");
+  if (!parsed.success) {
+    // Which settings, never their values.
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))];
+    throw new ConfigurationError(`This worker is not configured: invalid ${names.join(", ")}`);
+  }
   const { ENVIRONMENT, JWT_SECRET, SECRETS_KEY, JWT_TTL_SECONDS, RATE_LIMIT_PERIOD_SECONDS, BASE_URL, OPERATOR_KEY } = parsed.data;
   const jwtSecret = JWT_SECRET ?? (ENVIRONMENT === "development" ? DEV_JWT_SECRET : undefined);
   // Fail closed: a deployment without its secret must not sign tokens with a known default.
@@ -138,9 +147,11 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   const secretsKey = secretsKeyOf({ ENVIRONMENT, SECRETS_KEY });
   if (!secretsKey) throw new ConfigurationError("SECRETS_KEY is not configured");
   const db = createDb(env.DB);
+  const readSessions = d1ReadSessions(env.DB);
   const simChains = durableSimulatedChains(env.SIM_CHAINS);
   return {
     db,
+    readSessions,
     clock: systemClock,
     environment: ENVIRONMENT,
     jwtSecret,

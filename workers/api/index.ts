@@ -1,7 +1,8 @@
 import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { countRoundTrips, newRoundTripCounter, ROUND_TRIPS_HEADER, withRoundTripCount } from "../../shared/observability/round-trips.ts";
 import { createApiApp } from "./app.ts";
-import { type ApiEnv, depsOfIsolate } from "./deps.ts";
+import { withRequiredSecrets } from "../../shared/config/required-secrets.ts";
+import { type ApiEnv, depsOfIsolate, REQUIRED_SECRETS } from "./deps.ts";
 
 export { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
 export { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-object.ts";
@@ -10,7 +11,7 @@ export { LoanObject } from "../../shared/loans/loan-object.ts";
 
 const app = createApiApp(depsOfIsolate);
 
-export default {
+export default withRequiredSecrets<ApiEnv>(REQUIRED_SECRETS, {
   async fetch(request, env, ctx) {
     const chaotic = withChaos(env, "api");
     // The bench (development only): the request's D1 round trips and Durable Object calls, in a response header, when it asks.
@@ -22,4 +23,4 @@ export default {
     out.headers.set(ROUND_TRIPS_HEADER, JSON.stringify(counter));
     return out;
   },
-} satisfies ExportedHandler<ApiEnv>;
+});

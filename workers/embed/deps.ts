@@ -1,4 +1,6 @@
+import { ConfigurationError } from "../../shared/config/required-secrets.ts";
 import { createDb } from "../../db/create-db.ts";
+import { d1ReadSessions } from "../../db/read-session.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
 import { type LiveChainEnv, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
@@ -14,9 +16,10 @@ const blockedIps = new Map<string, number>();
 export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
   // Fail closed: a deployment without its secret must not MAC wallet sessions with a known default.
   const sessionSecret = env.SECRETS_KEY && env.SECRETS_KEY.length >= 32 ? env.SECRETS_KEY : env.ENVIRONMENT === "development" ? DEV_SECRETS_KEY : null;
-  if (!sessionSecret) throw new Error("SECRETS_KEY is not configured (32+ characters)");
+  if (!sessionSecret) throw new ConfigurationError("This worker is not configured: SECRETS_KEY (32+ characters)");
   return {
     db: createDb(env.DB),
+    readSessions: d1ReadSessions(env.DB),
     clock: systemClock,
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
     writer: durableLoanWriter(env.LOANS),

@@ -2,6 +2,7 @@ import type { AgreementChallengeObject } from "../../shared/agreements/challenge
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ContractSignatureVerifier } from "../../shared/chains/chain-port.ts";
 import type { Db } from "../../db/create-db.ts";
+import type { ReadSessions } from "../../db/read-session.ts";
 import type { Clock } from "../../shared/domain/clock.ts";
 import type { ProgramContext } from "../../shared/embed/program-context.ts";
 import type { LoanWriter } from "../../shared/loans/loan-commands.ts";
@@ -13,6 +14,9 @@ import type { FailureBudget, RateLimiter } from "../../shared/http/failure-budge
 import type { LiveChain, LiveChainSettings } from "../../shared/chains/live/live-config.ts";
 
 export type { RateLimiter };
+
+/** Secrets the embed worker cannot run without, as its wrangler.toml declares them (`[secrets] required`). */
+export const REQUIRED_SECRETS = ["SECRETS_KEY"] as const;
 
 /** Bindings and vars of the embed worker (workers/embed/wrangler.toml). */
 export type EmbedEnv = {
@@ -34,6 +38,8 @@ export type EmbedEnv = {
 
 export type EmbedDeps = {
   db: Db;
+  /** D1 read replication for read-only routes (db/read-session.ts); absent: every read on `db`. */
+  readSessions?: ReadSessions;
   clock: Clock;
   challenges: ChallengeStore;
   writer: LoanWriter;

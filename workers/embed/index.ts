@@ -1,10 +1,11 @@
 import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createEmbedApp } from "./app.ts";
 import { embedDepsFromEnv } from "./deps.ts";
-import type { EmbedEnv } from "./env.ts";
+import { withRequiredSecrets } from "../../shared/config/required-secrets.ts";
+import { type EmbedEnv, REQUIRED_SECRETS } from "./env.ts";
 
 const app = createEmbedApp(embedDepsFromEnv);
 
-export default {
+export default withRequiredSecrets<EmbedEnv>(REQUIRED_SECRETS, {
   fetch: (request, env, ctx) => app.fetch(request, withChaos(env, "embed"), ctx),
-} satisfies ExportedHandler<EmbedEnv>;
+});

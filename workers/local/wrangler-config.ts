@@ -41,6 +41,8 @@ export type WranglerConfig = {
   durable_objects?: { bindings?: { name: string; class_name: string; script_name?: string }[] };
   services?: { binding: string; service: string; entrypoint?: string }[];
   triggers?: { crons?: string[] };
+  /** Secrets a deployment must have (each worker checks them: shared/config/required-secrets.ts); locally every one has a development default. */
+  secrets?: { required?: string[] };
 };
 
 /**
@@ -77,7 +79,6 @@ const UNMAPPED_BINDING_KINDS = [
   "data_blobs",
   "assets",
   "containers",
-  "secrets",
 ];
 
 /** Reads and checks one worker's wrangler.toml (path relative to the repository root). */

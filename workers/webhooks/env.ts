@@ -1,5 +1,8 @@
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 
+/** Secrets the webhooks worker cannot run without, as its wrangler.toml declares them (`[secrets] required`). */
+export const REQUIRED_SECRETS = ["SECRETS_KEY", "MAIL_API_KEY"] as const;
+
 /** Bindings and vars of the webhooks worker (workers/webhooks/wrangler.toml). */
 export type WebhooksEnv = {
   DB: D1Database;

@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { forbidden, rateLimited } from "../../../shared/domain/errors.ts";
+import { DomainError, forbidden, rateLimited } from "../../../shared/domain/errors.ts";
 import { programContext } from "../../../shared/embed/program-context.ts";
-import type { EmbedAppEnv } from "../env.ts";
+import { BOOKMARK_HEADER } from "../../../db/read-session.ts";
+import type { EmbedAppEnv, EmbedDeps } from "../env.ts";
 
 // x-svc-wallet-session: the widget's wallet session (eligibility, bootstrap, quote).
-const ALLOW_HEADERS = "content-type, x-svc-wallet-session";
+// x-d1-bookmark: read consistency of a loan poll (db/read-session.ts), sent back and exposed.
+const ALLOW_HEADERS = `content-type, x-svc-wallet-session, ${BOOKMARK_HEADER}`;
 const ALLOW_METHODS = "GET, POST, OPTIONS";
 
 /**
@@ -15,10 +17,27 @@ const ALLOW_METHODS = "GET, POST, OPTIONS";
  * server, pass; calls are limited per embed key and client IP (429). The
  * grant is the exact origin, never `*`, and never with credentials.
  */
+/**
+ * The program of an embed key. A GET only reads: from the nearest replica,
+ * where a change to the program shows within the replication delay; one the
+ * replica does not know yet (just created) is read again from the primary,
+ * so a new program never answers 404. Anything that writes reads the primary.
+ */
+async function programOf(deps: EmbedDeps, embedKey: string, readOnly: boolean) {
+  const replica = readOnly ? deps.readSessions?.("first-unconstrained") : undefined;
+  if (!replica) return programContext(deps.db, embedKey);
+  try {
+    return await programContext(replica.db, embedKey);
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === "NOT_FOUND") return programContext(deps.db, embedKey);
+    throw err;
+  }
+}
+
 export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => {
   const deps = c.get("deps");
   const embedKey = c.req.param("embedKey") ?? "";
-  const program = await programContext(deps.db, embedKey);
+  const program = await programOf(deps, embedKey, c.req.method === "GET");
   const origin = c.req.header("origin");
   // The widget's own pages: its configured host, and whatever host this request reached (a page calling its own origin).
   const own = [new URL(c.req.url).origin, ...(deps.widgetHost ? [`https://${deps.widgetHost}`, `http://${deps.widgetHost}`] : [])];
@@ -28,7 +47,9 @@ export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => 
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";
   if (!(await deps.limiter.limit({ key: `embed:${embedKey}:${ip}` })).success) throw rateLimited(deps.limitPeriodSeconds);
   c.set("program", program);
-  const cors: Record<string, string> = origin ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
+  const cors: Record<string, string> = origin
+    ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": BOOKMARK_HEADER, Vary: "Origin" }
+    : {};
   if (c.req.method === "OPTIONS") {
     return c.body(null, 204, {
       ...cors,

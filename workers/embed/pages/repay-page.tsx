@@ -130,7 +130,8 @@ export function RepayPage(p: RepayPageInput) {
  * `svc:loan-repaid` to the parent's exact origin; copy buttons; and the EVM flow with the
  * wallet the browser offers (EIP-6963 discovery, else window.ethereum):
  * switch to the chain, send approve then repay, then poll the loan until it
- * is REPAID.
+ * is REPAID, each poll sending back the last answer's `x-d1-bookmark` (it
+ * reads a replica never older than the last answer; db/read-session.ts).
  */
 function pageScript(embedKey: string, loanId: string, parentOrigin: string | null): string {
   const parent = JSON.stringify(parentOrigin).replace(/</g, "\\u003c");
@@ -151,7 +152,7 @@ btn.addEventListener("click",async function(){
     try{await provider.request({method:"wallet_switchEthereumChain",params:[{chainId:chainHex}]});}catch(e){}
     for(var i=0;i<ins.transactions.length;i++){var tx=ins.transactions[i];say(tx.description+"…");await provider.request({method:"eth_sendTransaction",params:[{from:from,to:tx.to,data:tx.data,value:"0x0"}]});}
     say("Sent. Waiting for the repayment to settle…");
-    for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}");if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");btn.hidden=true;post({type:"svc:loan-repaid",loanId:l.id});return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
+    var bm=null;for(var n=0;n<60;n++){var r=await fetch("/v1/embed/${embedKey}/loans/${loanId}",bm?{headers:{"x-d1-bookmark":bm}}:{});bm=r.headers.get("x-d1-bookmark")||bm;if(r.ok){var l=(await r.json()).loan;if(l.status==="REPAID"){say("Repaid. Thank you.");btn.hidden=true;post({type:"svc:loan-repaid",loanId:l.id});return;}}await new Promise(function(ok){setTimeout(ok,2000);});}
     say("Still settling; refresh this page in a minute.");
   }catch(e){say("The wallet did not complete the payment: "+(e&&e.message||e));btn.disabled=false;}
 });
