@@ -8,14 +8,15 @@ export type Build = { outDir: string; workers: BuiltWorker[]; durationMs: number
 /**
  * Wrangler without the network: no usage metrics, no error reports, no banner
  * (whose update check would reach the npm registry). A config with a key
- * wrangler does not know still makes it look for a newer version: the
- * registry it asks is one that answers nothing, at once.
+ * wrangler does not know still makes it look for a newer version, at the
+ * registry `npm_registry` names (its update-check reads npm's rc with the
+ * `npm_` prefix, not `npm_config_`): a port that refuses at once.
  */
 export const OFFLINE_ENV = {
   WRANGLER_SEND_METRICS: "false",
   WRANGLER_SEND_ERROR_REPORTS: "false",
   WRANGLER_HIDE_BANNER: "true",
-  npm_config_registry: "http://127.0.0.1:9/",
+  npm_registry: "http://127.0.0.1:9/",
 };
 
 const builds = new Map<string, Promise<Build>>();

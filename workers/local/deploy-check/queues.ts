@@ -10,7 +10,8 @@ const consumersOf = (w: WorkerFacts) => asArray<Consumer>(asRecord(w.config.queu
  * Rule 5: every queue a worker produces to is consumed by exactly one worker,
  * and every consumer names a `dead_letter_queue` (without one, a message that
  * exhausts its retries is deleted). A dead-letter queue needs no consumer:
- * its messages wait there to be read; the output says so.
+ * without one its messages are kept 4 days (Cloudflare's documented
+ * retention); the output says so.
  */
 export function queuesRule(workers: WorkerFacts[]): Verdict {
   const problems: Problem[] = [];
@@ -51,7 +52,7 @@ export function queuesRule(workers: WorkerFacts[]): Verdict {
       });
     } else if (!consumedBy.has(c.dead_letter_queue)) {
       notes.push(
-        `dead-letter queue ${c.dead_letter_queue} (of ${c.queue}) has no consumer: its messages wait there to be read (npx wrangler queues create ${c.dead_letter_queue} before deploying)`,
+        `dead-letter queue ${c.dead_letter_queue} (of ${c.queue}) has no consumer: its messages wait there 4 days, then are deleted (create it with npx wrangler queues create ${c.dead_letter_queue})`,
       );
     }
     if (!produced.has(c.queue)) notes.push(`${w.configPath}: queue ${c.queue} is consumed but no worker of this repository produces it`);
