@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { REPO_ROOT, WORKERS, type WorkerKey } from "./wrangler-config.ts";
 
@@ -7,12 +7,16 @@ export type Build = { outDir: string; workers: BuiltWorker[]; durationMs: number
 
 /**
  * Wrangler without the network: no usage metrics, no error reports, no banner
- * (whose update check would reach the npm registry).
+ * (whose update check would reach the npm registry). A config with a key
+ * wrangler does not know still makes it look for a newer version, at the
+ * registry `npm_registry` names (its update-check reads npm's rc with the
+ * `npm_` prefix, not `npm_config_`): a port that refuses at once.
  */
-const OFFLINE_ENV = {
+export const OFFLINE_ENV = {
   WRANGLER_SEND_METRICS: "false",
   WRANGLER_SEND_ERROR_REPORTS: "false",
   WRANGLER_HIDE_BANNER: "true",
+  npm_registry: "http://127.0.0.1:9/",
 };
 
 const builds = new Map<string, Promise<Build>>();
@@ -48,13 +52,16 @@ async function runBuild(outDir: string): Promise<Build> {
     workers.map(async ({ config, scriptPath }) => {
       const workerOut = dirname(scriptPath);
       await rm(workerOut, { recursive: true, force: true });
-      await wrangler(["deploy", "--dry-run", "--outdir", workerOut, "--config", config]);
+      const output = await wrangler(["deploy", "--dry-run", "--outdir", workerOut, "--config", config]);
+      // The deploy check (workers/local/deploy-check.ts) fails on any warning in it, without a second dry run.
+      await writeFile(join(workerOut, "wrangler-output.txt"), output);
     }),
   );
   return { outDir, workers, durationMs: Math.round(performance.now() - started) };
 }
 
-async function wrangler(args: string[]): Promise<void> {
+/** Runs wrangler; its stdout and stderr together. */
+async function wrangler(args: string[]): Promise<string> {
   const proc = Bun.spawn([join(REPO_ROOT, "node_modules", ".bin", "wrangler"), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...OFFLINE_ENV },
@@ -63,6 +70,7 @@ async function wrangler(args: string[]): Promise<void> {
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`wrangler ${args.join(" ")} failed (exit ${code}):\n${stdout}\n${stderr}`);
+  return `${stdout}\n${stderr}`;
 }
 
 if (import.meta.main) {
