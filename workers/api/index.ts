@@ -11,7 +11,7 @@ export { LoanObject } from "../../shared/loans/loan-object.ts";
 
 const app = createApiApp(depsOfIsolate);
 
-export default withRequiredSecrets<ApiEnv>(REQUIRED_SECRETS, {
+export default withRequiredSecrets(REQUIRED_SECRETS, {
   async fetch(request, env, ctx) {
     const chaotic = withChaos(env, "api");
     // The bench (development only): the request's D1 round trips and Durable Object calls, in a response header, when it asks.
@@ -23,4 +23,4 @@ export default withRequiredSecrets<ApiEnv>(REQUIRED_SECRETS, {
     out.headers.set(ROUND_TRIPS_HEADER, JSON.stringify(counter));
     return out;
   },
-});
+} satisfies ExportedHandler<ApiEnv>);

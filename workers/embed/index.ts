@@ -6,6 +6,6 @@ import { type EmbedEnv, REQUIRED_SECRETS } from "./env.ts";
 
 const app = createEmbedApp(embedDepsFromEnv);
 
-export default withRequiredSecrets<EmbedEnv>(REQUIRED_SECRETS, {
+export default withRequiredSecrets(REQUIRED_SECRETS, {
   fetch: (request, env, ctx) => app.fetch(request, withChaos(env, "embed"), ctx),
-});
+} satisfies ExportedHandler<EmbedEnv>);

@@ -9,9 +9,9 @@ import { REQUIRED_SECRETS, type WebhooksEnv } from "./env.ts";
 /** Not publicly routed (workers_dev = false); the local stack polls it. */
 const app = createHealthApp("webhooks");
 
-export default withRequiredSecrets<WebhooksEnv, DeliveryMessage>(REQUIRED_SECRETS, {
+export default withRequiredSecrets(REQUIRED_SECRETS, {
   async queue(batch, env) {
     await consumeDeliveries(batch, webhookDepsFromEnv(withChaos(env, "webhooks")));
   },
   fetch: app.fetch,
-});
+} satisfies ExportedHandler<WebhooksEnv, DeliveryMessage>);

@@ -8,10 +8,34 @@ export const FREE_LIMIT_BYTES = 3 * 1024 * 1024;
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
+ * Wrangler warnings this project accepts, each for a reason, matched against
+ * one item of a "Processing … configuration:" warning (never a whole block:
+ * any other item in the same block still fails).
+ */
+export const ACCEPTED_WARNINGS: { pattern: RegExp; reason: string }[] = [
+  {
+    pattern: /^- "secrets" fields are experimental and may change or break at any time\.$/,
+    reason: "issue 17 declares each worker's required secrets in `[secrets] required`, which wrangler still calls experimental",
+  },
+];
+
+/**
  * The warnings in `wrangler deploy --dry-run` output (wrangler's and
- * esbuild's `▲ [WARNING]` blocks: the heading and its indented lines).
+ * esbuild's `▲ [WARNING]` blocks: the heading and its indented lines),
+ * without the items of ACCEPTED_WARNINGS; a block left with no item is no
+ * warning.
  */
 export function wranglerWarnings(output: string): string[] {
+  return rawWarnings(output).flatMap((warning) => {
+    const items = warning.split(/ (?=- )/);
+    if (items.length === 1) return [warning];
+    const [heading, ...rest] = items;
+    const left = rest.filter((item) => !ACCEPTED_WARNINGS.some((a) => a.pattern.test(item.trim())));
+    return left.length === 0 ? [] : [[heading, ...left].join(" ")];
+  });
+}
+
+function rawWarnings(output: string): string[] {
   const lines = output.replace(ANSI, "").split("\n");
   const warnings: string[] = [];
   for (let i = 0; i < lines.length; i++) {

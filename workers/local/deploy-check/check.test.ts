@@ -236,6 +236,17 @@ describe("the deploy check over fixture configs", () => {
     expect(checkDeploy(facts2, { requireBuild: false }).problems).toEqual([]);
   });
 
+  test("dry-run-warnings: only the accepted item (the experimental `secrets` field) is let through, never another item of its block", () => {
+    const block = (items: string[]) =>
+      `\u001b[33m▲ \u001b[43;33m[\u001b[43;30mWARNING\u001b[43;33m]\u001b[0m \u001b[1mProcessing wrangler.toml configuration:\u001b[0m\n\n${items.map((i) => `    - ${i}\n`).join("")}\nTotal Upload: 1 KiB\n`;
+    const secrets = '"secrets" fields are experimental and may change or break at any time.';
+    expect(wranglerWarnings(block([secrets]))).toEqual([]);
+    expect(wranglerWarnings(block([secrets, 'Unexpected fields found in top-level field: "bogus_key"']))).toEqual([
+      'Processing wrangler.toml configuration: - Unexpected fields found in top-level field: "bogus_key"',
+    ]);
+    expect(wranglerWarnings(block(['"containers" fields are experimental and may change or break at any time.']))).toHaveLength(1);
+  });
+
   test("wranglerWarnings reads esbuild's warnings too, and nothing from a clean build", () => {
     const esbuild =
       '▲ [WARNING] Duplicate key "a" in object literal [duplicate-object-key]\n\n    index.ts:1:13:\n      1 │ const o = { a: 1, a: 2 };\n\nTotal Upload: 1 KiB\n';

@@ -11,20 +11,13 @@ import { LIVE_CHAIN_ENV_KEYS } from "../../../shared/chains/live/live-config.ts"
  */
 export const OPTIONAL_SETTINGS: Record<string, readonly string[]> = {
   api: [
-    // Secrets set by the README's deploy step 3 (`wrangler secret put`), until the config lists them in `secrets.required`.
-    "JWT_SECRET",
-    "SECRETS_KEY",
-    "MAIL_API_KEY",
     // Unset: no operator access at all.
     "OPERATOR_KEY",
-    // Commented out in wrangler.toml: unset, links use the request's origin and account e-mail is not sent.
-    "BASE_URL",
-    "MAIL_API_URL",
-    "MAIL_FROM",
     // Live chains (README "Live chains"): a chain without its variables is not configured.
     ...LIVE_CHAIN_ENV_KEYS,
   ],
-  embed: ["SECRETS_KEY"],
+  embed: [],
+  // SECRETS_KEY opens the operator's sealed signers; the cron worker's live funding runs in the api's loan objects.
   cron: ["SECRETS_KEY", ...LIVE_CHAIN_ENV_KEYS],
-  webhooks: ["SECRETS_KEY", "MAIL_API_KEY", "MAIL_API_URL", "MAIL_FROM"],
+  webhooks: [],
 };

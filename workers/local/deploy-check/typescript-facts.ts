@@ -64,8 +64,14 @@ function extendsDurableObject(checker: ts.TypeChecker, declaration: ts.ClassDecl
 
 function envOfDefaultExport(checker: ts.TypeChecker, source: ts.SourceFile, relative: (file: string) => string): EntryFacts["env"] {
   for (const statement of source.statements) {
-    if (!ts.isExportAssignment(statement) || !ts.isSatisfiesExpression(statement.expression)) continue;
-    const handler = statement.expression.type;
+    if (!ts.isExportAssignment(statement)) continue;
+    // `export default { … } satisfies ExportedHandler<Env>`, or that object passed to a wrapper
+    // (`withRequiredSecrets(REQUIRED_SECRETS, { … } satisfies ExportedHandler<Env>)`).
+    const expression = ts.isCallExpression(statement.expression)
+      ? (statement.expression.arguments.find(ts.isSatisfiesExpression) ?? statement.expression)
+      : statement.expression;
+    if (!ts.isSatisfiesExpression(expression)) continue;
+    const handler = expression.type;
     if (!ts.isTypeReferenceNode(handler) || handler.typeName.getText(source) !== "ExportedHandler") continue;
     const envNode = handler.typeArguments?.[0];
     if (!envNode || !ts.isTypeReferenceNode(envNode)) continue;
