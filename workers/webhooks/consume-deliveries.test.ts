@@ -97,7 +97,7 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
     queue: outbound,
     clock: fixedClock(t.clock.now()),
     fetch: async (_url: string, init: RequestInit) => {
-      const h = new Headers(init.headers);
+      const h = new Headers(init.headers as Record<string, string>);
       requests.push({ deliveryId: h.get("x-svc-delivery")!, attempt: h.get("x-svc-attempt")! });
       return answer();
     },
