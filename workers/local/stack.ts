@@ -53,8 +53,12 @@ export type Stack = {
   mf: Miniflare;
   /** The workers' names from their wrangler.toml (Miniflare's worker names). */
   names: Record<WorkerKey, string>;
-  /** Fires the cron worker's `scheduled()` for one trigger (default: its first configured cron). */
-  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
+  /**
+   * Fires the cron worker's `scheduled()` for one trigger (default: its first
+   * configured cron) and waits for the jobs it dispatched; `jobs`: the runs
+   * (a continuation is a run of its own), in the order they ended.
+   */
+  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean; jobs?: string[] }>;
   dispose(): Promise<void>;
 };
 
@@ -141,8 +145,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const url = `http://cron.local/__local/cron-tick?key=${encodeURIComponent(`${cron}@${scheduledTime}`)}`;
       for (const deadline = Date.now() + 600_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
         const res = await worker.fetch(url);
-        const tick = (await res.json()) as { pending: number; failed: string[] };
-        if (res.ok && tick.pending <= 0) return { outcome: tick.failed.length > 0 ? "exception" : "ok", noRetry: false };
+        const tick = (await res.json()) as { pending: number; failed: string[]; ran: string[] };
+        if (res.ok && tick.pending <= 0) return { outcome: tick.failed.length > 0 ? "exception" : "ok", noRetry: false, jobs: tick.ran };
       }
       throw new Error(`the cron tick ${cron}@${scheduledTime} did not finish its jobs within 10 minutes`);
     };
