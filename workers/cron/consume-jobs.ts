@@ -13,12 +13,7 @@ import { tickContinued, tickJobSettled, tickKey } from "./local-ticks.ts";
  * apart), then dead-lettered; every job is safe to run again or overlap with
  * the next tick's run (each works from the database's state, idempotently).
  */
-export async function consumeCronJobs(
-  batch: MessageBatch<CronJobMessage>,
-  env: CronEnv,
-  jobs: readonly CronJob[],
-  log: Logger,
-): Promise<void> {
+export async function consumeCronJobs(batch: MessageBatch<CronJobMessage>, env: CronEnv, jobs: readonly CronJob[], log: Logger): Promise<void> {
   const local = env.ENVIRONMENT === "development";
   for (const message of batch.messages) {
     const { job: name, cron, scheduledTime, continuation } = message.body;

@@ -88,7 +88,7 @@ test("a job that stops at its cap is continued, at most MAX_CONTINUATIONS times 
   expect(q.settled).toContainEqual({ job: "broken#0", how: "retry 30" });
   expect(lines).toContain("info cron job left work for the next tick");
   // The local stack's view of the tick: every run done, the failure named.
-  const state = await localTickResponse(new Request(`http://cron.local/__local/cron-tick?key=${encodeURIComponent(key)}`))!.json();
+  const state: any = await localTickResponse(new Request(`http://cron.local/__local/cron-tick?key=${encodeURIComponent(key)}`))!.json();
   expect(state.pending).toBe(0);
   expect(state.failed).toEqual(["broken"]);
   expect(state.ran).toHaveLength(3 + MAX_CONTINUATIONS);

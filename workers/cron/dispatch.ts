@@ -12,12 +12,11 @@ import type { CronJob } from "./job.ts";
  */
 export async function dispatchJobs(
   jobs: readonly CronJob[],
-  queue: Pick<Queue<CronJobMessage>, "sendBatch">,
+  queue: { sendBatch(messages: { body: CronJobMessage }[]): Promise<unknown> },
   trigger: { cron: string; scheduledTime: number },
 ): Promise<string[]> {
   const due = jobs.filter((job) => job.crons.includes(trigger.cron)).map((job) => job.name);
   // A Queue batch takes at most 100 messages; the worker has a handful of jobs.
-  if (due.length > 0)
-    await queue.sendBatch(due.map((job) => ({ body: { job, cron: trigger.cron, scheduledTime: trigger.scheduledTime, continuation: 0 } })));
+  if (due.length > 0) await queue.sendBatch(due.map((job) => ({ body: { job, cron: trigger.cron, scheduledTime: trigger.scheduledTime, continuation: 0 } })));
   return due;
 }

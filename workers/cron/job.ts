@@ -20,5 +20,5 @@ export type CronJob = {
   name: string;
   /** The cron expressions (from wrangler.toml `[triggers]`) that run this job. */
   crons: readonly string[];
-  run(input: JobInput): Promise<void | JobResult>;
+  run(input: JobInput): Promise<JobResult | undefined>;
 };

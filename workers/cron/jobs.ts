@@ -13,12 +13,4 @@ import { sweepLoansJob } from "./jobs/sweep-loans.ts";
  * write events, so locally, where the queue runs them in turn, their events
  * go out in the same tick).
  */
-export const JOBS: readonly CronJob[] = [
-  heartbeat,
-  settlementListenerJob,
-  sweepLoansJob,
-  retryFundingJob,
-  gasAlertsJob,
-  relayOutboxJob,
-  recoverDeliveriesJob,
-];
+export const JOBS: readonly CronJob[] = [heartbeat, settlementListenerJob, sweepLoansJob, retryFundingJob, gasAlertsJob, relayOutboxJob, recoverDeliveriesJob];

@@ -19,7 +19,11 @@ describe("a cron tick over backlogs larger than a page", () => {
   test("the listener reads past its first page in a continuation; the sweep and the relay run, each in its own invocation", async () => {
     const m = await signUpMerchant(stack, "Backlog");
     const db = await stack.db();
-    const one = async <T>(sql: string, ...params: unknown[]) => (await db.prepare(sql).bind(...params).first<T>())!;
+    const one = async <T>(sql: string, ...params: unknown[]) =>
+      (await db
+        .prepare(sql)
+        .bind(...params)
+        .first<T>())!;
 
     // More than one page of transactions on the tenant's sandbox TON ledger.
     const address = `0:${"ab".repeat(32)}`;
@@ -29,8 +33,9 @@ describe("a cron tick over backlogs larger than a page", () => {
       );
       expect(sent.map((r) => r.status)).toEqual(Array(10).fill(200));
     }
-    const head = (await one<{ lastBlock: number }>("SELECT last_block AS lastBlock FROM sandbox_ledgers WHERE tenant_id = ? AND chain = 'TON_TESTNET'", m.tenantId))
-      .lastBlock;
+    const head = (
+      await one<{ lastBlock: number }>("SELECT last_block AS lastBlock FROM sandbox_ledgers WHERE tenant_id = ? AND chain = 'TON_TESTNET'", m.tenantId)
+    ).lastBlock;
     expect(head).toBeGreaterThan(LISTENER_PAGE);
 
     // A loan that comes due once the tenant's sandbox clock is 10 days ahead.
@@ -62,7 +67,10 @@ describe("a cron tick over backlogs larger than a page", () => {
       .run();
     const unrelayed = () => one<{ c: number }>("SELECT COUNT(*) AS c FROM events WHERE tenant_id = ? AND relayed_at IS NULL", m.tenantId);
     expect((await unrelayed()).c).toBe(RELAY_PAGE * 2 + 10);
-    await db.prepare("UPDATE tenants SET clock_offset_ms = ? WHERE id = ?").bind(10 * DAY_MS, m.tenantId).run();
+    await db
+      .prepare("UPDATE tenants SET clock_offset_ms = ? WHERE id = ?")
+      .bind(10 * DAY_MS, m.tenantId)
+      .run();
     const overdueEvents = () => one<{ c: number }>("SELECT COUNT(*) AS c FROM events WHERE loan_id = ? AND type = 'loan.overdue'", loan.body.id);
     expect((await overdueEvents()).c).toBe(0);
 
@@ -74,7 +82,10 @@ describe("a cron tick over backlogs larger than a page", () => {
 
     // The listener read the whole ledger, the sweep marked the loan overdue and defaulted it (10 days
     // > 3 days + 3 of grace), and the relay sent every event out, its own and the sweep's.
-    const ledger = await one<{ lastBlock: number }>("SELECT last_block AS lastBlock FROM sandbox_ledgers WHERE tenant_id = ? AND chain = 'TON_TESTNET'", m.tenantId);
+    const ledger = await one<{ lastBlock: number }>(
+      "SELECT last_block AS lastBlock FROM sandbox_ledgers WHERE tenant_id = ? AND chain = 'TON_TESTNET'",
+      m.tenantId,
+    );
     expect(ledger.lastBlock).toBe(head);
     expect((await overdueEvents()).c).toBe(1);
     expect((await m.api(`/v1/loans/${loan.body.id}`)).body.status).toBe("DEFAULTED");

@@ -32,7 +32,15 @@ describe("local stack (bundled workers in miniflare)", () => {
     const tick = await stack.scheduled();
     expect(tick.outcome).toBe("ok");
     expect(tick.noRetry).toBe(false);
-    expect(tick.jobs?.toSorted()).toEqual(["gas-alerts", "heartbeat", "recover-deliveries", "relay-outbox", "retry-funding", "settlement-listener", "sweep-loans"]);
+    expect([...(tick.jobs ?? [])].sort()).toEqual([
+      "gas-alerts",
+      "heartbeat",
+      "recover-deliveries",
+      "relay-outbox",
+      "retry-funding",
+      "settlement-listener",
+      "sweep-loans",
+    ]);
   });
 
   test("the migrations have created the tables", async () => {

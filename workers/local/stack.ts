@@ -139,7 +139,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const scheduled = async (cron = crons[0] ?? "* * * * *") => {
       const worker = await mf.getWorker(names.cron);
       // Each tick its own time, even two in one millisecond: the time names the tick.
-      const scheduledTime = (lastTick = Math.max(Date.now(), lastTick + 1));
+      lastTick = Math.max(Date.now(), lastTick + 1);
+      const scheduledTime = lastTick;
       const dispatched = await worker.scheduled({ cron, scheduledTime: new Date(scheduledTime) });
       if (dispatched.outcome !== "ok") return dispatched;
       const url = `http://cron.local/__local/cron-tick?key=${encodeURIComponent(`${cron}@${scheduledTime}`)}`;

@@ -84,9 +84,7 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
     },
   });
   expect(loan.body.status).toBe("ACTIVE");
-  const ids = (await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, owner.tenantId))).map(
-    (d) => d.id,
-  );
+  const ids = (await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, owner.tenantId))).map((d) => d.id);
   expect(ids).toHaveLength(3);
   const requests: { deliveryId: string; attempt: string }[] = [];
   const errors: string[] = [];
@@ -123,7 +121,9 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
           timestamp: new Date(),
           body: sent.body,
           attempts: sent.attempts,
-          ack: () => void (settled ??= "ack"),
+          ack: () => {
+            settled ??= "ack";
+          },
           retry: (o?: { delaySeconds?: number }) => {
             settled ??= "retry";
             retryDelays.push(o?.delaySeconds ?? 0);
@@ -138,9 +138,10 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
     }
   }
   const attemptsOf = async () =>
-    (await t.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids))).map((a) => `${a.deliveryId}:${a.attempt}:${a.succeeded}`).sort();
-  const deliveries = async () =>
-    (await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids))).map((d) => [d.status, d.attemptCount]);
+    (await t.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)))
+      .map((a) => `${a.deliveryId}:${a.attempt}:${a.succeeded}`)
+      .sort();
+  const deliveries = async () => (await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids))).map((d) => [d.status, d.attemptCount]);
   return { ids, requests, errors, deadLetters, retryDelays, pump, attemptsOf, deliveries, deps };
 }
 
