@@ -24,6 +24,9 @@ export type ListenerReport = {
   lastBlock: number;
 };
 
+/** A ledger's poll: also the pages it read, and `more` when it stopped at its page cap with transactions left. */
+export type LedgerPollReport = ListenerReport & { pages: number; more: boolean };
+
 /** One ledger: a live chain (everyone's), or a sandbox tenant's ledger of a simulated chain. */
 type Ledger = { chain: Chain; sandboxTenantId: string | null };
 
@@ -42,9 +45,10 @@ async function cursorOf(db: Db, { chain, sandboxTenantId }: Ledger): Promise<num
  * never moves it back. A sandbox ledger's poll also puts its next cron poll
  * an hour out, unless a helper wrote to it since this poll started.
  */
-async function saveCursor(db: Db, { chain, sandboxTenantId }: Ledger, block: number, startedAt: Date, now: Date) {
+async function saveCursor(db: Db, { chain, sandboxTenantId }: Ledger, block: number, startedAt: Date, now: Date, stillDue = false) {
   if (sandboxTenantId) {
-    const next = new Date(startedAt.getTime() + LEDGER_REPOLL_MS);
+    // A ledger left with a backlog (the run hit its page cap) stays due, behind those waiting longer.
+    const next = stillDue ? now : new Date(startedAt.getTime() + LEDGER_REPOLL_MS);
     await db
       .insert(sandboxLedgers)
       .values({ tenantId: sandboxTenantId, chain, lastBlock: block, pollAfter: next, createdAt: now, updatedAt: now })
@@ -137,16 +141,20 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
  * (classifyTransaction), and saves the cursor. Idempotent per transaction:
  * each payment is applied in its loan's writer, which skips a (tx, log) it
  * has settled before, and unmatched payments are kept once. So restarts,
- * overlapping runs and duplicate polls never credit twice.
+ * overlapping runs and duplicate polls never credit twice. `maxPages` bounds
+ * one run (the cron's budget): a ledger left with a backlog stays due.
  */
-export async function pollChain(deps: ListenerDeps, { chain, sandboxTenantId }: { chain: Chain; sandboxTenantId: string | null }): Promise<ListenerReport> {
+export async function pollChain(
+  deps: ListenerDeps,
+  { chain, sandboxTenantId, maxPages = Number.POSITIVE_INFINITY }: { chain: Chain; sandboxTenantId: string | null; maxPages?: number },
+): Promise<LedgerPollReport> {
   const ledger: Ledger = { chain, sandboxTenantId };
   // A live EVM chain needs its COLLECTIONS wallets, confirmations and reorg handling: evm-listener.ts.
   if (!sandboxTenantId && chainConfig(chain).family === "EVM" && !chainConfig(chain).simulated) {
     throw new RangeError(`${chain} is a live EVM chain: poll it with pollEvmChain (shared/settlement/evm-listener.ts)`);
   }
   const startedAt = deps.clock.now();
-  const report: ListenerReport = {
+  const report: LedgerPollReport = {
     chain,
     sandboxTenantId,
     transactions: 0,
@@ -154,6 +162,8 @@ export async function pollChain(deps: ListenerDeps, { chain, sandboxTenantId }: 
     failures: 0,
     unmatched: 0,
     lastBlock: await cursorOf(deps.db, ledger),
+    pages: 0,
+    more: false,
   };
   const scope = sandboxTenantId ? { sandboxTenantId } : undefined;
   for (;;) {
@@ -163,8 +173,11 @@ export async function pollChain(deps: ListenerDeps, { chain, sandboxTenantId }: 
       report.lastBlock = Math.max(report.lastBlock, tx.blockNumber);
     }
     report.transactions += transactions.length;
+    report.pages++;
+    const full = transactions.length === LISTENER_PAGE;
+    report.more = full && report.pages >= maxPages;
     // A sandbox ledger records every poll (its next cron poll); a live cursor only moves.
-    if (transactions.length > 0 || sandboxTenantId) await saveCursor(deps.db, ledger, report.lastBlock, startedAt, deps.clock.now());
-    if (transactions.length < LISTENER_PAGE) return report;
+    if (transactions.length > 0 || sandboxTenantId) await saveCursor(deps.db, ledger, report.lastBlock, startedAt, deps.clock.now(), report.more);
+    if (!full || report.more) return report;
   }
 }

@@ -7,7 +7,8 @@ import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
 /** A run stops after this many pages, so one tick stays bounded; the next tick continues. */
 const MAX_PAGES = 20;
 
-export type SweepReport = { visited: number; failed: number };
+/** `more`: the run stopped at its page cap with loans still due (the cron continues it). */
+export type SweepReport = { visited: number; failed: number; more?: true };
 
 async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ failed: number }> {
   const results = await Promise.allSettled(commands.map((cmd) => writer.run(cmd)));
@@ -22,20 +23,21 @@ async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ fa
  */
 export async function sweepDueLoans(
   { db, writer, clock }: Pick<VerbDeps, "db" | "writer" | "clock">,
-  { tenantId }: { tenantId?: string } = {},
+  { tenantId, maxPages = MAX_PAGES }: { tenantId?: string; maxPages?: number } = {},
 ): Promise<SweepReport> {
   const systemNow = clock.now();
-  const report = { visited: 0, failed: 0 };
+  const report: SweepReport = { visited: 0, failed: 0 };
   const failedIds = new Set<string>();
-  for (let page = 0; page < MAX_PAGES; page++) {
+  for (let page = 0; page < maxPages; page++) {
     const due = (await findLoansToSweep(db, systemNow, tenantId)).filter((l) => !failedIds.has(l.loanId));
-    if (due.length === 0) break;
+    if (due.length === 0) return report;
     const results = await Promise.allSettled(due.map((l) => writer.run({ kind: "sweep", tenantId: l.tenantId, loanId: l.loanId })));
     results.forEach((r, i) => r.status === "rejected" && failedIds.add(due[i]!.loanId));
     report.visited += due.length;
     report.failed = failedIds.size;
-    if (due.length < SWEEP_PAGE && failedIds.size === 0) break;
+    if (due.length < SWEEP_PAGE && failedIds.size === 0) return report;
   }
+  report.more = true;
   return report;
 }
 

@@ -179,7 +179,19 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
   return { statements, final, delay, failed: status === "FAILED" };
 }
 
-type DeliveryRequest = { deliveryId: string; attempt: number };
+/**
+ * A delivery message as the consumer hands it over. `messageId` is the Queue
+ * message's id, the same on each of its Queue retries: the attempt's claim id
+ * is derived from it, so a retry of the message that claimed an attempt (its
+ * bookkeeping hit an overloaded database before the outcome was recorded)
+ * finds the claim its own and carries on with the same attempt instead of
+ * waiting out the lease and counting it as one of the 3.
+ */
+type DeliveryRequest = { deliveryId: string; attempt: number; messageId?: string };
+
+/** The claim id of a message's attempt: derived from the Queue message when there is one, random otherwise. */
+const claimIdOf = (msg: DeliveryRequest) =>
+  msg.messageId ? deterministicUuid(`webhook-attempt:${msg.messageId}:${msg.deliveryId}:${msg.attempt}`) : Promise.resolve(newId());
 
 /**
  * A Queue batch of delivery messages at the cost of a few D1 round trips
@@ -199,13 +211,16 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   const single: number[] = [];
   const fresh: { i: number; loaded: Loaded; attempt: number; attemptId: string }[] = [];
   const taken = new Set<string>();
-  msgs.forEach((msg, i) => {
+  for (const [i, msg] of msgs.entries()) {
     const l = loaded.get(msg.deliveryId);
-    if (!l || l.delivery.status !== "PENDING") return;
-    if (msg.attempt !== l.delivery.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) return void single.push(i);
+    if (!l || l.delivery.status !== "PENDING") continue;
+    if (msg.attempt !== l.delivery.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) {
+      single.push(i);
+      continue;
+    }
     taken.add(msg.deliveryId);
-    fresh.push({ i, loaded: l, attempt: msg.attempt, attemptId: newId() });
-  });
+    fresh.push({ i, loaded: l, attempt: msg.attempt, attemptId: await claimIdOf(msg) });
+  }
 
   const claimed = await claimAttempts(deps, fresh);
   for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i);
@@ -216,8 +231,8 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
     ),
   );
   const records = await Promise.all(mine.map((f, k) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, results[k]!)));
-  // The requests went out: their outcomes are worth a few tries against a flaky database.
-  if (records.length > 0) await persistently(() => db.batch(records.flatMap((r) => r.statements) as [never, ...never[]]));
+  // The requests went out: their outcomes are worth several tries against an overloaded database.
+  if (records.length > 0) await recordPersistently(() => db.batch(records.flatMap((r) => r.statements) as [never, ...never[]]));
   const next = mine.flatMap((f, k) =>
     records[k]!.final
       ? []
@@ -272,7 +287,7 @@ async function claimAttempts(deps: DeliveryDeps, fresh: { loaded: Loaded; attemp
  * never cause an extra attempt; a message for an attempt already recorded
  * makes sure the next one is scheduled, so none is lost either.
  */
-export async function processDeliveryMessage(deps: DeliveryDeps, msg: { deliveryId: string; attempt: number }): Promise<MessageOutcome> {
+export async function processDeliveryMessage(deps: DeliveryDeps, msg: DeliveryRequest): Promise<MessageOutcome> {
   const { db } = deps;
   const loaded = await loadDelivery(db, msg.deliveryId);
   if (!loaded || loaded.delivery.status !== "PENDING") return ACK;
@@ -285,22 +300,27 @@ export async function processDeliveryMessage(deps: DeliveryDeps, msg: { delivery
   }
   if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS) return ACK;
 
-  const attemptId = newId();
-  if (!(await claimAttempt(deps, d, attemptId, msg.attempt))) return resumeClaimed(deps, loaded, msg.attempt);
+  const attemptId = await claimIdOf(msg);
+  if (!(await claimAttempt(deps, d, attemptId, msg.attempt))) return resumeClaimed(deps, loaded, msg.attempt, attemptId);
+  return sendAndRecord(deps, loaded, attemptId, msg.attempt);
+}
 
+/** Sends a claimed attempt and records its outcome; schedules the next attempt if there is one. */
+async function sendAndRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number): Promise<MessageOutcome> {
+  const d = loaded.delivery;
   const result = loaded.endpointDeleted
     ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
-    : await sendOnce(deps, loaded, msg.attempt);
-  // The request went out: its outcome is worth a few tries against a flaky database.
-  const { final, delay, failed } = await persistently(() => recordAttempt(deps, loaded, attemptId, msg.attempt, result));
-  if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: msg.attempt + 1 }, { delaySeconds: delay });
+    : await sendOnce(deps, loaded, attempt);
+  // The request went out: its outcome is worth several tries against an overloaded database.
+  const { final, delay, failed } = await recordPersistently(() => recordAttempt(deps, loaded, attemptId, attempt, result));
+  if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: attempt + 1 }, { delaySeconds: delay });
   return failed ? { ack: true, failedForTenant: d.tenantId } : ACK;
 }
 
 /**
  * Claims attempt `attempt` (the unique (delivery, attempt) row). A transient
  * error may hide a claim that committed: the row is read back, and it is ours
- * if it carries our id.
+ * if it carries our id; if there is none, the error stands.
  */
 async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId: string, attempt: number): Promise<boolean> {
   try {
@@ -318,20 +338,39 @@ async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId
         .from(webhookAttempts)
         .where(and(eq(webhookAttempts.deliveryId, d.id), eq(webhookAttempts.attempt, attempt))),
     );
-    return row?.id === attemptId;
+    // No claim at all: the insert never ran. The consumer retries the message (rather than drop it).
+    if (!row) throw err;
+    return row.id === attemptId;
   }
 }
 
 /** Runs `fn` up to 3 times while it fails with a transient error (50, 200 ms apart). */
 const persistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200]);
 
-/** Another message holds this attempt's claim: wait for it, or, if its worker died, count it as failed. */
-async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number): Promise<MessageOutcome> {
+/**
+ * An outcome's record, after the request went out: up to 5 tries over about
+ * 2.5 s (D1 answers "overloaded" while its writer's queue is full, which
+ * clears in that kind of time). Should all fail, the error goes to the
+ * consumer, which retries the Queue message with a backoff; that retry finds
+ * the claim its own (claimIdOf) and sends the same attempt again, so the
+ * outage costs the endpoint a duplicate (receivers deduplicate on the event
+ * id), never one of the delivery's 3 attempts.
+ */
+const recordPersistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200, 600, 1500]);
+
+/**
+ * This attempt's claim is taken. If by an earlier try of this same Queue
+ * message (its bookkeeping failed before the outcome was recorded, and the
+ * Queue retried it), the attempt is ours: send it. If by another message,
+ * wait for it, or, if its worker died, count it as failed.
+ */
+async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number, attemptId: string): Promise<MessageOutcome> {
   const [claim] = await deps.db
     .select()
     .from(webhookAttempts)
     .where(and(eq(webhookAttempts.deliveryId, loaded.delivery.id), eq(webhookAttempts.attempt, attempt)));
   if (!claim || claim.finishedAt) return ACK;
+  if (claim.id === attemptId) return sendAndRecord(deps, loaded, attemptId, attempt);
   const age = deps.clock.now().getTime() - claim.startedAt.getTime();
   const lease = deliveryLeaseMs(deps.timeoutMs);
   if (age < lease) return { ack: false, retryInSeconds: Math.max(1, Math.ceil((lease - age) / 1000)) };

@@ -164,14 +164,18 @@ function emailFor(owner: { verified: boolean } | undefined, now: Date) {
   return { emailStatus: "PENDING" as const, emailError: null, emailNextAttemptAt: now };
 }
 
-/** Relays until the outbox is empty (or `maxPages` pages), for the cron tick. */
+/**
+ * Relays until the outbox is empty or `maxPages` pages went out, for the
+ * cron tick; `more`: it stopped at the cap (the cron continues it).
+ */
 export async function drainOutbox(deps: Pick<VerbDeps, "db" | "queue">, { now, maxPages = 20 }: { now: Date; maxPages?: number }) {
-  const total = { events: 0, messages: 0 };
+  const total = { events: 0, messages: 0, more: false };
   for (let i = 0; i < maxPages; i++) {
     const r = await relayOutbox(deps, { now });
     total.events += r.events;
     total.messages += r.messages;
-    if (r.events === 0) break;
+    if (r.events === 0) return total;
   }
+  total.more = true;
   return total;
 }

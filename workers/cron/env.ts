@@ -3,6 +3,7 @@ import type { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-ob
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
 import type { LoanObject } from "../../shared/loans/loan-object.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import type { CronJobMessage } from "./cron-messages.ts";
 
 /** Bindings and vars of the cron worker (workers/cron/wrangler.toml). */
 export type CronEnv = {
@@ -10,6 +11,8 @@ export type CronEnv = {
   ENVIRONMENT?: string;
   /** The api worker's LoanObject namespace (script_name binding). */
   LOANS: DurableObjectNamespace<LoanObject>;
+  /** The cron worker's own jobs queue: the scheduled handler produces, the queue handler consumes (dispatch.ts). */
+  CRON_JOBS: Queue<CronJobMessage>;
   /** Producer of the webhook deliveries Queue. */
   WEBHOOK_DELIVERIES: Queue<DeliveryMessage>;
   /** The api worker's simulated chains (script_name binding), read by the settlement listener. */

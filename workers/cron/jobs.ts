@@ -1,10 +1,16 @@
 import type { CronJob } from "./job.ts";
 import { gasAlertsJob } from "./jobs/gas-alerts.ts";
 import { heartbeat } from "./jobs/heartbeat.ts";
+import { recoverDeliveriesJob } from "./jobs/recover-deliveries.ts";
 import { relayOutboxJob } from "./jobs/relay-outbox.ts";
 import { retryFundingJob } from "./jobs/retry-funding.ts";
 import { settlementListenerJob } from "./jobs/settlement-listener.ts";
 import { sweepLoansJob } from "./jobs/sweep-loans.ts";
 
-/** Every scheduled task of the cron worker. */
-export const JOBS: readonly CronJob[] = [heartbeat, settlementListenerJob, sweepLoansJob, retryFundingJob, gasAlertsJob, relayOutboxJob];
+/**
+ * Every scheduled task of the cron worker, each dispatched to an invocation
+ * of its own (dispatch.ts), in this order (the relay after the jobs that
+ * write events, so locally, where the queue runs them in turn, their events
+ * go out in the same tick).
+ */
+export const JOBS: readonly CronJob[] = [heartbeat, settlementListenerJob, sweepLoansJob, retryFundingJob, gasAlertsJob, relayOutboxJob, recoverDeliveriesJob];

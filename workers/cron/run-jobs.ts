@@ -3,8 +3,10 @@ import { consoleLogger, safeErrorFields, type Logger } from "../../shared/observ
 import type { CronJob } from "./job.ts";
 
 /**
- * Runs every job registered for the trigger's cron, one after the other in
- * list order (the outbox relay comes last, so events the other jobs wrote go
+ * Runs every job registered for the trigger's cron in this one invocation,
+ * one after the other in list order. The deployed worker no longer does this
+ * (its scheduled handler dispatches each job to its own invocation:
+ * dispatch.ts); tests and tools that want a whole tick inline do, in list order (the outbox relay comes last, so events the other jobs wrote go
  * out in the same tick). Jobs are independent: one failing does not stop the
  * others, but the invocation still fails so the runtime reports it.
  */
@@ -15,7 +17,7 @@ export async function runJobs(
   log: Logger = consoleLogger,
 ): Promise<void> {
   const due = jobs.filter((job) => job.crons.includes(trigger.cron));
-  const results: PromiseSettledResult<void>[] = [];
+  const results: PromiseSettledResult<unknown>[] = [];
   for (const job of due) {
     try {
       results.push({ status: "fulfilled", value: await job.run({ env, ...trigger, log }) });

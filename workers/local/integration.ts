@@ -35,8 +35,12 @@ export type TestStack = {
    * absolute URL, e.g. `${stack.embedUrl}/health`).
    */
   fetch<T = any>(path: string, init?: StackRequest): Promise<StackResponse<T>>;
-  /** Fires the cron worker's `scheduled()`; default cron: the first in its wrangler.toml. */
-  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
+  /**
+   * Fires the cron worker's `scheduled()` (default cron: the first in its
+   * wrangler.toml) and waits until the jobs it dispatched have run once;
+   * `jobs`: those runs, continuations included.
+   */
+  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean; jobs?: string[] }>;
   /** The shared D1 database, for assertions that HTTP cannot make. */
   db(): Promise<D1Database>;
   /** A producer of the api worker's queue binding (e.g. `WEBHOOK_DELIVERIES`), to send messages as the workers do. */

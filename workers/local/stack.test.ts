@@ -28,8 +28,19 @@ describe("local stack (bundled workers in miniflare)", () => {
     expect(res.body).toEqual({ status: "ok", service: "embed" });
   });
 
-  test("the cron worker's scheduled handler runs", async () => {
-    expect(await stack.scheduled()).toEqual({ outcome: "ok", noRetry: false });
+  test("the cron worker's scheduled handler runs, each of its jobs in an invocation of its own", async () => {
+    const tick = await stack.scheduled();
+    expect(tick.outcome).toBe("ok");
+    expect(tick.noRetry).toBe(false);
+    expect([...(tick.jobs ?? [])].sort()).toEqual([
+      "gas-alerts",
+      "heartbeat",
+      "recover-deliveries",
+      "relay-outbox",
+      "retry-funding",
+      "settlement-listener",
+      "sweep-loans",
+    ]);
   });
 
   test("the migrations have created the tables", async () => {

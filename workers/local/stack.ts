@@ -53,8 +53,12 @@ export type Stack = {
   mf: Miniflare;
   /** The workers' names from their wrangler.toml (Miniflare's worker names). */
   names: Record<WorkerKey, string>;
-  /** Fires the cron worker's `scheduled()` for one trigger (default: its first configured cron). */
-  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean }>;
+  /**
+   * Fires the cron worker's `scheduled()` for one trigger (default: its first
+   * configured cron) and waits for the jobs it dispatched; `jobs`: the runs
+   * (a continuation is a run of its own), in the order they ended.
+   */
+  scheduled(cron?: string): Promise<{ outcome: string; noRetry: boolean; jobs?: string[] }>;
   dispose(): Promise<void>;
 };
 
@@ -124,9 +128,28 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await migrateD1((await mf.getD1Database("DB", names.api)) as unknown as D1Database, readMigrations());
 
     const crons = configs.find((c) => c.key === "cron")?.wrangler.triggers?.crons ?? [];
+    let lastTick = 0;
+    /**
+     * Fires the trigger, whose handler only dispatches its jobs to the cron
+     * worker's queue (workers/cron/dispatch.ts), then waits until each of
+     * them (and any continuation) has run once, by asking the cron worker
+     * (workers/cron/local-ticks.ts): so a tick still means its work is done,
+     * as when the jobs ran inline. The outcome is "exception" if a job failed.
+     */
     const scheduled = async (cron = crons[0] ?? "* * * * *") => {
       const worker = await mf.getWorker(names.cron);
-      return worker.scheduled({ cron, scheduledTime: new Date() });
+      // Each tick its own time, even two in one millisecond: the time names the tick.
+      lastTick = Math.max(Date.now(), lastTick + 1);
+      const scheduledTime = lastTick;
+      const dispatched = await worker.scheduled({ cron, scheduledTime: new Date(scheduledTime) });
+      if (dispatched.outcome !== "ok") return dispatched;
+      const url = `http://cron.local/__local/cron-tick?key=${encodeURIComponent(`${cron}@${scheduledTime}`)}`;
+      for (const deadline = Date.now() + 600_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+        const res = await worker.fetch(url);
+        const tick = (await res.json()) as { pending: number; failed: string[]; ran: string[] };
+        if (res.ok && tick.pending <= 0) return { outcome: tick.failed.length > 0 ? "exception" : "ok", noRetry: false, jobs: tick.ran };
+      }
+      throw new Error(`the cron tick ${cron}@${scheduledTime} did not finish its jobs within 10 minutes`);
     };
 
     let tick: Promise<unknown> | undefined;

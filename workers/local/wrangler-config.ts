@@ -36,6 +36,7 @@ export type WranglerConfig = {
       max_retries?: number;
       dead_letter_queue?: string;
       retry_delay?: number;
+      max_concurrency?: number;
     }[];
   };
   durable_objects?: { bindings?: { name: string; class_name: string; script_name?: string }[] };

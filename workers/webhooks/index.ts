@@ -1,6 +1,7 @@
 import { withChaos } from "../../shared/chaos/chaos-env.ts";
 import { createHealthApp } from "../../shared/http/health-app.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
 import { consumeDeliveries } from "./consume-deliveries.ts";
 import { webhookDepsFromEnv } from "./deps.ts";
 import { withRequiredSecrets } from "../../shared/config/required-secrets.ts";
@@ -11,7 +12,10 @@ const app = createHealthApp("webhooks");
 
 export default withRequiredSecrets(REQUIRED_SECRETS, {
   async queue(batch, env) {
-    await consumeDeliveries(batch, webhookDepsFromEnv(withChaos(env, "webhooks")));
+    const deps = webhookDepsFromEnv(withChaos(env, "webhooks"));
+    // The worker consumes two queues: the deliveries, and their dead letters.
+    if (batch.queue === DELIVERIES_DLQ) await consumeDeadLetters(batch, deps);
+    else await consumeDeliveries(batch, deps);
   },
   fetch: app.fetch,
 } satisfies ExportedHandler<WebhooksEnv, DeliveryMessage>);

@@ -1,30 +1,29 @@
 import { createDb } from "../../../db/create-db.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
-import { deliveryLeaseMs, requeueStalledDeliveries } from "../../../shared/webhooks/deliver.ts";
+import type { DeliveryQueue } from "../../../shared/webhooks/messages.ts";
 import { drainOutbox } from "../../../shared/webhooks/relay-outbox.ts";
+import { RELAY_PAGES_PER_RUN } from "../budget.ts";
+import type { CronEnv } from "../env.ts";
 import type { CronJob } from "../job.ts";
+
+/** The deliveries Queue binding as the relay's producer port. */
+export const deliveryQueueOf = (env: CronEnv): DeliveryQueue => ({
+  send: async (body, options) => void (await env.WEBHOOK_DELIVERIES.send(body, options)),
+  sendBatch: async (messages) => void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
+});
 
 /**
  * The outbox relay's safety net (the api worker relays right after each
- * write): every event not yet relayed goes to the deliveries Queue. Then the
- * recovery pass: deliveries and e-mails whose message was lost (a worker or
- * the whole stack killed, a message dropped) are enqueued again once their
- * lease (the delivery timeout plus 5 s) has run out, so a restart is
- * recovered on the next tick, not minutes later.
+ * write): every event not yet relayed goes to the deliveries Queue, at most
+ * RELAY_PAGES_PER_RUN pages a run; a run that stops there is continued
+ * (budget.ts). The recovery pass is a job of its own (recover-deliveries.ts).
  */
 export const relayOutboxJob: CronJob = {
   name: "relay-outbox",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const db = createDb(env.DB);
-    const queue = {
-      send: async (body: Parameters<typeof env.WEBHOOK_DELIVERIES.send>[0], options?: { delaySeconds?: number }) =>
-        void (await env.WEBHOOK_DELIVERIES.send(body, options)),
-      sendBatch: async (messages: { body: Parameters<typeof env.WEBHOOK_DELIVERIES.send>[0]; delaySeconds?: number }[]) =>
-        void (await env.WEBHOOK_DELIVERIES.sendBatch(messages)),
-    };
-    const relayed = await drainOutbox({ db, queue }, { now: systemClock.now() });
-    const requeued = await requeueStalledDeliveries({ db, queue, clock: systemClock }, deliveryLeaseMs(Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000)));
-    if (relayed.events > 0 || requeued > 0) log.info("outbox relayed", { ...relayed, requeued });
+    const relayed = await drainOutbox({ db: createDb(env.DB), queue: deliveryQueueOf(env) }, { now: systemClock.now(), maxPages: RELAY_PAGES_PER_RUN });
+    if (relayed.events > 0) log.info("outbox relayed", relayed);
+    return { more: relayed.more };
   },
 };

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Client } from "@libsql/client";
+import { eq, inArray } from "drizzle-orm";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createDb } from "../../db/create-db.ts";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import type { D1FaultPolicy } from "../../shared/chaos/faults.ts";
+import { faultyLibsql } from "../../shared/chaos/faulty-d1.ts";
+import { DEV_SECRETS_KEY, sealSecret } from "../../shared/crypto/secret-box.ts";
+import { fixedClock } from "../../shared/domain/clock.ts";
+import { newId } from "../../shared/domain/ids.ts";
+import { isTransientError } from "../../shared/http/transient-errors.ts";
+import type { Logger } from "../../shared/observability/logger.ts";
+import { createKey, signUpTenant } from "../../shared/testing/fixtures.ts";
+import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
+import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
+import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
+import { consumeDeliveries, retryDelaySeconds } from "./consume-deliveries.ts";
+import type { webhookDepsFromEnv } from "./deps.ts";
+
+// Issue 17: D1 answering "overloaded" during a delivery's bookkeeping (its claim, the record of its
+// outcome) is retried, in place and then by the Queue with a backoff, without spending one of the
+// delivery's 3 attempts; a message that runs out of Queue retries is dead-lettered, not lost.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+/** D1's own words when its writer's queue is full. */
+const OVERLOADED = "D1_ERROR: D1 DB is overloaded. Too many requests queued.";
+
+/** The libSQL fault wrapper, its injected faults turned into D1's "overloaded" error. */
+function overloaded(client: Client, policy: D1FaultPolicy): Client {
+  const faulty = faultyLibsql(client, policy);
+  const rethrow = (err: unknown) => {
+    throw err instanceof Error && err.name === "InjectedFault" ? new Error(OVERLOADED) : err;
+  };
+  return new Proxy(faulty, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "execute" || prop === "batch") return (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrow);
+      return value;
+    },
+  });
+}
+
+type Sent = { id: string; body: DeliveryMessage; attempts: number };
+
+/**
+ * A tenant with one endpoint and an ACTIVE loan (three events relayed), and
+ * a Queue that works as the platform's: a message retried comes back with
+ * the same id and `attempts` + 1; after max_retries (3) it goes to the
+ * dead-letter list; what the consumer sends is a new message.
+ */
+async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
+  const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
+  queue.messages.length = 0;
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  const secret = generateWebhookSecret();
+  await t.db.insert(webhookEndpoints).values({
+    id: newId(),
+    tenantId: owner.tenantId,
+    url: "https://hooks.merchant.example/overloaded",
+    events: ["*"],
+    secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
+    secretPrefix: secret.slice(0, 12),
+    createdAt: new Date(),
+  });
+  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+  const loan = await t.request("POST", "/v1/loans", {
+    headers: { "x-api-key": key },
+    body: {
+      loanProductId: me.body.merchantConfigs[0].loanProductId,
+      borrowerRef: "b",
+      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
+      chain: "POLYGON_AMOY",
+      principalAmount: "100.00",
+      idempotencyKey: newId(),
+    },
+  });
+  expect(loan.body.status).toBe("ACTIVE");
+  const ids = (await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, owner.tenantId))).map((d) => d.id);
+  expect(ids).toHaveLength(3);
+  const requests: { deliveryId: string; attempt: string }[] = [];
+  const errors: string[] = [];
+  const log: Logger = { info: () => undefined, error: (msg, f) => errors.push(`${msg} ${JSON.stringify(f)}`) };
+  const outbound = memoryDeliveryQueue();
+  const deps = {
+    db: dbFaults ? createDb(overloaded(t.client, dbFaults)) : t.db,
+    queue: outbound,
+    clock: fixedClock(t.clock.now()),
+    fetch: async (_url: string, init: RequestInit) => {
+      const h = new Headers(init.headers as Record<string, string>);
+      requests.push({ deliveryId: h.get("x-svc-delivery")!, attempt: h.get("x-svc-attempt")! });
+      return answer();
+    },
+    secretsKey: DEV_SECRETS_KEY,
+    timeoutMs: 1_000,
+    retryDelaysSeconds: [0, 0],
+    log,
+    mail: { send: async () => ({ ok: true as const }) },
+    emailRetrySeconds: [0, 0],
+  } as unknown as ReturnType<typeof webhookDepsFromEnv>;
+
+  let pending: Sent[] = queue.messages.flatMap((m) => (m.body.kind === "delivery" ? [{ id: newId(), body: m.body, attempts: 1 }] : []));
+  const deadLetters: Sent[] = [];
+  const retryDelays: number[] = [];
+  /** Runs the consumer over what is queued (delays skipped) until nothing is left, each message in a batch of its own. */
+  async function pump() {
+    for (let round = 0; round < 50 && pending.length > 0; round++) {
+      const next: Sent[] = [];
+      for (const sent of pending) {
+        let settled: "ack" | "retry" | undefined;
+        const message = {
+          id: sent.id,
+          timestamp: new Date(),
+          body: sent.body,
+          attempts: sent.attempts,
+          ack: () => {
+            settled ??= "ack";
+          },
+          retry: (o?: { delaySeconds?: number }) => {
+            settled ??= "retry";
+            retryDelays.push(o?.delaySeconds ?? 0);
+          },
+        };
+        const batch = { queue: "svc-credit-webhook-deliveries", messages: [message], ackAll() {}, retryAll() {} };
+        await consumeDeliveries(batch as unknown as MessageBatch<DeliveryMessage>, deps);
+        if (settled === "retry") (sent.attempts >= 4 ? deadLetters : next).push({ ...sent, attempts: sent.attempts + 1 });
+      }
+      next.push(...outbound.messages.splice(0).map((m) => ({ id: newId(), body: m.body, attempts: 1 })));
+      pending = next;
+    }
+  }
+  const attemptsOf = async () =>
+    (await t.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)))
+      .map((a) => `${a.deliveryId}:${a.attempt}:${a.succeeded}`)
+      .sort();
+  const deliveries = async () => (await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids))).map((d) => [d.status, d.attemptCount]);
+  return { ids, requests, errors, deadLetters, retryDelays, pump, attemptsOf, deliveries, deps };
+}
+
+describe("D1 overloaded during a delivery's bookkeeping spends none of its 3 attempts", () => {
+  test("the error is D1's overloaded error, which counts as transient", () => {
+    expect(isTransientError(new Error(OVERLOADED))).toBe(true);
+  });
+
+  test("a claim committed but unconfirmed (its read-back overloaded too) is resumed by the Queue's retry: delivered with attempt 1", async () => {
+    // The claim commits and its answer is lost, then all 3 read-backs fail: the consumer hands the message back to the Queue.
+    const s = await setup(() => new Response("ok"), { rate: 1, when: "after", match: '"webhook_attempts"', limit: 4 });
+    await s.pump();
+    expect(s.retryDelays).toEqual([5]);
+    expect(await s.deliveries()).toEqual([
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+    ]);
+    expect(await s.attemptsOf()).toEqual(s.ids.map((id) => `${id}:1:true`).sort());
+    expect(s.requests.every((r) => r.attempt === "1")).toBe(true);
+    expect(s.requests).toHaveLength(3);
+    expect(s.deadLetters).toEqual([]);
+  });
+
+  test("a claim that did not run (overloaded before it) is tried again, not dropped", async () => {
+    const s = await setup(() => new Response("ok"), { rate: 1, when: "before", match: 'insert into "webhook_attempts"', limit: 1 });
+    await s.pump();
+    expect(await s.deliveries()).toEqual([
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+    ]);
+    expect(s.requests).toHaveLength(3);
+  });
+
+  test("an outcome whose record stays overloaded past the in-place tries: the Queue retries, the attempt is sent again as attempt 1 and recorded once", async () => {
+    // recordPersistently tries 5 times; the sixth (the Queue's retry) gets through.
+    const s = await setup(() => new Response("ok"), { rate: 1, when: "before", match: 'update "webhook_attempts"', limit: 5 });
+    await s.pump();
+    expect(s.retryDelays).toEqual([5]);
+    expect(await s.deliveries()).toEqual([
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+    ]);
+    expect(await s.attemptsOf()).toEqual(s.ids.map((id) => `${id}:1:true`).sort());
+    // One duplicate request, of attempt 1 (receivers deduplicate on the event id); never an attempt 2.
+    expect(s.requests).toHaveLength(4);
+    expect(s.requests.every((r) => r.attempt === "1")).toBe(true);
+  });
+
+  test("a failing endpoint under an overloaded database fails after exactly 3 real attempts", async () => {
+    const s = await setup(() => new Response("down", { status: 503 }), { rate: 0.3, match: '"webhook_(attempts|deliveries)"', seed: 17, limit: 12 });
+    await s.pump();
+    expect(s.retryDelays.length).toBeGreaterThan(0);
+    expect(await s.deliveries()).toEqual([
+      ["FAILED", 3],
+      ["FAILED", 3],
+      ["FAILED", 3],
+    ]);
+    expect(await s.attemptsOf()).toEqual(s.ids.flatMap((id) => [1, 2, 3].map((n) => `${id}:${n}:false`)).sort());
+    expect(s.deadLetters).toEqual([]);
+  });
+
+  test("the Queue's retries back off: 5, 20, 80 s", () => {
+    expect([1, 2, 3].map(retryDelaySeconds)).toEqual([5, 20, 80]);
+  });
+});
+
+describe("the dead-letter queue", () => {
+  test("a message that exhausted its Queue retries is dead-lettered, logged with its delivery's state, and left PENDING for the recovery pass", async () => {
+    // Every read of the delivery fails: the message is retried 3 times, then dead-lettered.
+    const s = await setup(() => new Response("ok"), { rate: 1, when: "before", match: 'from "webhook_deliveries"' });
+    await s.pump();
+    expect(s.deadLetters).toHaveLength(3);
+    expect(s.requests).toEqual([]);
+    expect(await s.deliveries()).toEqual([
+      ["PENDING", 0],
+      ["PENDING", 0],
+      ["PENDING", 0],
+    ]);
+
+    const acked: string[] = [];
+    const errors: string[] = [];
+    const batch = {
+      queue: DELIVERIES_DLQ,
+      messages: s.deadLetters.map((d) => ({ ...d, timestamp: new Date(), ack: () => acked.push(d.id), retry: () => undefined })),
+    };
+    await consumeDeadLetters(batch as unknown as MessageBatch<DeliveryMessage>, {
+      db: t.db,
+      log: { info: () => undefined, error: (msg, f) => errors.push(`${msg} ${JSON.stringify(f)}`) },
+    });
+    expect(acked.sort()).toEqual(s.deadLetters.map((d) => d.id).sort());
+    expect(errors).toHaveLength(3);
+    for (const id of s.ids) expect(errors.some((e) => e.includes(id) && e.includes('"status":"PENDING"') && e.includes("recovery pass"))).toBe(true);
+  });
+});
