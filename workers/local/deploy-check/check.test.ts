@@ -202,6 +202,16 @@ describe("the deploy check over fixture configs", () => {
     expectProblem(check(facts), "queues", "consumer/wrangler.toml", "queues.consumers[0].dead_letter_queue", "names no dead_letter_queue");
   });
 
+  test("queues: the consumer of a dead-letter queue needs none of its own; any other consumer without one still fails", () => {
+    const facts = fixture();
+    (config(facts, "consumer").queues as { consumers: object[] }).consumers.push({ queue: "jobs-dlq", max_retries: 5 });
+    const verdict = check(facts);
+    expect(verdict.problems).toEqual([]);
+    expect(verdict.notes.some((n) => n.includes("jobs-dlq is a dead-letter queue"))).toBe(true);
+    (config(facts, "consumer").queues as { consumers: object[] }).consumers.push({ queue: "other", max_retries: 5 });
+    expectProblem(check(facts), "queues", "consumer/wrangler.toml", "queues.consumers[2].dead_letter_queue", "names no dead_letter_queue");
+  });
+
   test("queues: a produced queue without a consumer, and a queue with two", () => {
     const facts = fixture();
     facts.workers = facts.workers.filter((w) => w.key !== "consumer");

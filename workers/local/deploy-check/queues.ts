@@ -11,7 +11,10 @@ const consumersOf = (w: WorkerFacts) => asArray<Consumer>(asRecord(w.config.queu
  * and every consumer names a `dead_letter_queue` (without one, a message that
  * exhausts its retries is deleted). A dead-letter queue needs no consumer:
  * without one its messages are kept 4 days (Cloudflare's documented
- * retention); the output says so.
+ * retention); the output says so. The consumer of a dead-letter queue needs
+ * no dead-letter queue of its own (the chain has to end somewhere): its
+ * messages have already failed, and what it does with them is its own
+ * (here: log the state in D1, which the recovery passes act on).
  */
 export function queuesRule(workers: WorkerFacts[]): Verdict {
   const problems: Problem[] = [];
@@ -34,6 +37,7 @@ export function queuesRule(workers: WorkerFacts[]): Verdict {
   }
   const consumedBy = new Map<string, string[]>();
   for (const { w, c } of consumers) consumedBy.set(c.queue, [...(consumedBy.get(c.queue) ?? []), w.configPath]);
+  const deadLetterQueues = new Set(consumers.flatMap(({ c }) => (c.dead_letter_queue ? [c.dead_letter_queue] : [])));
   for (const { w, c, field } of consumers) {
     const by = consumedBy.get(c.queue) ?? [];
     if (by.length > 1)
@@ -43,7 +47,9 @@ export function queuesRule(workers: WorkerFacts[]): Verdict {
         field: `${field}.queue`,
         message: `queue ${c.queue} is consumed by ${by.length} workers (${by.join(", ")}); exactly one may`,
       });
-    if (!c.dead_letter_queue) {
+    if (!c.dead_letter_queue && deadLetterQueues.has(c.queue)) {
+      notes.push(`${w.configPath}: ${c.queue} is a dead-letter queue; its consumer names none of its own`);
+    } else if (!c.dead_letter_queue) {
       problems.push({
         rule: "queues",
         file: w.configPath,
@@ -55,7 +61,8 @@ export function queuesRule(workers: WorkerFacts[]): Verdict {
         `dead-letter queue ${c.dead_letter_queue} (of ${c.queue}) has no consumer: its messages wait there 4 days, then are deleted (create it with npx wrangler queues create ${c.dead_letter_queue})`,
       );
     }
-    if (!produced.has(c.queue)) notes.push(`${w.configPath}: queue ${c.queue} is consumed but no worker of this repository produces it`);
+    if (!produced.has(c.queue) && !deadLetterQueues.has(c.queue))
+      notes.push(`${w.configPath}: queue ${c.queue} is consumed but no worker of this repository produces it`);
   }
   return { problems, notes };
 }
