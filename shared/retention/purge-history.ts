@@ -96,7 +96,9 @@ export function purgeEventsBatch(db: Db, cutoff: Date, limit: number) {
   return db.batch([
     db
       .delete(webhookAttempts)
-      .where(inArray(webhookAttempts.deliveryId, db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids()))))
+      .where(
+        inArray(webhookAttempts.deliveryId, db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids()))),
+      )
       .returning({ id: webhookAttempts.id }),
     db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids())).returning({ id: webhookDeliveries.id }),
     db.delete(notifications).where(inArray(notifications.eventId, ids())).returning({ id: notifications.id }),

@@ -135,11 +135,12 @@ describe(`under ${HISTORY.toLocaleString("en")} relayed events`, () => {
 
   test("the retention job finds old events by relay time, and checks each one by key", async () => {
     const plan = await planOf(expiredEventIds(db, new Date(NOW), 500));
-    expect(plan).toMatch(/SEARCH events USING INDEX events_unrelayed_idx \(relayed_at>\? AND relayed_at<\?\)|SEARCH events USING INDEX events_unrelayed_idx \(relayed_at<\?\)/);
+    expect(plan).toMatch(
+      /SEARCH events USING INDEX events_unrelayed_idx \(relayed_at>\? AND relayed_at<\?\)|SEARCH events USING INDEX events_unrelayed_idx \(relayed_at<\?\)/,
+    );
     expect(plan).toMatch(/SEARCH webhook_deliveries USING INDEX webhook_deliveries_event_idx \(event_id=\?\)/);
     expect(plan).toMatch(/SEARCH notifications USING INDEX sqlite_autoindex_notifications_\d \(event_id=\?\)/);
     expect(plan).toMatch(/SEARCH loans USING INDEX sqlite_autoindex_loans_1 \(id=\?\)/);
     expect(plan).not.toMatch(/\bSCAN (events|webhook_deliveries|notifications|loans)\b/);
   });
-
 });
