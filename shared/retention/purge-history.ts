@@ -85,15 +85,15 @@ export function expiredEventIds(db: Db, cutoff: Date, limit: number) {
 }
 
 /**
- * One batch (one transaction): the attempts, deliveries and notification of
+ * The statements of one batch (one transaction): the attempts, deliveries and notification of
  * the next expired events, then the events. Every statement names the same
  * events by the same ordered, limited read, and nothing it deletes changes
  * which events qualify, so the four agree; a delivery or e-mail made PENDING
  * meanwhile keeps its event, since each statement checks again.
  */
-export function purgeEventsBatch(db: Db, cutoff: Date, limit: number) {
+export function purgeEventsStatements(db: Db, cutoff: Date, limit: number) {
   const ids = () => expiredEventIds(db, cutoff, limit);
-  return db.batch([
+  return [
     db
       .delete(webhookAttempts)
       .where(
@@ -103,7 +103,7 @@ export function purgeEventsBatch(db: Db, cutoff: Date, limit: number) {
     db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids())).returning({ id: webhookDeliveries.id }),
     db.delete(notifications).where(inArray(notifications.eventId, ids())).returning({ id: notifications.id }),
     db.delete(events).where(inArray(events.id, ids())).returning({ id: events.id }),
-  ]);
+  ] as const;
 }
 
 /** Proof-of-control challenges (valid minutes) expired before `cutoff`, at most `limit`. */
@@ -131,7 +131,7 @@ export async function purgeHistory({ db }: { db: Db }, input: PurgeInput): Promi
   const cutoff = new Date(input.now.getTime() - input.retentionDays * DAY_MS);
   const report: PurgeReport = { events: 0, notifications: 0, deliveries: 0, attempts: 0, walletChallenges: 0, emailVerifications: 0 };
   for (let i = 0; i < batchesPerRun; i++) {
-    const [attempts, deliveries, notes, gone] = await purgeEventsBatch(db, cutoff, eventsPerBatch);
+    const [attempts, deliveries, notes, gone] = await db.batch(purgeEventsStatements(db, cutoff, eventsPerBatch));
     report.attempts += attempts.length;
     report.deliveries += deliveries.length;
     report.notifications += notes.length;
