@@ -180,7 +180,7 @@ describe("a loan's history", () => {
   });
   afterAll(() => t.close());
 
-  test("a running loan's events stay whatever their age; once it is repaid they go (but the newest event)", async () => {
+  test("an open loan's events stay whatever their age (ACTIVE, DEFAULTED); once it is repaid they go (but the newest event)", async () => {
     const owner = await sandboxTenant(t);
     const loan = await createdLoan(t, owner.key);
     // The e-mail worker has sent the owner's e-mails (the Bun tier only queues them).
@@ -197,6 +197,9 @@ describe("a loan's history", () => {
     expect(first.emailVerifications).toBe(1);
     const events1 = await t.request("GET", `/v1/events?loanId=${loan.id}`, { headers: { "x-api-key": owner.key } });
     expect(events1.body.data).toHaveLength(before);
+    await t.db.update(loans).set({ status: "DEFAULTED" }).where(eq(loans.id, loan.id));
+    expect((await purgeHistory({ db: t.db }, { now: later, retentionDays: RETENTION_DAYS })).events).toBe(0);
+    expect(await loanEvents()).toBe(before);
 
     await t.db.update(loans).set({ status: "REPAID" }).where(eq(loans.id, loan.id));
     const report = await purgeHistory({ db: t.db }, { now: later, retentionDays: RETENTION_DAYS });

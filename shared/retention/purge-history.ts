@@ -6,6 +6,7 @@ import { loans } from "../../db/schema/loans.ts";
 import { walletChallenges } from "../../db/schema/wallets.ts";
 import { notifications, webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { DAY_MS } from "../domain/pricing.ts";
+import { loanIsOpen } from "../loans/open-loans.ts";
 
 /** How long history is kept unless RETENTION_DAYS says otherwise (README "Retention"). */
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -15,9 +16,6 @@ export const DEFAULT_RETENTION_DAYS = 90;
  * notifications). Open loans' events are kept whatever the period.
  */
 export const MIN_RETENTION_DAYS = 30;
-/** A loan in these statuses is still running: its events are its history. */
-const OPEN_LOAN_STATUSES = ["CREATED", "ACTIVE"] as const;
-
 /** Events removed per batch, each with its notification, deliveries and their attempts. */
 export const EVENTS_PER_BATCH = 500;
 /** Batches per run: at most 2,000 events per run, so one run stays well inside one invocation. */
@@ -48,8 +46,9 @@ export type PurgeInput = {
  * event's is counted from, and event cursors must never see a `seq` again);
  * no delivery of it still PENDING (first attempt or retrying) or touched
  * since the cutoff (a recent manual redelivery keeps its event); its owner
- * e-mail not still PENDING; its loan, if any, no longer open (CREATED or
- * ACTIVE: the events of a loan stay for as long as the loan runs). Read through `events_unrelayed_idx` by
+ * e-mail not still PENDING; its loan, if any, no longer open (`loanIsOpen`:
+ * to be funded, ACTIVE or DEFAULTED; a loan's events stay for as long as it
+ * is owed). Read through `events_unrelayed_idx` by
  * (relayed_at, seq), and by event id in deliveries and notifications.
  */
 export function expiredEventIds(db: Db, cutoff: Date, limit: number) {
@@ -76,7 +75,7 @@ export function expiredEventIds(db: Db, cutoff: Date, limit: number) {
           db
             .select({ one: sql`1` })
             .from(loans)
-            .where(and(eq(loans.id, events.loanId), inArray(loans.status, OPEN_LOAN_STATUSES))),
+            .where(and(eq(loans.id, events.loanId), loanIsOpen())),
         ),
       ),
     )
