@@ -48,7 +48,7 @@ export function unrelayedEventsQuery(db: Db, tenantId?: string) {
 /** The first deliveries of claimed events, still unsent (by `webhook_deliveries_event_idx`). */
 export function claimedDeliveriesQuery(db: Db, eventIds: string[]) {
   return db
-    .select({ id: webhookDeliveries.id })
+    .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId })
     .from(webhookDeliveries)
     .where(and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, "PENDING"), eq(webhookDeliveries.attemptCount, 0)));
 }
@@ -56,7 +56,7 @@ export function claimedDeliveriesQuery(db: Db, eventIds: string[]) {
 /** The owner e-mails of claimed events, still unsent (by the unique event id of notifications). */
 export function claimedMailsQuery(db: Db, eventIds: string[]) {
   return db
-    .select({ id: notifications.id })
+    .select({ id: notifications.id, eventId: notifications.eventId })
     .from(notifications)
     .where(and(inArray(notifications.eventId, eventIds), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0)));
 }
@@ -158,9 +158,15 @@ export async function relayOutbox(
   ).map((r) => r.id);
   if (claimed.length === 0) return { events: 0, messages: 0 };
 
+  const position = new Map(pending.map((e, i) => [e.id, i]));
+  const inOutboxOrder = (a: { eventId: string }, b: { eventId: string }) => position.get(a.eventId)! - position.get(b.eventId)!;
   const messages: { body: DeliveryMessage }[] = [];
   for (const ids of chunk(claimed, IDS_PER_LIST)) {
     const [deliveries, mails] = await Promise.all([claimedDeliveriesQuery(db, ids), claimedMailsQuery(db, ids)]);
+    // Rows come in index order (by event id); messages go in outbox order. The sort is stable,
+    // so an event's deliveries keep their order.
+    deliveries.sort(inOutboxOrder);
+    mails.sort(inOutboxOrder);
     messages.push(
       ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
       ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
