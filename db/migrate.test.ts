@@ -38,6 +38,31 @@ describe("migrateLibsql", () => {
     }
   });
 
+  test("every drizzle index exists in the migrated database on the same columns, unique and partial alike, and no other", async () => {
+    const client = createClient({ url: ":memory:" });
+    await migrateLibsql(client, readMigrations());
+    const rs = await client.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL");
+    const migrated = new Map(rs.rows.map((r) => [String(r.name), String(r.sql)]));
+    const declared = new Set<string>();
+    for (const table of Object.values(schema)) {
+      for (const index of getTableConfig(table).indexes) {
+        const { name, columns, unique, where } = index.config;
+        declared.add(name);
+        const sql = migrated.get(name);
+        expect(sql, name).toBeDefined();
+        const info = await client.execute(`PRAGMA index_info(${name})`);
+        // Expression columns (no name in drizzle) are null in index_info.
+        expect(
+          info.rows.map((r) => r.name ?? null),
+          name,
+        ).toEqual(columns.map((c) => ("name" in c ? c.name : null)));
+        expect(sql!.startsWith("CREATE UNIQUE INDEX"), name).toBe(unique);
+        expect(/\bWHERE\b/.test(sql!), name).toBe(where !== undefined);
+      }
+    }
+    expect([...migrated.keys()].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
   test("a failing file leaves nothing half-applied", async () => {
     const client = createClient({ url: ":memory:" });
     await expect(migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }])).rejects.toThrow();

@@ -20,5 +20,9 @@ export const emailVerifications = sqliteTable(
     usedAt: timestamp("used_at"),
     createdAt: timestamp("created_at").notNull(),
   },
-  (t) => [uniqueIndex("email_verifications_token_idx").on(t.tokenHash), index("email_verifications_user_idx").on(t.userId, t.createdAt)],
+  (t) => [
+    uniqueIndex("email_verifications_token_idx").on(t.tokenHash),
+    index("email_verifications_user_idx").on(t.userId, t.createdAt),
+    index("email_verifications_expiry_idx").on(t.expiresAt),
+  ],
 );

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { json, timestamp } from "./columns.ts";
@@ -43,6 +44,9 @@ export const events = sqliteTable(
     index("events_tenant_mode_seq_idx").on(t.tenantId, t.mode, t.seq),
     index("events_tenant_type_idx").on(t.tenantId, t.type, t.seq),
     index("events_tenant_loan_idx").on(t.tenantId, t.loanId, t.seq),
+    // The cron relay's unrelayed events (NULLs first), and the retention job's range of events relayed long ago.
     index("events_unrelayed_idx").on(t.relayedAt, t.seq),
+    // A tenant's unrelayed events only (migration 0022): the api's relay after a write.
+    index("events_unrelayed_tenant_idx").on(t.tenantId, t.seq).where(sql`relayed_at IS NULL`),
   ],
 );

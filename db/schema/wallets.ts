@@ -51,7 +51,7 @@ export const walletChallenges = sqliteTable(
     usedAt: timestamp("used_at"),
     createdAt: timestamp("created_at").notNull(),
   },
-  (t) => [index("wallet_challenges_wallet_idx").on(t.walletId, t.expiresAt)],
+  (t) => [index("wallet_challenges_wallet_idx").on(t.walletId, t.expiresAt), index("wallet_challenges_expiry_idx").on(t.expiresAt)],
 );
 
 /** Signing keys installed by the platform operator, sealed under SECRETS_KEY; one per (tenant, chain, address). */

@@ -48,7 +48,9 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId).where(sql`redelivery_of IS NULL`),
     index("webhook_deliveries_tenant_idx").on(t.tenantId, t.createdAt, t.id),
-    index("webhook_deliveries_pending_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_deliveries_event_idx").on(t.eventId),
+    // Only PENDING deliveries (migration 0022): the recovery pass's range does not grow with history.
+    index("webhook_deliveries_pending_idx").on(t.nextAttemptAt).where(sql`status = 'PENDING'`),
   ],
 );
 
@@ -103,7 +105,8 @@ export const notifications = sqliteTable(
   (t) => [
     index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id),
     index("notifications_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
-    index("notifications_email_pending_idx").on(t.emailStatus, t.emailNextAttemptAt),
+    // Only PENDING e-mails (migration 0022), for the recovery pass.
+    index("notifications_email_pending_idx").on(t.emailNextAttemptAt).where(sql`email_status = 'PENDING'`),
   ],
 );
 

@@ -398,6 +398,30 @@ async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: num
 export const RECOVERY_PAGE = 100;
 
 /**
+ * Takes up to RECOVERY_PAGE PENDING deliveries due before `cutoff`, renewing
+ * their lease to `now`. They are found through the partial
+ * `webhook_deliveries_pending_idx`, which holds PENDING deliveries only.
+ */
+export function requeueDeliveriesQuery(db: Db, now: Date, cutoff: Date) {
+  const stalled = and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff));
+  return db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: now })
+    .where(and(inArray(webhookDeliveries.id, db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(stalled).limit(RECOVERY_PAGE)), stalled))
+    .returning({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount });
+}
+
+/** The same for owner e-mails, through the partial `notifications_email_pending_idx`. */
+export function requeueMailsQuery(db: Db, now: Date, cutoff: Date) {
+  const stalled = and(eq(notifications.emailStatus, "PENDING"), lt(notifications.emailNextAttemptAt, cutoff));
+  return db
+    .update(notifications)
+    .set({ emailNextAttemptAt: now })
+    .where(and(inArray(notifications.id, db.select({ id: notifications.id }).from(notifications).where(stalled).limit(RECOVERY_PAGE)), stalled))
+    .returning({ id: notifications.id });
+}
+
+/**
  * The recovery pass (every cron tick): work whose Queue message was lost (a
  * relay or a worker cut off, a message dropped, the process killed) is
  * enqueued again once its lease has run out: deliveries whose next attempt is
@@ -411,27 +435,7 @@ export const RECOVERY_PAGE = 100;
 export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "queue" | "clock">, leaseMs = deliveryLeaseMs(10_000)) {
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - leaseMs);
-  const stalledDeliveries = and(eq(webhookDeliveries.status, "PENDING"), lt(webhookDeliveries.nextAttemptAt, cutoff));
-  const stalledMails = and(eq(notifications.emailStatus, "PENDING"), lt(notifications.emailNextAttemptAt, cutoff));
-  const [stalled, mails] = await Promise.all([
-    deps.db
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: now })
-      .where(
-        and(
-          inArray(webhookDeliveries.id, deps.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(stalledDeliveries).limit(RECOVERY_PAGE)),
-          stalledDeliveries,
-        ),
-      )
-      .returning({ id: webhookDeliveries.id, attemptCount: webhookDeliveries.attemptCount }),
-    deps.db
-      .update(notifications)
-      .set({ emailNextAttemptAt: now })
-      .where(
-        and(inArray(notifications.id, deps.db.select({ id: notifications.id }).from(notifications).where(stalledMails).limit(RECOVERY_PAGE)), stalledMails),
-      )
-      .returning({ id: notifications.id }),
-  ]);
+  const [stalled, mails] = await Promise.all([requeueDeliveriesQuery(deps.db, now, cutoff), requeueMailsQuery(deps.db, now, cutoff)]);
   const messages = [
     ...stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })),
     ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),

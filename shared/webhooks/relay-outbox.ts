@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull } from "drizzle-orm";
 import { chunk, IDS_PER_LIST, rowsPerInsert } from "../../db/chunks.ts";
+import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -29,6 +30,38 @@ export function targetsOf(envelope: EventEnvelope, endpoints: Endpoint[]): Endpo
 }
 
 /**
+ * The next page of unrelayed events in outbox order: all tenants' (the cron
+ * relay, through `events_unrelayed_idx`, whose NULLs come first) or one
+ * tenant's (the api's relay after a write, through the partial
+ * `events_unrelayed_tenant_idx`). Either range holds only unrelayed events,
+ * however long the relayed history grows.
+ */
+export function unrelayedEventsQuery(db: Db, tenantId?: string) {
+  return db
+    .select()
+    .from(events)
+    .where(and(isNull(events.relayedAt), tenantId ? eq(events.tenantId, tenantId) : undefined))
+    .orderBy(asc(events.seq))
+    .limit(RELAY_PAGE);
+}
+
+/** The first deliveries of claimed events, still unsent (by `webhook_deliveries_event_idx`). */
+export function claimedDeliveriesQuery(db: Db, eventIds: string[]) {
+  return db
+    .select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.eventId, eventIds), eq(webhookDeliveries.status, "PENDING"), eq(webhookDeliveries.attemptCount, 0)));
+}
+
+/** The owner e-mails of claimed events, still unsent (by the unique event id of notifications). */
+export function claimedMailsQuery(db: Db, eventIds: string[]) {
+  return db
+    .select({ id: notifications.id, eventId: notifications.eventId })
+    .from(notifications)
+    .where(and(inArray(notifications.eventId, eventIds), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0)));
+}
+
+/**
  * Moves events from the outbox to the deliveries Queue (the cron worker every
  * tick, and the api worker right after a request commits):
  * 1. for each event, a delivery per subscribed endpoint and the tenant's
@@ -44,12 +77,7 @@ export async function relayOutbox(
   { db, queue }: Pick<VerbDeps, "db" | "queue">,
   input: { now: Date; tenantId?: string },
 ): Promise<{ events: number; messages: number }> {
-  const pending = await db
-    .select()
-    .from(events)
-    .where(and(isNull(events.relayedAt), input.tenantId ? eq(events.tenantId, input.tenantId) : undefined))
-    .orderBy(asc(events.seq))
-    .limit(RELAY_PAGE);
+  const pending = await unrelayedEventsQuery(db, input.tenantId);
   if (pending.length === 0) return { events: 0, messages: 0 };
   const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
 
@@ -130,18 +158,15 @@ export async function relayOutbox(
   ).map((r) => r.id);
   if (claimed.length === 0) return { events: 0, messages: 0 };
 
+  const position = new Map(pending.map((e, i) => [e.id, i]));
+  const inOutboxOrder = (a: { eventId: string }, b: { eventId: string }) => position.get(a.eventId)! - position.get(b.eventId)!;
   const messages: { body: DeliveryMessage }[] = [];
   for (const ids of chunk(claimed, IDS_PER_LIST)) {
-    const [deliveries, mails] = await Promise.all([
-      db
-        .select({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(and(inArray(webhookDeliveries.eventId, ids), eq(webhookDeliveries.status, "PENDING"), eq(webhookDeliveries.attemptCount, 0))),
-      db
-        .select({ id: notifications.id })
-        .from(notifications)
-        .where(and(inArray(notifications.eventId, ids), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailAttempts, 0))),
-    ]);
+    const [deliveries, mails] = await Promise.all([claimedDeliveriesQuery(db, ids), claimedMailsQuery(db, ids)]);
+    // Rows come in index order (by event id); messages go in outbox order. The sort is stable,
+    // so an event's deliveries keep their order.
+    deliveries.sort(inOutboxOrder);
+    mails.sort(inOutboxOrder);
     messages.push(
       ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
       ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),

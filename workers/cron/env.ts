@@ -21,6 +21,8 @@ export type CronEnv = {
   EVM_SENDERS?: DurableObjectNamespace<EvmSenderObject>;
   /** The webhooks worker's delivery timeout (default 10000): the recovery pass's lease is this plus 5 s. */
   WEBHOOK_TIMEOUT_MS?: string;
+  /** Days of history kept (README "Retention"; default 90, at least 30). */
+  RETENTION_DAYS?: string;
   /** Worker secret: opens the operator's sealed signers (live funding runs in the loan objects, but the port is built alike). */
   SECRETS_KEY?: string;
 } & LiveChainEnv;
