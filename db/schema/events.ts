@@ -28,7 +28,9 @@ export const events = sqliteTable(
     /**
      * The outbox order: one more than the highest so far, assigned inside the
      * insert (SQLite serializes writes), so events of one loan keep the order
-     * in which their changes committed, even within one millisecond.
+     * in which their changes committed, even within one millisecond. Per
+     * database: cursors and the relay compare it only within one tenant's
+     * events and one database, so each shard keeps its own (README "Past one D1").
      */
     seq: integer("seq").notNull().unique(),
     tenantId: tenantIdColumn(),

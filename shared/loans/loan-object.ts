@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { tenantDatabase } from "../../db/databases.ts";
 import { createDb } from "../../db/create-db.ts";
 import { type ChainPortEnv, chainPortFromEnv } from "../chains/chain-port-from-env.ts";
 import { resetsAfterCommit, withChaos } from "../chaos/chaos-env.ts";
@@ -16,7 +17,8 @@ const contexts = new WeakMap<LoanObjectEnv, LoanContext>();
 function contextFor(env: LoanObjectEnv): LoanContext {
   let deps = contexts.get(env);
   if (!deps) {
-    const db = createDb(env.DB);
+    // A loan's rows are its tenant's; with shards, the object takes the database of its commands' tenantId.
+    const db = createDb(tenantDatabase(env));
     deps = { db, chain: chainPortFromEnv(env, db), clock: systemClock };
     contexts.set(env, deps);
   }

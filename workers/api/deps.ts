@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { controlDatabase, tenantDatabase } from "../../db/databases.ts";
 import { createDb, type Db } from "../../db/create-db.ts";
 import { d1ReadSessions, type ReadSessions } from "../../db/read-session.ts";
 import type { AgreementChallengeObject } from "../../shared/agreements/challenge-object.ts";
@@ -146,8 +147,9 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   if (!jwtSecret) throw new ConfigurationError("JWT_SECRET is not configured");
   const secretsKey = secretsKeyOf({ ENVIRONMENT, SECRETS_KEY });
   if (!secretsKey) throw new ConfigurationError("SECRETS_KEY is not configured");
-  const db = createDb(env.DB);
-  const readSessions = d1ReadSessions(env.DB);
+  // The control plane and the caller's tenant on the one database; with shards, routes take the tenant's after authentication.
+  const db = createDb(controlDatabase(env));
+  const readSessions = d1ReadSessions(tenantDatabase(env));
   const simChains = durableSimulatedChains(env.SIM_CHAINS);
   return {
     db,

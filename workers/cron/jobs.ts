@@ -14,4 +14,13 @@ import { sweepLoansJob } from "./jobs/sweep-loans.ts";
  * write events, so locally, where the queue runs them in turn, their events
  * go out in the same tick; retention last, as nothing waits on it).
  */
-export const JOBS: readonly CronJob[] = [heartbeat, settlementListenerJob, sweepLoansJob, retryFundingJob, gasAlertsJob, relayOutboxJob, recoverDeliveriesJob, retentionJob];
+export const JOBS: readonly CronJob[] = [
+  heartbeat,
+  settlementListenerJob,
+  sweepLoansJob,
+  retryFundingJob,
+  gasAlertsJob,
+  relayOutboxJob,
+  recoverDeliveriesJob,
+  retentionJob,
+];

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../../shared/config/required-secrets.ts";
+import { controlDatabase, tenantDatabase } from "../../db/databases.ts";
 import { createDb } from "../../db/create-db.ts";
 import { d1ReadSessions } from "../../db/read-session.ts";
 import { durableChallengeStore } from "../../shared/agreements/durable-challenge-store.ts";
@@ -18,8 +19,9 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
   const sessionSecret = env.SECRETS_KEY && env.SECRETS_KEY.length >= 32 ? env.SECRETS_KEY : env.ENVIRONMENT === "development" ? DEV_SECRETS_KEY : null;
   if (!sessionSecret) throw new ConfigurationError("This worker is not configured: SECRETS_KEY (32+ characters)");
   return {
-    db: createDb(env.DB),
-    readSessions: d1ReadSessions(env.DB),
+    // Programs by embed key (control plane) and the program's tenant on the one database; with shards, the tenant's after the key.
+    db: createDb(controlDatabase(env)),
+    readSessions: d1ReadSessions(tenantDatabase(env)),
     clock: systemClock,
     challenges: durableChallengeStore(env.AGREEMENT_CHALLENGES),
     writer: durableLoanWriter(env.LOANS),

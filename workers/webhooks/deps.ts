@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantDatabase } from "../../db/databases.ts";
 import { createDb } from "../../db/create-db.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
 import { systemClock } from "../../shared/domain/clock.ts";
@@ -34,7 +35,8 @@ export function webhookDepsFromEnv(env: WebhooksEnv): DeliveryDeps & { mail: Mai
   const parsed = EnvSchema.parse(env);
   const secretsKey = parsed.SECRETS_KEY ?? (parsed.ENVIRONMENT === "development" ? DEV_SECRETS_KEY : undefined);
   if (!secretsKey) throw new Error("SECRETS_KEY is not configured");
-  const db = createDb(env.DB);
+  // Deliveries are a tenant's rows; with shards, a delivery message names its tenant's database.
+  const db = createDb(tenantDatabase(env));
   const mail = mailProviderFromEnv(parsed, db, (url, init) => fetch(url, init));
   return {
     db,

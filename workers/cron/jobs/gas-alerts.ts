@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { checkGasWallets } from "../../../shared/wallets/gas-alerts.ts";
@@ -15,7 +16,7 @@ export const gasAlertsJob: CronJob = {
   name: "gas-alerts",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const db = createDb(env.DB);
+    const db = createDb(tenantDatabase(env));
     const report = await checkGasWallets({
       db,
       chain: chainPortFromEnv(env, db),

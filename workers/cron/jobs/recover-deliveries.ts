@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { deliveryLeaseMs, RECOVERY_PAGE, requeueStalledDeliveries } from "../../../shared/webhooks/deliver.ts";
 import type { CronJob } from "../job.ts";
@@ -16,7 +17,7 @@ export const recoverDeliveriesJob: CronJob = {
   crons: ["* * * * *"],
   async run({ env, log }) {
     const requeued = await requeueStalledDeliveries(
-      { db: createDb(env.DB), queue: deliveryQueueOf(env), clock: systemClock },
+      { db: createDb(tenantDatabase(env)), queue: deliveryQueueOf(env), clock: systemClock },
       deliveryLeaseMs(Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000)),
     );
     if (requeued > 0) log.info("stalled deliveries requeued", { requeued });

@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import type { DeliveryQueue } from "../../../shared/webhooks/messages.ts";
 import { drainOutbox } from "../../../shared/webhooks/relay-outbox.ts";
@@ -22,7 +23,10 @@ export const relayOutboxJob: CronJob = {
   name: "relay-outbox",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const relayed = await drainOutbox({ db: createDb(env.DB), queue: deliveryQueueOf(env) }, { now: systemClock.now(), maxPages: RELAY_PAGES_PER_RUN });
+    const relayed = await drainOutbox(
+      { db: createDb(tenantDatabase(env)), queue: deliveryQueueOf(env) },
+      { now: systemClock.now(), maxPages: RELAY_PAGES_PER_RUN },
+    );
     if (relayed.events > 0) log.info("outbox relayed", relayed);
     return { more: relayed.more };
   },

@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS, purgeHistory } from "../../../shared/retention/purge-history.ts";
 import type { CronEnv } from "../env.ts";
@@ -28,7 +29,7 @@ export const retentionJob: CronJob = {
   name: "retention",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await purgeHistory({ db: createDb(env.DB) }, { now: systemClock.now(), retentionDays: retentionDays(env) });
+    const report = await purgeHistory({ db: createDb(tenantDatabase(env)) }, { now: systemClock.now(), retentionDays: retentionDays(env) });
     if (Object.values(report).some((n) => n > 0)) log.info("history purged", report);
   },
 };

@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
@@ -31,7 +32,7 @@ export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
   crons: ["* * * * *"],
   async run({ env, log, continuation = 0 }) {
-    const db = createDb(env.DB);
+    const db = createDb(tenantDatabase(env));
     const deps = {
       db,
       chain: chainPortFromEnv(env, db),

@@ -1,4 +1,5 @@
 import { createDb } from "../../../db/create-db.ts";
+import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
 import { sweepDueLoans } from "../../../shared/sweeps/run-sweeps.ts";
@@ -16,7 +17,10 @@ export const sweepLoansJob: CronJob = {
   name: "sweep-loans",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await sweepDueLoans({ db: createDb(env.DB), writer: durableLoanWriter(env.LOANS), clock: systemClock }, { maxPages: SWEEP_PAGES_PER_RUN });
+    const report = await sweepDueLoans(
+      { db: createDb(tenantDatabase(env)), writer: durableLoanWriter(env.LOANS), clock: systemClock },
+      { maxPages: SWEEP_PAGES_PER_RUN },
+    );
     if (report.visited > 0) log.info("loans swept", report);
     return { more: report.more === true };
   },

@@ -28,5 +28,9 @@ test("without its dead-letter queue the webhooks consumer fails the check (as ma
     w === webhooks ? { ...w, config: { ...w.config, queues: { ...queues, consumers: queues.consumers.map(({ dead_letter_queue: _, ...c }) => c) } } } : w,
   );
   const { problems } = checkDeploy({ ...f, workers }, { requireBuild: false });
-  expect(problems.map((p) => `${p.rule} ${p.file} ${p.field}`)).toEqual(["queues workers/webhooks/wrangler.toml queues.consumers[0].dead_letter_queue"]);
+  // The deliveries consumer; and the consumer of what was its dead-letter queue, now nobody's, with none of its own either.
+  expect(problems.map((p) => `${p.rule} ${p.file} ${p.field}`)).toEqual([
+    "queues workers/webhooks/wrangler.toml queues.consumers[0].dead_letter_queue",
+    "queues workers/webhooks/wrangler.toml queues.consumers[1].dead_letter_queue",
+  ]);
 }, 120_000);

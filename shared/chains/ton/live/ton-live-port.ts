@@ -1,4 +1,5 @@
 import { Address, beginCell, external, internal, SendMode, storeMessage } from "@ton/core";
+import { type DatabaseEnv, tenantDatabase } from "../../../../db/databases.ts";
 import { keyPairFromSeed } from "@ton/crypto";
 import { createDb, type Db } from "../../../../db/create-db.ts";
 import type { TonTransferRow } from "../../../../db/schema/ton.ts";
@@ -69,7 +70,7 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
   const { settings, signers } = options;
   const network = options.network ?? toncenterNetwork(settings);
   const chainNow = options.chainNow ?? (() => Math.floor(Date.now() / 1000));
-  const dbBinding = options.env.DB as D1Database | undefined;
+  const dbBinding = "DB" in options.env ? tenantDatabase(options.env as unknown as DatabaseEnv) : undefined;
   const db = options.db ?? (dbBinding ? createDb(dbBinding) : null);
   const master = Address.parse(settings.tokenAddress);
 
