@@ -37,6 +37,7 @@ describe("local stack (bundled workers in miniflare)", () => {
       "heartbeat",
       "recover-deliveries",
       "relay-outbox",
+      "retention",
       "retry-funding",
       "settlement-listener",
       "sweep-loans",
