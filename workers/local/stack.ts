@@ -188,7 +188,7 @@ function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOpt
     name: config.name,
     compatibilityDate: config.compatibility_date,
     compatibilityFlags: config.compatibility_flags ?? [],
-    bindings: { ...config.vars, ENVIRONMENT: "development", ...options.vars },
+    bindings: { ...localVars(config.vars), ENVIRONMENT: "development", ...options.vars },
     // Every worker names the same database id, so they all share one local database.
     d1Databases: Object.fromEntries((config.d1_databases ?? []).map((d) => [d.binding, d.database_id])),
     ratelimits,
@@ -210,6 +210,16 @@ function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOpt
       (config.services ?? []).map((s) => [s.binding, s.entrypoint ? { name: s.service, entrypoint: s.entrypoint } : s.service]),
     ),
   };
+}
+
+/**
+ * A config's vars as the local stack runs them: without the deployment's own
+ * host (`BASE_URL`, written by `npm run configure`), so links in local e-mail
+ * point at the origin the request came to, whatever port Miniflare picked.
+ */
+function localVars(vars: Record<string, string> | undefined): Record<string, string> {
+  const { BASE_URL: _deployed, ...local } = vars ?? {};
+  return local;
 }
 
 function pipeLines(stream: Readable, write: ((line: string) => void) | undefined) {

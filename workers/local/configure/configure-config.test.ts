@@ -30,6 +30,7 @@ describe("npm run configure: one command writes a deployment into the four confi
     expect(of("api").parsed.vars?.EMBED_HOST).toBe("embed.lendco.com");
     expect(of("embed").parsed.vars?.EMBED_HOST).toBe("embed.lendco.com");
     expect(of("api").parsed.vars?.BASE_URL).toBe("https://api.lendco.com");
+    expect((Bun.TOML.parse(of("api").text) as WranglerConfig).vars?.BASE_URL).toBeUndefined(); // the repository's: the request's origin
     expect(of("cron").parsed.routes).toBeUndefined();
     expect(of("webhooks").parsed.routes).toBeUndefined();
   });
