@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import autocannon, { type Options, type Result } from "autocannon";
 import { ROUND_TRIPS_HEADER, type RoundTripCounter } from "../shared/observability/round-trips.ts";
+import type { DeliveryMessage } from "../shared/webhooks/messages.ts";
 import { startStack, type Stack } from "../workers/local/stack.ts";
 import { childWorkerdPids, cpuMillis, sampleMemory } from "./memory.ts";
 import { probeWorker } from "./probes.ts";
@@ -196,6 +197,16 @@ try {
         `${d.perSecond.toFixed(0)} events/s from outbox to receiver; commit → arrival p50 ${d.loaded.p50} ms, p99 ${d.loaded.p99} ms, max ${d.loaded.max} ms; ` +
         `last arrival ${d.drainSeconds.toFixed(1)} s after the last loan`,
     );
+    const c = d.capacity;
+    if (c) {
+      console.log(
+        `webhook deliveries, capacity (${c.deliveries} deliveries written at once, their messages sent in batches of 100): ` +
+          `${c.perSecond.toFixed(0)} events/s to the receiver; send → arrival p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms; ` +
+          `${c.arrived} arrived, ${c.duplicates} more than once, ${c.badSignatures} with a bad signature`,
+      );
+    }
+    const capacityOk = !c || (c.arrived === c.deliveries && c.duplicates === 0 && c.badSignatures === 0);
+    if (!capacityOk) process.exitCode = 1;
     const ok = d.events === d.committed && d.duplicates === 0 && d.badSignatures === 0;
     console.log(
       `verified: ${d.committed} events committed, ${d.events} arrived, ${d.duplicates} more than once, ${d.badSignatures} with a bad signature` +
@@ -460,7 +471,9 @@ async function benchDeliveries(stack: Stack) {
     const timed = [...arrivals].filter(([id]) => !idleIds.has(id)).map(([, a]) => a);
     const firstCommit = Math.min(...timed.map((a) => a.createdAt));
     const lastArrival = Math.max(...timed.map((a) => a.arrivedAt));
+    const capacity = await deliveryCapacity(stack, { apiKey, tenantId: me.tenant.id, delaysOf });
     return {
+      capacity,
       loans,
       committed,
       events: arrivals.size,
@@ -470,6 +483,85 @@ async function benchDeliveries(stack: Stack) {
       loaded: { events: timed.length, loans: loans - IDLE_LOANS, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
       perSecond: timed.length / ((lastArrival - firstCommit) / 1000),
       drainSeconds: (lastArrival - created) / 1000,
+    };
+  } finally {
+    receiver.stop(true);
+  }
+}
+
+/**
+ * What the delivery pipeline (Queue consumer, D1 bookkeeping, signing, HTTP)
+ * can carry when events come faster than this machine can make loans: a
+ * second endpoint is registered, one delivery of each of the tenant's
+ * committed events to it is written straight into D1 (as the relay writes
+ * them: PENDING, attempt 0), and their Queue messages are sent at once, in
+ * batches of 100 (the Queue's limit). Prints events/s from the first send to
+ * the last arrival, and send → arrival p50/p99. Every delivery must arrive
+ * once, signed.
+ */
+async function deliveryCapacity(
+  stack: Stack,
+  input: { apiKey: string; tenantId: string; delaysOf: (t: { createdAt: number; arrivedAt: number }[]) => { p50: number; p99: number; max: number } },
+) {
+  const sent = new Map<string, number>();
+  const arrived = new Map<string, { createdAt: number; arrivedAt: number }>();
+  let requests = 0;
+  let badSignatures = 0;
+  let secret = "";
+  const receiver = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const arrivedAt = Date.now();
+      const raw = await req.text();
+      requests++;
+      if (req.headers.get("x-svc-signature") !== createHmac("sha256", secret).update(raw).digest("hex")) badSignatures++;
+      const { id } = JSON.parse(raw) as { id: string };
+      if (!arrived.has(id)) arrived.set(id, { createdAt: sent.get(id) ?? arrivedAt, arrivedAt });
+      return new Response(null, { status: 204 });
+    },
+  });
+  try {
+    const registered = await fetch(`${stack.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers: { "x-api-key": input.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/capacity`, events: ["*"] }),
+    });
+    if (registered.status !== 201) return undefined;
+    const endpoint = (await registered.json()) as { id: string; secret: string };
+    secret = endpoint.secret;
+    const db = await stack.mf.getD1Database("DB", stack.names.api);
+    const now = Date.now();
+    await db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, tenant_id, event_id, event_type, endpoint_id, redelivery_of, status, attempt_count, next_attempt_at, created_at, updated_at)
+         SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
+                tenant_id, id, type, ?, NULL, 'PENDING', 0, ?, ?, ?
+         FROM events WHERE tenant_id = ?`,
+      )
+      .bind(endpoint.id, now, now, now, input.tenantId)
+      .run();
+    const rows = (
+      await db.prepare("SELECT id, event_id AS eventId FROM webhook_deliveries WHERE endpoint_id = ?").bind(endpoint.id).all<{ id: string; eventId: string }>()
+    ).results;
+    const queue = await stack.mf.getQueueProducer<DeliveryMessage>("WEBHOOK_DELIVERIES", stack.names.api);
+    const started = Date.now();
+    for (let i = 0; i < rows.length; i += 100) {
+      const batch = rows.slice(i, i + 100);
+      const at = Date.now();
+      for (const r of batch) sent.set(r.eventId, at);
+      await queue.sendBatch(batch.map((r) => ({ body: { kind: "delivery" as const, deliveryId: r.id, attempt: 1 } })));
+    }
+    const deadline = Date.now() + 120_000;
+    while (arrived.size < rows.length && Date.now() < deadline) await Bun.sleep(10);
+    const last = Math.max(...[...arrived.values()].map((a) => a.arrivedAt));
+    return {
+      deliveries: rows.length,
+      arrived: arrived.size,
+      duplicates: requests - arrived.size,
+      badSignatures,
+      perSecond: arrived.size / ((last - started) / 1000),
+      ...input.delaysOf([...arrived.values()]),
     };
   } finally {
     receiver.stop(true);
