@@ -387,23 +387,7 @@ async function benchDeliveries(stack: Stack) {
   const headers = { "x-api-key": apiKey, "content-type": "application/json" };
   const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { tenant: { id: string }; merchantConfigs: { loanProductId: string }[] };
 
-  const arrivals = new Map<string, { createdAt: number; arrivedAt: number }>();
-  let requests = 0;
-  let badSignatures = 0;
-  let secret = "";
-  const receiver = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const arrivedAt = Date.now();
-      const raw = await req.text();
-      requests++;
-      if (req.headers.get("x-svc-signature") !== createHmac("sha256", secret).update(raw).digest("hex")) badSignatures++;
-      const envelope = JSON.parse(raw) as { id: string; createdAt: string };
-      if (!arrivals.has(envelope.id)) arrivals.set(envelope.id, { createdAt: Date.parse(envelope.createdAt), arrivedAt });
-      return new Response(null, { status: 204 });
-    },
-  });
+  const { arrivals, state, server: receiver } = signedReceiver((envelope) => Date.parse(envelope.createdAt));
   const db = await stack.mf.getD1Database("DB", stack.names.api);
   const count = async (sql: string) => (await db.prepare(sql).bind(me.tenant.id).first<{ n: number }>())?.n ?? 0;
   /** Until every committed event of the tenant has arrived and its e-mails are out (or 120 s). */
@@ -453,7 +437,7 @@ async function benchDeliveries(stack: Stack) {
       console.log(`skipping webhook deliveries: POST /v1/webhooks answered ${registered.status} ${await registered.text()}`);
       return undefined;
     }
-    secret = ((await registered.json()) as { secret: string }).secret;
+    state.secret = ((await registered.json()) as { secret: string }).secret;
 
     console.log(`webhook deliveries: ${IDLE_LOANS} loans one by one, then up to ${maxLoans} loans in at most ${seconds} s, one at a time…`);
     for (let i = 0; i < IDLE_LOANS; i++) {
@@ -477,8 +461,8 @@ async function benchDeliveries(stack: Stack) {
       loans,
       committed,
       events: arrivals.size,
-      duplicates: requests - arrivals.size,
-      badSignatures,
+      duplicates: state.requests - arrivals.size,
+      badSignatures: state.badSignatures,
       idle,
       loaded: { events: timed.length, loans: loans - IDLE_LOANS, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
       perSecond: timed.length / ((lastArrival - firstCommit) / 1000),
@@ -487,6 +471,30 @@ async function benchDeliveries(stack: Stack) {
   } finally {
     receiver.stop(true);
   }
+}
+
+/**
+ * A webhook receiver in this process: checks each request's `x-svc-signature`
+ * against the endpoint's secret (set once registered), and keeps the first
+ * arrival of each event id with the time `startOf(envelope)` says it left.
+ */
+function signedReceiver(startOf: (envelope: { id: string; createdAt: string }, arrivedAt: number) => number) {
+  const arrivals = new Map<string, { createdAt: number; arrivedAt: number }>();
+  const state = { requests: 0, badSignatures: 0, secret: "" };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const arrivedAt = Date.now();
+      const raw = await req.text();
+      state.requests++;
+      if (req.headers.get("x-svc-signature") !== createHmac("sha256", state.secret).update(raw).digest("hex")) state.badSignatures++;
+      const envelope = JSON.parse(raw) as { id: string; createdAt: string };
+      if (!arrivals.has(envelope.id)) arrivals.set(envelope.id, { createdAt: startOf(envelope, arrivedAt), arrivedAt });
+      return new Response(null, { status: 204 });
+    },
+  });
+  return { arrivals, state, server };
 }
 
 /**
@@ -504,23 +512,7 @@ async function deliveryCapacity(
   input: { apiKey: string; tenantId: string; delaysOf: (t: { createdAt: number; arrivedAt: number }[]) => { p50: number; p99: number; max: number } },
 ) {
   const sent = new Map<string, number>();
-  const arrived = new Map<string, { createdAt: number; arrivedAt: number }>();
-  let requests = 0;
-  let badSignatures = 0;
-  let secret = "";
-  const receiver = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const arrivedAt = Date.now();
-      const raw = await req.text();
-      requests++;
-      if (req.headers.get("x-svc-signature") !== createHmac("sha256", secret).update(raw).digest("hex")) badSignatures++;
-      const { id } = JSON.parse(raw) as { id: string };
-      if (!arrived.has(id)) arrived.set(id, { createdAt: sent.get(id) ?? arrivedAt, arrivedAt });
-      return new Response(null, { status: 204 });
-    },
-  });
+  const { arrivals: arrived, state, server: receiver } = signedReceiver((envelope, arrivedAt) => sent.get(envelope.id) ?? arrivedAt);
   try {
     const registered = await fetch(`${stack.baseUrl}/v1/webhooks`, {
       method: "POST",
@@ -529,7 +521,7 @@ async function deliveryCapacity(
     });
     if (registered.status !== 201) return undefined;
     const endpoint = (await registered.json()) as { id: string; secret: string };
-    secret = endpoint.secret;
+    state.secret = endpoint.secret;
     const db = await stack.mf.getD1Database("DB", stack.names.api);
     const now = Date.now();
     await db
@@ -558,8 +550,8 @@ async function deliveryCapacity(
     return {
       deliveries: rows.length,
       arrived: arrived.size,
-      duplicates: requests - arrived.size,
-      badSignatures,
+      duplicates: state.requests - arrived.size,
+      badSignatures: state.badSignatures,
       perSecond: arrived.size / ((last - started) / 1000),
       ...input.delaysOf([...arrived.values()]),
     };
