@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { cp, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { REPO_ROOT, WORKERS, type WorkerKey } from "./wrangler-config.ts";
 
@@ -85,9 +85,14 @@ const complete = (outDir: string) => bundledWorkers(outDir).every((w) => existsS
 
 /**
  * Builds the bundles into `outDir`, unless they are there already from the
- * same sources (its stamp), or `dist` has them (`npm run build` fills it):
- * then they are copied. So CI's build step, the tests and `npm run dev`
- * bundle the same sources once.
+ * same sources (its stamp): so `npm run dev` after `npm run build` (or after
+ * another `npm run dev`) starts at once.
+ *
+ * The tests build into a folder of their own (workers/local/integration.ts)
+ * and do not copy `dist`, although they could: with bundles copied, the
+ * first test files start about 20 s sooner, and the TON widget browser test
+ * then failed about one run in three ("Sign and borrow" never reached the
+ * wallet's signData), passing every time when built. That race is open.
  */
 async function runBuild(outDir: string): Promise<Build> {
   const started = performance.now();
@@ -95,12 +100,6 @@ async function runBuild(outDir: string): Promise<Build> {
   const stamp = sourceStamp();
   const took = () => Math.round(performance.now() - started);
   if (stampOf(outDir) === stamp && complete(outDir)) return { outDir, workers, durationMs: took(), reused: true };
-  const dist = resolve(REPO_ROOT, "dist");
-  if (outDir !== dist && stampOf(dist) === stamp && complete(dist)) {
-    await Promise.all(workers.map(({ key }) => cp(join(dist, key), join(outDir, key), { recursive: true, force: true })));
-    await writeFile(join(outDir, STAMP), stamp);
-    return { outDir, workers, durationMs: took(), reused: true };
-  }
   await rm(join(outDir, STAMP), { force: true });
   await Promise.all(
     workers.map(async ({ config, scriptPath }) => {
