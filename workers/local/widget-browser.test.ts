@@ -124,8 +124,11 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
 
     // 4. Drawdown with a live quote.
     await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
-    await frame.getByLabel("Amount (USDC)").fill("100");
+    // The tenure first: changing it quotes at once, typing quotes after a pause, and a quote in flight disables
+    // "Sign and borrow"; the other order left a second quote pending that could disable the button between
+    // Playwright's check that it is enabled and its click (the click was then lost, about one run in three).
     await frame.getByLabel("7 days").check();
+    await frame.getByLabel("Amount (USDC)").fill("100");
     await frame.getByTestId("total-due").waitFor();
     const config = (await stack.fetch(`/v1/embed/${m.embedKey}/config`)).body;
     const quote = (await stack.fetch(`/v1/embed/${m.embedKey}/quote`, { json: { walletAddress: borrower.address, amount: "100.00", tenureDays: 7 } })).body;

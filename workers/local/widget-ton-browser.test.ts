@@ -129,8 +129,11 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
 
     // 3. Drawdown with a live quote, in USDT.
     await frame.getByRole("heading", { name: "How much do you need?" }).waitFor();
-    await frame.getByLabel("Amount (USDT)").fill("50");
+    // The tenure first: changing it quotes at once, typing quotes after a pause, and a quote in flight disables
+    // "Sign and borrow"; the other order left a second quote pending that could disable the button between
+    // Playwright's check that it is enabled and its click (the click was then lost, about one run in three).
     await frame.getByLabel("7 days").check();
+    await frame.getByLabel("Amount (USDT)").fill("50");
     await frame.getByTestId("total-due").waitFor();
     expect(await frame.getByTestId("total-due").textContent()).toBe("51.00 USDT");
     expect(await noHorizontalOverflow(frame)).toBe(true);
