@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { countRoundTrips } from "../testing/count-round-trips.ts";
 import { and, eq } from "drizzle-orm";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { events } from "../../db/schema/events.ts";
@@ -16,20 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Counts the libSQL client's round trips (a statement or a batch each) while `fn` runs. */
-async function roundTrips<T>(fn: () => Promise<T>): Promise<{ result: T; trips: number }> {
-  const client = t.client as unknown as Record<"execute" | "batch", (...args: unknown[]) => Promise<unknown>>;
-  const { execute, batch } = client;
-  let trips = 0;
-  client.execute = (...args) => (trips++, execute.apply(t.client, args));
-  client.batch = (...args) => (trips++, batch.apply(t.client, args));
-  try {
-    return { result: await fn(), trips };
-  } finally {
-    client.execute = execute;
-    client.batch = batch;
-  }
-}
+const roundTrips = <T>(fn: () => Promise<T>) => countRoundTrips(t.client, fn);
 
 const input = (m: Awaited<ReturnType<typeof sandboxTenant>>, overrides: Record<string, unknown> = {}) => {
   return {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { countRoundTrips } from "../../../shared/testing/count-round-trips.ts";
 import { createTestApp } from "../../../shared/testing/harness.ts";
 import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../../shared/testing/fixtures.ts";
 
@@ -82,24 +83,14 @@ describe("limits that more keys or more guesses do not get around", () => {
       expect(exhausted.headers.get("retry-after")).toBe("60");
       expect(exhausted.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
       // The IP is refused before its credentials are looked up, so a list of stolen keys cannot be tried through it.
-      let lookups = 0;
       // Counted where statements reach the database (the lookup's SQL is built once and reused: db/prepared-batch.ts).
-      const { client } = t;
-      const execute = client.execute.bind(client);
-      const batch = client.batch.bind(client);
-      client.execute = ((...args: Parameters<typeof execute>) => (lookups++, execute(...args))) as typeof client.execute;
-      client.batch = ((...args: Parameters<typeof batch>) => (lookups++, batch(...args))) as typeof client.batch;
-      try {
-        const valid = await from(attacker, { "x-api-key": key });
-        expect(valid.status).toBe(429);
-        expect(Number(valid.headers.get("retry-after"))).toBeGreaterThan(0);
-        expect(lookups).toBe(0);
-        expect((await from("203.0.113.67", { "x-api-key": key })).status).toBe(200);
-        expect(lookups).toBeGreaterThan(0); // the counter does see lookups
-      } finally {
-        client.execute = execute;
-        client.batch = batch;
-      }
+      const refused = await countRoundTrips(t.client, () => from(attacker, { "x-api-key": key }));
+      expect(refused.result.status).toBe(429);
+      expect(Number(refused.result.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.trips).toBe(0);
+      const allowed = await countRoundTrips(t.client, () => from("203.0.113.67", { "x-api-key": key }));
+      expect(allowed.result.status).toBe(200);
+      expect(allowed.trips).toBeGreaterThan(0); // the counter does see lookups
       // Without credentials nothing is looked up or spent: the usual 401.
       expect((await from(attacker, {})).status).toBe(401);
       // Other addresses are not affected.
@@ -111,39 +102,24 @@ describe("limits that more keys or more guesses do not get around", () => {
 });
 
 describe("authentication and the caller's reads are one D1 round trip", () => {
-  /** Counts the libSQL client's round trips (a statement or a batch each) while `fn` runs. */
-  async function roundTrips<T>(t: Awaited<ReturnType<typeof createTestApp>>, fn: () => Promise<T>) {
-    const client = t.client as unknown as Record<"execute" | "batch", (...args: unknown[]) => Promise<unknown>>;
-    const { execute, batch } = client;
-    let trips = 0;
-    client.execute = (...args) => (trips++, execute.apply(t.client, args));
-    client.batch = (...args) => (trips++, batch.apply(t.client, args));
-    try {
-      return { result: await fn(), trips };
-    } finally {
-      client.execute = execute;
-      client.batch = batch;
-    }
-  }
-
   test("GET /v1/me with a key or a session: one round trip; a revoked key is refused on the very next request", async () => {
     const t = await createTestApp();
     const owner = await signUpTenant(t);
     const { id, key } = await createKey(t, owner.token);
-    const byKey = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    const byKey = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
     expect(byKey.result.status).toBe(200);
     expect(byKey.result.body.principal).toEqual({ kind: "apiKey", apiKeyId: id, mode: "sandbox" });
     expect(byKey.result.body.merchantConfigs).toHaveLength(1);
     expect(byKey.result.body.widgetPrograms).toHaveLength(1);
     expect(byKey.trips).toBe(1);
-    const bySession = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: bearer(owner.token) }));
+    const bySession = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: bearer(owner.token) }));
     expect(bySession.result.status).toBe(200);
     expect(bySession.result.body.principal.kind).toBe("user");
     expect(bySession.result.body.merchantConfigs).toEqual(byKey.result.body.merchantConfigs);
     expect(bySession.trips).toBe(1);
 
     expect((await t.request("DELETE", `/v1/api-keys/${id}`, { headers: bearer(owner.token) })).status).toBeLessThan(300);
-    const revoked = await roundTrips(t, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    const revoked = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
     expect(revoked.result.status).toBe(401);
     expect(revoked.result.body.merchantConfigs).toBeUndefined();
     t.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signAsBorrower } from "../../../../shared/testing/sign-as-borrower.ts";
 import { Address } from "@ton/core";
 import { and, eq } from "drizzle-orm";
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, erc20Abi, getAddress, serializeTransaction, type Hex } from "viem";
@@ -159,17 +160,7 @@ const nextNonce = (account: PrivateKeyAccount) => {
 
 /** Signs `tx` as the borrower's wallet would, for `chain`, with the account's next nonce. */
 async function sign(account: PrivateKeyAccount, chain: Chain, tx: { to: string; data: string }) {
-  return account.signTransaction({
-    chainId: CHAIN_CONFIG[chain].chainId!,
-    nonce: nextNonce(account),
-    to: tx.to as Hex,
-    data: tx.data as Hex,
-    value: 0n,
-    gas: 200_000n,
-    maxFeePerGas: 1n,
-    maxPriorityFeePerGas: 1n,
-    type: "eip1559",
-  });
+  return signAsBorrower(account, CHAIN_CONFIG[chain].chainId!, nextNonce(account), tx);
 }
 
 async function submit(key: string, chain: Chain, signedTransaction: string) {
@@ -352,18 +343,7 @@ describe("what the settlement records", () => {
       const res = await own.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) });
       expect(res.body).toMatchObject({ amount: "103.00", amountUnits: "103000000" });
       await own.simChains.chain("POLYGON_AMOY", m.tenantId).faucet({ address: borrower.address, amount: 3n * UNITS });
-      const signed = async (tx: { to: string; data: string }, nonce: number) =>
-        borrower.signTransaction({
-          chainId: 80002,
-          nonce,
-          to: tx.to as Hex,
-          data: tx.data as Hex,
-          value: 0n,
-          gas: 200_000n,
-          maxFeePerGas: 1n,
-          maxPriorityFeePerGas: 1n,
-          type: "eip1559",
-        });
+      const signed = (tx: { to: string; data: string }, nonce: number) => signAsBorrower(borrower, 80002, nonce, tx);
       for (const [i, tx] of res.body.transactions.entries()) {
         const sent = await own.request("POST", "/v1/sandbox/chain/transactions", {
           body: { chain: "POLYGON_AMOY", signedTransaction: await signed(tx, i) },

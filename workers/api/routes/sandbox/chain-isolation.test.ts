@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { signAsBorrower } from "../../../../shared/testing/sign-as-borrower.ts";
 import { Address } from "@ton/core";
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -46,18 +47,7 @@ const transfer = (m: Merchant, body: { chain: Chain; from: string; to: string; a
 const submit = (m: Merchant, signedTransaction: string) =>
   t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction }, headers: apiKey(m.key) });
 
-const signed = (account: PrivateKeyAccount, nonce: number, to: Hex, data: Hex) =>
-  account.signTransaction({
-    chainId: POLYGON.chainId!,
-    nonce,
-    to,
-    data,
-    value: 0n,
-    gas: 200_000n,
-    maxFeePerGas: 1n,
-    maxPriorityFeePerGas: 1n,
-    type: "eip1559",
-  });
+const signed = (account: PrivateKeyAccount, nonce: number, to: Hex, data: Hex) => signAsBorrower(account, POLYGON.chainId!, nonce, { to, data });
 
 /** A sandbox tenant with a TON/USDT rail and a funded USDT pool, and one ACTIVE TON loan of 100.00 to a fresh wallet. */
 async function tonLender() {
