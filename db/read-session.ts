@@ -52,3 +52,6 @@ export function d1ReadSessions(binding: D1Database): ReadSessions {
 export const primaryOnly =
   (db: Db): ReadSessions =>
   () => ({ db, bookmark: () => null });
+
+/** A worker's read sessions, or the primary for each where its deps have none (test deps). */
+export const readSessionsOf = (deps: { db: Db; readSessions?: ReadSessions }): ReadSessions => deps.readSessions ?? primaryOnly(deps.db);

@@ -4,10 +4,9 @@ import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { LoanIdParamSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
-import { BOOKMARK_HEADER, freshAsClient } from "../../../../db/read-session.ts";
+import { BOOKMARK_HEADER, freshAsClient, readSessionsOf } from "../../../../db/read-session.ts";
 import { BookmarkRequestHeadersSchema, BookmarkResponseHeadersSchema } from "../../../../shared/schemas/read-consistency.ts";
 import type { AppEnv } from "../../context.ts";
-import { readSessionsOf } from "../../read-sessions.ts";
 import { defineRoute } from "../../route.ts";
 
 export const route = defineRoute(

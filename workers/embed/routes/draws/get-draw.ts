@@ -2,7 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { defineEmbedRoute } from "../embed-route.ts";
 import { embedLoanView, loadProgramLoan } from "../../../../shared/embed/program-loans.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
-import { BOOKMARK_HEADER, freshAsClient } from "../../../../db/read-session.ts";
+import { BOOKMARK_HEADER, freshAsClient, readSessionsOf } from "../../../../db/read-session.ts";
 import { BookmarkRequestHeadersSchema, BookmarkResponseHeadersSchema } from "../../../../shared/schemas/read-consistency.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, KeyLoanParams } from "../params.ts";
@@ -23,10 +23,14 @@ export const route = defineEmbedRoute({
 export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
   app.openapi(route, async (c) => {
     const program = c.get("program");
-    const { db, clock, readSessions } = c.get("deps");
+    const deps = c.get("deps");
     // A poll that sends back the last answer's bookmark reads a replica at least that fresh; the first read, the primary.
-    const session = readSessions?.(freshAsClient(c.req.header(BOOKMARK_HEADER))) ?? { db, bookmark: () => null };
+    const session = readSessionsOf(deps)(freshAsClient(c.req.header(BOOKMARK_HEADER)));
     const loan = await loadProgramLoan({ db: session.db }, { program, loanId: c.req.valid("param").loanId });
     const bookmark = session.bookmark();
-    return c.json({ loan: embedLoanView(loan, tenantClock(clock, program.tenant, program.mode).now()) }, 200, bookmark ? { [BOOKMARK_HEADER]: bookmark } : {});
+    return c.json(
+      { loan: embedLoanView(loan, tenantClock(deps.clock, program.tenant, program.mode).now()) },
+      200,
+      bookmark ? { [BOOKMARK_HEADER]: bookmark } : {},
+    );
   });
