@@ -1,11 +1,13 @@
 import type { MiddlewareHandler } from "hono";
 import { safeErrorFields } from "../../../shared/observability/logger.ts";
-import { relayOutbox } from "../../../shared/webhooks/relay-outbox.ts";
+import { relayAfterCommit } from "../../../shared/webhooks/relay-after-commit.ts";
 import type { AppEnv } from "../context.ts";
 
 /**
  * After a write by an authenticated caller, relay that tenant's new events
- * to the deliveries Queue at once (the cron relay is the safety net). In a
+ * to the deliveries Queue at once (the cron relay is the safety net), one
+ * pass per tenant at a time however many writes commit together
+ * (shared/webhooks/relay-after-commit.ts). In a
  * worker it runs after the response (`waitUntil`); where there is no
  * execution context (the Bun tier) it runs before returning.
  */
@@ -14,7 +16,7 @@ export const relayAfterWrite: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = c.get("principal");
   if (c.req.method === "GET" || !principal) return;
   const { db, queue, clock, log } = c.get("deps");
-  const task = relayOutbox({ db, queue }, { now: clock.now(), tenantId: principal.tenant.id }).catch((err) =>
+  const task = relayAfterCommit({ db, queue }, { now: () => clock.now(), tenantId: principal.tenant.id }).catch((err) =>
     log.error("relay after write failed", { tenantId: principal.tenant.id, ...safeErrorFields(err) }),
   );
   let waitUntil: ((p: Promise<unknown>) => void) | undefined;

@@ -4,7 +4,7 @@ import { acceptDraw } from "../../../../shared/embed/draw.ts";
 import { embedLoanView } from "../../../../shared/embed/program-loans.ts";
 import { safeErrorFields } from "../../../../shared/observability/logger.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
-import { relayOutbox } from "../../../../shared/webhooks/relay-outbox.ts";
+import { relayAfterCommit } from "../../../../shared/webhooks/relay-after-commit.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams } from "../params.ts";
 import { AcceptBodySchema, EmbedLoanResponseSchema } from "../schemas.ts";
@@ -37,7 +37,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       { ...c.req.valid("json"), program, now: now() },
     );
     // The draw's events go out at once (the cron relay is the safety net).
-    const relay = relayOutbox(deps, { now: deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
+    const relay = relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
       deps.log.error("relay after accept failed", safeErrorFields(err)),
     );
     try {

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, isNull } from "drizzle-orm";
+import { events } from "../../db/schema/events.ts";
+import { webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
+import type { DeliveryMessage } from "./messages.ts";
+import { coalescedPasses, MAX_PASSES } from "./relay-after-commit.ts";
+
+/** A pass that waits until the test lets it end. */
+function controlledPasses() {
+  const started: { end: (err?: Error) => void }[] = [];
+  const pass = () =>
+    new Promise<void>((resolve, reject) => {
+      started.push({ end: (err) => (err ? reject(err) : resolve()) });
+    });
+  return { started, pass };
+}
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("coalescedPasses: one caller runs the passes, the others join it", () => {
+  test("calls during a pass return at once, and one more pass runs after it for all of them", async () => {
+    const scope = {};
+    const { started, pass } = controlledPasses();
+    const first = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    expect(started).toHaveLength(1);
+    // Three writes commit while the first pass runs: they are done at once, and start nothing.
+    await Promise.all([coalescedPasses(scope, "tenant", pass), coalescedPasses(scope, "tenant", pass), coalescedPasses(scope, "tenant", pass)]);
+    expect(started).toHaveLength(1);
+    started[0]!.end();
+    await tick();
+    // The first pass may have missed their events: one more pass, which starts after their commits.
+    expect(started).toHaveLength(2);
+    started[1]!.end();
+    await first;
+    expect(started).toHaveLength(2);
+  });
+
+  test("with no call during its pass, the caller runs exactly one; the next call starts a run of its own", async () => {
+    const scope = {};
+    const { started, pass } = controlledPasses();
+    const first = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    started[0]!.end();
+    await first;
+    expect(started).toHaveLength(1);
+    const second = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    expect(started).toHaveLength(2);
+    started[1]!.end();
+    await second;
+  });
+
+  test("other tenants, and other databases, run their own passes at the same time", async () => {
+    const scope = {};
+    const { started, pass } = controlledPasses();
+    const runs = [coalescedPasses(scope, "a", pass), coalescedPasses(scope, "b", pass), coalescedPasses({}, "a", pass)];
+    await tick();
+    expect(started).toHaveLength(3);
+    for (const s of started) s.end();
+    await Promise.all(runs);
+  });
+
+  test(`under a steady stream of writes, one caller runs at most ${MAX_PASSES} passes; then the next write takes over`, async () => {
+    const scope = {};
+    const { started, pass } = controlledPasses();
+    const first = coalescedPasses(scope, "tenant", pass);
+    for (let n = 0; n < MAX_PASSES; n++) {
+      await tick();
+      expect(started).toHaveLength(n + 1);
+      await coalescedPasses(scope, "tenant", pass); // a write during every pass
+      started[n]!.end();
+    }
+    await first;
+    expect(started).toHaveLength(MAX_PASSES);
+    const next = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    expect(started).toHaveLength(MAX_PASSES + 1);
+    started[MAX_PASSES]!.end();
+    await next;
+  });
+
+  test("a failed pass ends the run with its error, and the next write runs a pass again", async () => {
+    const scope = {};
+    const { started, pass } = controlledPasses();
+    const first = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    await coalescedPasses(scope, "tenant", pass);
+    started[0]!.end(new Error("D1_ERROR: overloaded"));
+    expect(first).rejects.toThrow("overloaded");
+    await first.catch(() => undefined);
+    expect(started).toHaveLength(1);
+    const next = coalescedPasses(scope, "tenant", pass);
+    await tick();
+    expect(started).toHaveLength(2);
+    started[1]!.end();
+    await next;
+  });
+});
+
+describe("relay after concurrent writes (the api, libSQL)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("eight loans created at once: every event relayed, each delivery messaged exactly once, and no write costs more than one relay read", async () => {
+    const m = await sandboxTenant(t);
+    const hook = await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/svc", events: ["*"] }, headers: apiKey(m.key) });
+    expect(hook.status).toBe(201);
+    const queue = t.deps.queue as unknown as { messages: { body: DeliveryMessage }[] };
+    queue.messages.length = 0;
+
+    // Count the relay's first read (the tenant's unrelayed page): once per page of a pass.
+    const execute = t.client.execute.bind(t.client);
+    let relayReads = 0;
+    t.client.execute = ((stmt: Parameters<typeof execute>[0]) => {
+      const sql = typeof stmt === "string" ? stmt : stmt.sql;
+      if (/from "events" where \("events"\."relayed_at" is null and "events"\."tenant_id" = \?\)/.test(sql)) relayReads++;
+      return execute(stmt);
+    }) as typeof t.client.execute;
+    try {
+      const created = await Promise.all(Array.from({ length: 8 }, () => createLoan(t, m.key)));
+      expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
+    } finally {
+      t.client.execute = execute;
+    }
+
+    expect(
+      await t.db
+        .select({ id: events.id })
+        .from(events)
+        .where(and(eq(events.tenantId, m.tenantId), isNull(events.relayedAt))),
+    ).toEqual([]);
+    const deliveries = await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, m.tenantId));
+    // Submitted, approved, funded: three events per loan, one delivery each to the "*" endpoint.
+    expect(deliveries).toHaveLength(24);
+    const messaged = queue.messages.filter((q) => q.body.kind === "delivery").map((q) => (q.body as { deliveryId: string }).deliveryId);
+    expect(messaged.toSorted()).toEqual(deliveries.map((d) => d.id).toSorted());
+    // Joined writes start no pass of their own; the one that relays runs one more for them.
+    expect(relayReads).toBeGreaterThan(0);
+    expect(relayReads).toBeLessThanOrEqual(8);
+  });
+});

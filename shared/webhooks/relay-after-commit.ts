@@ -1,0 +1,75 @@
+import type { VerbDeps } from "../verbs.ts";
+import { RELAY_PAGE, relayOutbox } from "./relay-outbox.ts";
+
+/** Pages one relay pass takes at most (the cron relay drains the rest). */
+export const PASS_PAGES = 4;
+/** Passes one request runs at most for the writes that joined it (then the next write, or the cron relay, takes over). */
+export const MAX_PASSES = 4;
+
+/** One tenant's relay in this isolate: a request is running passes; `dirty`, a write committed since its pass began. */
+type Gate = { dirty: boolean };
+const gates = new WeakMap<object, Map<string, Gate>>();
+
+/**
+ * Relays a tenant's new events right after a request committed them, with
+ * one request at a time per tenant running the passes in this isolate.
+ *
+ * Before, every write ran a relay of its own after its response: under ten
+ * concurrent loan requests, ten relays read the same unrelayed page, wrote
+ * the same notifications (ignored as duplicates) and raced to claim the
+ * same events. Now a write that finds another request relaying for its
+ * tenant only marks the relay dirty and is done; the relaying request, when
+ * its pass ends, runs another pass if a write committed meanwhile (that
+ * pass starts after the write's commit, so it reads its events). So every
+ * write's events still go out from a pass that started after its commit,
+ * and ten concurrent writes cost one or two passes instead of ten.
+ *
+ * Each pass relays up to `PASS_PAGES` pages of `RELAY_PAGE` events (it
+ * stops at a short page); a request runs at most `MAX_PASSES` passes, so
+ * its `waitUntil` stays short under a steady stream of writes (the next
+ * write starts the next run). A pass that fails ends the run: its error is
+ * the caller's to log, and the events wait for the next write or the cron
+ * relay, as a failed relay always did. The passes run in the relaying
+ * request's own context: no request awaits work another request started.
+ */
+export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { tenantId: string; now: () => Date }): Promise<void> {
+  return coalescedPasses(deps.db, input.tenantId, () => relayPass(deps, input.tenantId, input.now()));
+}
+
+/**
+ * Runs `pass` for `key` (within `scope`, the database: tests run several
+ * in one process) unless a caller is already running passes for it: then
+ * marks it dirty and returns at once. The running caller repeats `pass`
+ * while a call came in during the last one, `MAX_PASSES` times at most.
+ */
+export async function coalescedPasses(scope: object, key: string, pass: () => Promise<void>): Promise<void> {
+  let byKey = gates.get(scope);
+  if (!byKey) {
+    byKey = new Map();
+    gates.set(scope, byKey);
+  }
+  const running = byKey.get(key);
+  if (running) {
+    running.dirty = true;
+    return;
+  }
+  const own: Gate = { dirty: false };
+  byKey.set(key, own);
+  try {
+    for (let n = 0; n < MAX_PASSES; n++) {
+      own.dirty = false;
+      await pass();
+      if (!own.dirty) return;
+    }
+  } finally {
+    byKey.delete(key);
+  }
+}
+
+/** One pass: pages of the tenant's outbox until a short one. */
+async function relayPass(deps: Pick<VerbDeps, "db" | "queue">, tenantId: string, now: Date): Promise<void> {
+  for (let page = 0; page < PASS_PAGES; page++) {
+    const { events } = await relayOutbox(deps, { now, tenantId });
+    if (events < RELAY_PAGE) return;
+  }
+}
