@@ -116,10 +116,10 @@ describe("relay after concurrent writes (the api, libSQL)", () => {
     // Count the relay's first read (the tenant's unrelayed page): once per page of a pass.
     const execute = t.client.execute.bind(t.client);
     let relayReads = 0;
-    t.client.execute = ((stmt: Parameters<typeof execute>[0]) => {
+    t.client.execute = ((stmt: string | { sql: string }) => {
       const sql = typeof stmt === "string" ? stmt : stmt.sql;
       if (/from "events" where \("events"\."relayed_at" is null and "events"\."tenant_id" = \?\)/.test(sql)) relayReads++;
-      return execute(stmt);
+      return execute(stmt as never);
     }) as typeof t.client.execute;
     try {
       const created = await Promise.all(Array.from({ length: 8 }, () => createLoan(t, m.key)));
@@ -138,7 +138,7 @@ describe("relay after concurrent writes (the api, libSQL)", () => {
     // Submitted, approved, funded: three events per loan, one delivery each to the "*" endpoint.
     expect(deliveries).toHaveLength(24);
     const messaged = queue.messages.filter((q) => q.body.kind === "delivery").map((q) => (q.body as { deliveryId: string }).deliveryId);
-    expect(messaged.toSorted()).toEqual(deliveries.map((d) => d.id).toSorted());
+    expect([...messaged].sort()).toEqual(deliveries.map((d) => d.id).sort());
     // Joined writes start no pass of their own; the one that relays runs one more for them.
     expect(relayReads).toBeGreaterThan(0);
     expect(relayReads).toBeLessThanOrEqual(8);
