@@ -14,9 +14,15 @@ export function generateApiKey(mode: TenantMode): { key: string; prefix: string 
 }
 
 export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
+  // Every authenticated request hashes its key: a table, not 32 padded toString calls.
+  let hex = "";
+  for (const b of digest) hex += HEX[b];
+  return hex;
 }
+
+const encoder = new TextEncoder();
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
 /** Embed keys identify a widget program publicly; they grant nothing. */
 export const generateEmbedKey = (mode: TenantMode): string => `ek_${mode === "live" ? "live" : "test"}_${randomToken(24)}`;

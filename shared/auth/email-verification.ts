@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
@@ -145,18 +145,3 @@ export async function verifyEmailToken({ db }: Pick<VerbDeps, "db">, input: { to
   if (!user || user.email !== row.email || !user.verifiedAt) throw businessRule("token was sent to an address this account no longer uses");
   return { userId: user.id, email: user.email, emailVerifiedAt: user.verifiedAt };
 }
-
-/**
- * `emailVerified` of `GET /v1/me`, as a select for the caller reads of
- * authentication: a dashboard user's own address; for an API key, the tenant
- * owner's (the address notification e-mail goes to). `tenantId` may be SQL
- * (the key's tenant, evaluated in the batch). True when its row has
- * `verifiedAt`.
- */
-export const principalEmailVerifiedRead = (db: Db, who: { kind: "user"; userId: string | Placeholder } | { kind: "apiKey"; tenantId: string | SQL }) =>
-  db
-    .select({ verifiedAt: users.emailVerifiedAt })
-    .from(users)
-    .where(who.kind === "user" ? eq(users.id, who.userId) : and(eq(users.tenantId, who.tenantId), eq(users.role, "OWNER")))
-    .orderBy(asc(users.createdAt))
-    .limit(1);

@@ -7,7 +7,15 @@ export type Principal =
   | { kind: "apiKey"; apiKeyId: string; mode: TenantMode; tenant: TenantRef }
   | { kind: "user"; userId: string; email: string; role: Role; tenant: TenantRef };
 
-export type TenantRef = { id: string; name: string; mode: TenantMode; clockOffsetMs: number; certifiedAt: Date | null };
+export type TenantRef = {
+  id: string;
+  name: string;
+  mode: TenantMode;
+  clockOffsetMs: number;
+  certifiedAt: Date | null;
+  /** As the credential's lookup read it: the version of the tenant's description (shared/tenants/description-cache.ts). */
+  descriptionVersion?: number;
+};
 
 /**
  * The one mode a request acts and reads in (DECISIONS.md "Modes"): an API

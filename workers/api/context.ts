@@ -7,8 +7,6 @@ export type AppEnv = {
   Variables: {
     deps: ApiDeps;
     principal: Principal;
-    /** The results of the route's caller reads, batched with authentication (RouteSpec `callerReads`). */
-    callerReads: unknown[];
     requestId: string;
   };
 };

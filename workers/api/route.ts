@@ -1,7 +1,5 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
-import type { BatchResults } from "../../db/batch-columns.ts";
-import type { CallerReads } from "../../shared/auth/resolve-principal.ts";
+import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../db/schema/users.ts";
 import type { TenantMode } from "../../shared/domain/rails.ts";
 import { ErrorBodySchema } from "../../shared/schemas/common.ts";
@@ -54,11 +52,6 @@ export type RouteSpec = {
   mode?: TenantMode;
   /** Extra documented error statuses (404 and 400 are added when the route has params or input). */
   errors?: number[];
-  /**
-   * Reads that depend only on the caller, made in the same D1 round trip as
-   * authentication; the handler takes their results with `callerReadsOf`.
-   */
-  callerReads?: CallerReads;
 };
 
 /** A route made by `defineRoute`: the route config, and the spec it was declared with. */
@@ -73,7 +66,7 @@ export type DefinedRoute<R extends RouteConfig = RouteConfig> = R & { getRouting
  * their methods after it, so it must not change when a path does.
  */
 export function defineRoute<const R extends RouteConfig & { operationId: string }>(spec: RouteSpec, route: R): DefinedRoute<R> {
-  const middleware: MiddlewareHandler<AppEnv>[] = [authenticate(spec.auth, { rateLimit: spec.rateLimit, reads: spec.callerReads })];
+  const middleware: MiddlewareHandler<AppEnv>[] = [authenticate(spec.auth, { rateLimit: spec.rateLimit })];
   if (spec.roles) middleware.push(requireRole(spec.roles, { allowApiKey: spec.rolesAllowApiKey }));
   if (spec.mode) middleware.push(requireMode(spec.mode));
   const statuses = new Set<number>([429, 500, ...(spec.errors ?? [])]);
@@ -97,14 +90,4 @@ export function defineRoute<const R extends RouteConfig & { operationId: string 
   // Not enumerable: the OpenAPI generator copies a route's enumerable keys into the operation.
   Object.defineProperty(created, "spec", { value: Object.freeze({ ...spec }), enumerable: false });
   return created as unknown as DefinedRoute<R>;
-}
-
-/**
- * The results of a route's caller reads (RouteSpec `callerReads`), typed
- * after the function that made them.
- *
- * @example const [configs, programs] = callerReadsOf(c, meReads);
- */
-export function callerReadsOf<F extends CallerReads>(c: Context<AppEnv>, _reads: F): BatchResults<ReturnType<F>> {
-  return c.get("callerReads") as BatchResults<ReturnType<F>>;
 }

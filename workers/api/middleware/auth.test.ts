@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { countRoundTrips } from "../../../shared/testing/count-round-trips.ts";
 import { createTestApp } from "../../../shared/testing/harness.ts";
-import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../../shared/testing/fixtures.ts";
+import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../shared/testing/fixtures.ts";
 
 describe("rate limits answer 429 with Retry-After", () => {
   test("per client IP on unauthenticated routes", async () => {
@@ -101,13 +101,18 @@ describe("limits that more keys or more guesses do not get around", () => {
   });
 });
 
-describe("authentication and the caller's reads are one D1 round trip", () => {
-  test("GET /v1/me with a key or a session: one round trip; a revoked key is refused on the very next request", async () => {
+describe("GET /v1/me: authentication is one D1 round trip, the description is kept per isolate against its version", () => {
+  test("one round trip once the description is known, for a key and a session; a revoked key is refused on the very next request", async () => {
     const t = await createTestApp();
     const owner = await signUpTenant(t);
     const { id, key } = await createKey(t, owner.token);
+    // Signing up and creating the key changed the description: the first read reads it again (a second round trip).
+    const cold = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    expect(cold.result.status).toBe(200);
+    expect(cold.trips).toBe(2);
     const byKey = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
     expect(byKey.result.status).toBe(200);
+    expect(byKey.result.body).toEqual(cold.result.body);
     expect(byKey.result.body.principal).toEqual({ kind: "apiKey", apiKeyId: id, mode: "sandbox" });
     expect(byKey.result.body.merchantConfigs).toHaveLength(1);
     expect(byKey.result.body.widgetPrograms).toHaveLength(1);
@@ -122,6 +127,60 @@ describe("authentication and the caller's reads are one D1 round trip", () => {
     const revoked = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
     expect(revoked.result.status).toBe(401);
     expect(revoked.result.body.merchantConfigs).toBeUndefined();
+    t.close();
+  });
+
+  test("a change to what it describes shows on the very next request: a new widget program, a deleted one, a verified e-mail", async () => {
+    const t = await createTestApp();
+    const owner = await signUpTenant(t, "Acme", { verifyEmail: false });
+    const { key } = await createKey(t, owner.token);
+    const me = async (headers: Record<string, string>) => {
+      const res = await t.request("GET", "/v1/me", { headers });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const before = await me({ "x-api-key": key });
+    expect(before.emailVerified).toBe(false);
+    expect(before.widgetPrograms).toHaveLength(1);
+
+    const created = await t.request("POST", "/v1/widget-programs", {
+      headers: bearer(owner.token),
+      body: { name: "Checkout", merchantConfigId: before.merchantConfigs[0].id, allowedOrigins: [] },
+    });
+    expect(created.status).toBe(201);
+    const withProgram = await me({ "x-api-key": key });
+    expect(withProgram.widgetPrograms.map((p: { id: string }) => p.id)).toContain(created.body.id);
+    expect(withProgram.widgetPrograms).toHaveLength(2);
+
+    expect((await t.request("DELETE", `/v1/widget-programs/${created.body.id}`, { headers: bearer(owner.token) })).status).toBeLessThan(300);
+    expect((await me({ "x-api-key": key })).widgetPrograms.map((p: { id: string }) => p.id)).not.toContain(created.body.id);
+
+    const token = await verificationTokenFor(t, owner.email);
+    expect((await t.request("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
+    expect((await me({ "x-api-key": key })).emailVerified).toBe(true);
+    expect((await me(bearer(owner.token))).emailVerified).toBe(true);
+    t.close();
+  });
+
+  test("each tenant sees its own description, however the isolate's copies interleave", async () => {
+    const t = await createTestApp();
+    const a = await signUpTenant(t, "Tenant A");
+    const b = await signUpTenant(t, "Tenant B");
+    const keyA = (await createKey(t, a.token)).key;
+    const keyB = (await createKey(t, b.token)).key;
+    for (let round = 0; round < 2; round++) {
+      const [ra, rb] = await Promise.all([
+        t.request("GET", "/v1/me", { headers: { "x-api-key": keyA } }),
+        t.request("GET", "/v1/me", { headers: { "x-api-key": keyB } }),
+      ]);
+      expect(ra.body.tenant.id).toBe(a.tenantId);
+      expect(rb.body.tenant.id).toBe(b.tenantId);
+      const configsOf = async (token: string) =>
+        (await t.request("GET", "/v1/merchant-configs", { headers: bearer(token) })).body.data.map((m: { id: string }) => m.id);
+      expect(ra.body.merchantConfigs.map((m: { id: string }) => m.id)).toEqual(await configsOf(a.token));
+      expect(rb.body.merchantConfigs.map((m: { id: string }) => m.id)).toEqual(await configsOf(b.token));
+      expect(ra.body.widgetPrograms[0].embedKey).not.toBe(rb.body.widgetPrograms[0].embedKey);
+    }
     t.close();
   });
 });

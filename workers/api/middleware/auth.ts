@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../../db/schema/users.ts";
 import { OPERATOR_KEY_HEADER, operatorKeyMatches } from "../../../shared/auth/operator-key.ts";
-import { type CallerReads, principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
+import { principalForApiKey, principalForSession } from "../../../shared/auth/resolve-principal.ts";
 import { forbidden, rateLimited, unauthorized } from "../../../shared/domain/errors.ts";
 import type { TenantMode } from "../../../shared/domain/rails.ts";
 import type { AppEnv } from "../context.ts";
@@ -28,11 +28,9 @@ export const clientIp = (headers: { header(name: string): string | undefined }):
  * request from that IP that carries credentials gets 429 before any lookup.
  * Requests without credentials spend nothing: they look nothing up.
  *
- * The lookup is one D1 round trip (one JOINed select), and `reads` (the
- * route's caller-scoped reads, see `CallerReads`) ride in the same batch;
- * their results are the context's `callerReads`.
+ * The lookup is one D1 round trip (one JOINed select), made once per request.
  */
-export function authenticate(mode: AuthMode, options: { rateLimit?: boolean; reads?: CallerReads } = {}): MiddlewareHandler<AppEnv> {
+export function authenticate(mode: AuthMode, options: { rateLimit?: boolean } = {}): MiddlewareHandler<AppEnv> {
   const limited = options.rateLimit ?? true;
   return async (c, next) => {
     const { db, jwtSecret, limiters, authFailures } = c.get("deps");
@@ -55,12 +53,11 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean; rea
     }
     const wait = authFailures.blockedFor(ip);
     if (wait > 0) throw rateLimited(wait);
-    const resolved = useKey ? await principalForApiKey(db, key!, options.reads) : await principalForSession(db, token!, jwtSecret, options.reads);
-    if (!resolved) {
+    const principal = useKey ? await principalForApiKey(db, key!) : await principalForSession(db, token!, jwtSecret);
+    if (!principal) {
       if (!(await authFailures.spend(ip))) throw rateLimited(authFailures.periodSeconds);
       throw unauthorized(useKey ? "Invalid or revoked API key" : "Invalid or expired session token");
     }
-    const { principal } = resolved;
     if (limited) {
       const rateKey = principal.kind === "apiKey" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
       if (!(await limiters.apiKey.limit({ key: rateKey })).success) throw rateLimited(limiters.periodSeconds);
@@ -68,7 +65,6 @@ export function authenticate(mode: AuthMode, options: { rateLimit?: boolean; rea
       if (!(await limiters.tenant.limit({ key: `tenant:${principal.tenant.id}` })).success) throw rateLimited(limiters.periodSeconds);
     }
     c.set("principal", principal);
-    c.set("callerReads", resolved.reads);
     return next();
   };
 }

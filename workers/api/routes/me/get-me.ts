@@ -3,12 +3,9 @@ import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { RoleSchema } from "../../../../shared/schemas/auth.ts";
 import { isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { MerchantConfigSchema, merchantConfigView, WidgetProgramSchema, widgetProgramView } from "../../../../shared/schemas/merchant-config.ts";
-import { principalEmailVerifiedRead } from "../../../../shared/auth/email-verification.ts";
-import type { Caller } from "../../../../shared/auth/resolve-principal.ts";
-import type { Db } from "../../../../db/create-db.ts";
-import { describeTenant, tenantDescriptionReads } from "../../../../shared/tenants/describe-tenant.ts";
+import { callerEmailVerified, describedTenant } from "../../../../shared/tenants/description-cache.ts";
 import type { AppEnv } from "../../context.ts";
-import { callerReadsOf, defineRoute } from "../../route.ts";
+import { defineRoute } from "../../route.ts";
 
 const MeSchema = z
   .object({
@@ -30,19 +27,8 @@ const MeSchema = z
   })
   .openapi("Me");
 
-/**
- * Everything the answer reads besides the principal, in the same D1 round
- * trip as authentication: the tenant's configurations and programs, and
- * whose e-mail is verified.
- */
-const meReads = (db: Db, caller: Caller) =>
-  [
-    ...tenantDescriptionReads(db, caller.tenantId),
-    principalEmailVerifiedRead(db, caller.kind === "user" ? { kind: "user", userId: caller.userId } : { kind: "apiKey", tenantId: caller.tenantId }),
-  ] as const;
-
 export const route = defineRoute(
-  { auth: "KEY_OR_JWT", callerReads: meReads },
+  { auth: "KEY_OR_JWT" },
   {
     method: "get",
     path: "/v1/me",
@@ -60,9 +46,9 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { tenant } = principal;
     const mode = principal.kind === "apiKey" ? principal.mode : tenant.mode;
-    const [configs, programs, verified] = callerReadsOf(c, meReads);
-    const described = describeTenant([configs, programs]);
-    const emailVerified = Boolean(verified[0]?.verifiedAt);
+    // Authentication read the description's version; the isolate's copy at that version needs no read (shared/tenants/description-cache.ts).
+    const described = await describedTenant(c.get("deps").db, tenant.id, tenant.descriptionVersion);
+    const emailVerified = callerEmailVerified(described, principal);
     return c.json(
       {
         tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
