@@ -1,4 +1,4 @@
-import { and, eq, isNull, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { batchColumn } from "../../db/batch-columns.ts";
 import type { Db } from "../../db/create-db.ts";
