@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
+import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
@@ -163,6 +164,26 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
 export type LoanTenant = Pick<LoadedTenant, "id" | "mode" | "certifiedAt">;
 
 /**
+ * What creating a loan reads first, in one batch built once per database
+ * (db/prepared-batch.ts): the loan its key already made (only its id: a
+ * repeated key is the rare case, and it reads the loan then), the active
+ * product, the borrower of the ref, the KYC setting.
+ */
+const creationReads = preparedReads((db: Db) => {
+  const tenantId = placeholderAs<string>("tenantId");
+  return [
+    db
+      .select({ id: loans.id })
+      .from(loans)
+      .where(byKey(tenantId, placeholderAs<string>("scope"), placeholderAs<string>("key")))
+      .limit(1),
+    activeProductQuery(db, tenantId, placeholderAs<string>("productId")),
+    borrowerQuery(db, tenantId, placeholderAs<string>("borrowerRef")),
+    db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
+  ] as const;
+});
+
+/**
  * Creates the loan in status CREATED with `loan.application_submitted`, or
  * finds the loan this idempotency key already created in its key space
  * (`idempotencyScopeOf`). The unique index on (tenant, scope, key) decides
@@ -183,21 +204,13 @@ export async function createLoan(
   input: CreateLoanInput & { tenant: LoanTenant; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
-  const [[existing], [product], [borrower], [settings]] = await db.batch([
-    // Only its id: a repeated key is the rare case, and it reads the loan then (a select of every column costs to build).
-    db
-      .select({ id: loans.id })
-      .from(loans)
-      .where(byKey(input.tenant.id, scope, input.idempotencyKey))
-      .limit(1),
-    activeProductQuery(db, input.tenant.id, input.loanProductId),
-    borrowerQuery(db, input.tenant.id, input.borrowerRef),
-    db
-      .select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding })
-      .from(tenantSettings)
-      .where(eq(tenantSettings.tenantId, input.tenant.id))
-      .limit(1),
-  ]);
+  const [[existing], [product], [borrower], [settings]] = await creationReads(db, {
+    tenantId: input.tenant.id,
+    scope,
+    key: input.idempotencyKey,
+    productId: input.loanProductId,
+    borrowerRef: input.borrowerRef,
+  });
   if (existing) return { loan: await loadLoan(db, input.tenant.id, existing.id), created: false };
   if (!isUuid(input.loanProductId) || !product) throw notFound("Loan product");
   const checked = checkRequest(input, product, input.tenant);
