@@ -6,6 +6,11 @@ import { LISTENER_PAGE, ledgersToPoll, pollChain } from "../../shared/settlement
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
 import { drainOutbox, RELAY_PAGE } from "../../shared/webhooks/relay-outbox.ts";
+import { DAY_MS } from "../../shared/domain/pricing.ts";
+import { sweepDueLoans } from "../../shared/sweeps/run-sweeps.ts";
+import { SWEEP_PAGE } from "../../shared/sweeps/sweep-loans.ts";
+
+const HOUR_MS = 3_600_000;
 
 // The cron's jobs are bounded per run (workers/cron/budget.ts): a run that stops at its cap says so
 // (`more`) and leaves the rest to a continuation or the next tick, never dropping it.
@@ -72,4 +77,28 @@ test("the relay stops at its page cap and says so; the continuation drains the r
   const second = await drainOutbox({ db: t.db, queue: t.deps.queue }, { now: t.clock.now(), maxPages: 2 });
   expect([second.events, second.more]).toEqual([5, false]);
   expect(await left()).toBe(0);
+});
+
+test("the sweep stops at its page cap with loans still due and says so; the next run sweeps the rest, each loan once", async () => {
+  const m = await sandboxTenant(t);
+  const count = SWEEP_PAGE + 7;
+  const created: { id: string }[] = [];
+  for (let i = 0; i < count; i++) created.push(await createdLoan(t, m.key));
+  // Past the 3-day tenure: every one of them is due (overdue not yet marked).
+  t.clock.advance(3 * DAY_MS + HOUR_MS);
+  const deps = { db: t.db, writer: t.deps.writer, clock: t.clock };
+  const first = await sweepDueLoans(deps, { tenantId: m.tenantId, maxPages: 1 });
+  expect(first).toEqual({ visited: SWEEP_PAGE, failed: 0, more: true });
+  const second = await sweepDueLoans(deps, { tenantId: m.tenantId, maxPages: 1 });
+  expect(second).toEqual({ visited: 7, failed: 0 });
+  expect(await sweepDueLoans(deps, { tenantId: m.tenantId, maxPages: 1 })).toEqual({ visited: 0, failed: 0 });
+
+  const overdue = await t.db
+    .select({ loanId: events.loanId, n: sql<number>`COUNT(*)` })
+    .from(events)
+    .where(and(eq(events.tenantId, m.tenantId), eq(events.type, "loan.overdue")))
+    .groupBy(events.loanId);
+  expect(overdue).toHaveLength(count);
+  expect(overdue.every((o) => o.n === 1)).toBe(true);
+  expect(new Set(overdue.map((o) => o.loanId))).toEqual(new Set(created.map((l) => l.id)));
 });
