@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
@@ -9,6 +9,10 @@ import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-pro
 import { EMAIL_LEASE_MS, sendNotificationEmail } from "./send-notification-email.ts";
 import { fixedClock } from "../domain/clock.ts";
 import { events } from "../../db/schema/events.ts";
+import { createDb } from "../../db/create-db.ts";
+import type { D1FaultPolicy } from "../chaos/faults.ts";
+import { isTransientError } from "../http/transient-errors.ts";
+import { overloadedLibsql } from "../testing/overloaded-libsql.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -169,4 +173,40 @@ test("an address verified by a user of another tenant does not let this tenant's
   const { id } = await notification(b, a.email);
   expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "owner e-mail not verified" });
+});
+
+describe("D1 overloaded during an e-mail's bookkeeping spends no attempt and sends nothing twice", () => {
+  const overloadedDb = (policy: Omit<D1FaultPolicy, "rate">) => createDb(overloadedLibsql(t.client, { rate: 1, ...policy }));
+  const mailsOf = async (id: string) => t.db.select().from(mailbox).where(eq(mailbox.notificationId, id));
+
+  test("the record of a sent e-mail, overloaded twice, is retried in place: SENT once, attempt 1", async () => {
+    const { id } = await notification();
+    const db = overloadedDb({ when: "before", match: '^update "notifications" set "email_status"', limit: 2 });
+    const deps = { db, mail: databaseMailbox(t.db), clock: t.clock };
+    expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+    expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1, emailNextAttemptAt: null });
+    expect(await mailsOf(id)).toHaveLength(1);
+  });
+
+  test("a claim that committed with its answer lost is recognized as this call's: sent, attempt 1", async () => {
+    const { id } = await notification();
+    const db = overloadedDb({ when: "after", match: '^update "notifications" set "email_attempts"', limit: 1 });
+    const deps = { db, mail: databaseMailbox(t.db), clock: t.clock };
+    expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+    expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
+    expect(await mailsOf(id)).toHaveLength(1);
+  });
+
+  test("a claim that never ran throws (the Queue retries the message) and spends nothing; the retry sends it", async () => {
+    const { id } = await notification();
+    const db = overloadedDb({ when: "before", match: '^update "notifications" set "email_attempts"', limit: 1 });
+    const deps = { db, mail: databaseMailbox(t.db), clock: t.clock };
+    const first = await sendNotificationEmail(deps, id).catch((err: unknown) => err);
+    expect(isTransientError(first)).toBe(true);
+    expect(await row(id)).toMatchObject({ emailStatus: "PENDING", emailAttempts: 0 });
+    expect(await mailsOf(id)).toHaveLength(0);
+    expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+    expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
+    expect(await mailsOf(id)).toHaveLength(1);
+  });
 });

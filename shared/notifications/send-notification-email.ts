@@ -3,6 +3,7 @@ import type { Db } from "../../db/create-db.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications } from "../../db/schema/webhooks.ts";
 import type { Clock } from "../domain/clock.ts";
+import { isTransientError, retryTransient } from "../http/transient-errors.ts";
 import type { MailProvider } from "./mail-provider.ts";
 
 export const MAX_EMAIL_ATTEMPTS = 3;
@@ -23,7 +24,9 @@ export const EMAIL_LEASE_MS = 15_000;
  * before sending, which also takes the e-mail's lease (`emailNextAttemptAt`),
  * so duplicate messages never send twice in parallel, and one that comes
  * before the e-mail is due waits; a failure is recorded on the notification
- * and retried up to 3 times in all.
+ * and retried up to 3 times in all. D1's transient errors during this
+ * bookkeeping spend no attempt and send nothing twice (`claimAttempt`,
+ * `recordPersistently`).
  * Nothing goes to an address that no user of the tenant has verified: such
  * an e-mail is marked SKIPPED (the notification itself stays).
  */
@@ -59,27 +62,69 @@ export async function sendNotificationEmail(
     return { ack: true };
   }
   const attempt = n.emailAttempts + 1;
-  const claimed = await db
-    .update(notifications)
-    .set({ emailAttempts: attempt, emailNextAttemptAt: new Date(now.getTime() + EMAIL_LEASE_MS) })
-    .where(and(eq(notifications.id, n.id), eq(notifications.emailAttempts, n.emailAttempts), eq(notifications.emailStatus, "PENDING")))
-    .returning({ id: notifications.id });
-  if (claimed.length === 0) return { ack: true };
+  if (!(await claimAttempt(db, n, attempt, new Date(now.getTime() + EMAIL_LEASE_MS)))) return { ack: true };
   const result = await deps.mail.send({ to: n.emailTo, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id }, now);
   if (result.ok) {
-    await db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null, emailNextAttemptAt: null }).where(eq(notifications.id, n.id));
+    await recordPersistently(() =>
+      db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null, emailNextAttemptAt: null }).where(eq(notifications.id, n.id)),
+    );
     return { ack: true };
   }
   const final = attempt >= MAX_EMAIL_ATTEMPTS;
   const delays = deps.retrySeconds ?? EMAIL_RETRY_SECONDS;
   const retryInSeconds = delays[attempt - 1] ?? delays.at(-1) ?? 30;
-  await db
-    .update(notifications)
-    .set({
-      emailError: result.error,
-      emailNextAttemptAt: final ? null : new Date(deps.clock.now().getTime() + retryInSeconds * 1000),
-      ...(final ? { emailStatus: "FAILED" as const } : {}),
-    })
-    .where(eq(notifications.id, n.id));
+  await recordPersistently(() =>
+    db
+      .update(notifications)
+      .set({
+        emailError: result.error,
+        emailNextAttemptAt: final ? null : new Date(deps.clock.now().getTime() + retryInSeconds * 1000),
+        ...(final ? { emailStatus: "FAILED" as const } : {}),
+      })
+      .where(eq(notifications.id, n.id)),
+  );
   return final ? { ack: true } : { ack: false, retryInSeconds };
+}
+
+/**
+ * An outcome's record, after the e-mail went out (or failed): up to 5 tries
+ * over about 2.5 s through D1's transient errors ("overloaded" clears in
+ * that kind of time), as a webhook delivery's (shared/webhooks/deliver.ts).
+ * Left unrecorded, a sent e-mail would be sent again once its lease ran out,
+ * and its attempt counted twice.
+ */
+const recordPersistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200, 600, 1500]);
+
+/**
+ * Takes attempt `attempt` of the e-mail with its lease, conditional on no
+ * other attempt having been taken since `n` was read: true when this call
+ * holds it. If D1 fails transiently, the update may have committed with its
+ * answer lost: the row is read back, and an attempt that carries exactly
+ * this call's lease instant is this call's (it goes on and sends). A claim
+ * that did not run throws, so the Queue retries the message with nothing
+ * spent; one another message took answers false.
+ */
+async function claimAttempt(db: Db, n: { id: string; emailAttempts: number }, attempt: number, leaseUntil: Date): Promise<boolean> {
+  try {
+    const claimed = await db
+      .update(notifications)
+      .set({ emailAttempts: attempt, emailNextAttemptAt: leaseUntil })
+      .where(and(eq(notifications.id, n.id), eq(notifications.emailAttempts, n.emailAttempts), eq(notifications.emailStatus, "PENDING")))
+      .returning({ id: notifications.id });
+    return claimed.length > 0;
+  } catch (err) {
+    if (!isTransientError(err)) throw err;
+    const [now] = await retryTransient(
+      () =>
+        db
+          .select({ attempts: notifications.emailAttempts, next: notifications.emailNextAttemptAt, status: notifications.emailStatus })
+          .from(notifications)
+          .where(eq(notifications.id, n.id))
+          .limit(1),
+      [50, 200],
+    );
+    if (now?.status === "PENDING" && now.attempts === attempt && now.next?.getTime() === leaseUntil.getTime()) return true;
+    if (!now || now.attempts === n.emailAttempts) throw err;
+    return false;
+  }
 }

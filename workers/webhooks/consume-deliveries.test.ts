@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@libsql/client";
 import { eq, inArray } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb } from "../../db/create-db.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import type { D1FaultPolicy } from "../../shared/chaos/faults.ts";
-import { faultyLibsql } from "../../shared/chaos/faulty-d1.ts";
 import { DEV_SECRETS_KEY, sealSecret } from "../../shared/crypto/secret-box.ts";
 import { fixedClock } from "../../shared/domain/clock.ts";
 import { newId } from "../../shared/domain/ids.ts";
@@ -13,6 +11,7 @@ import { isTransientError } from "../../shared/http/transient-errors.ts";
 import type { Logger } from "../../shared/observability/logger.ts";
 import { createKey, signUpTenant } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
+import { OVERLOADED, overloadedLibsql } from "../../shared/testing/overloaded-libsql.ts";
 import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
 import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
@@ -29,24 +28,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-/** D1's own words when its writer's queue is full. */
-const OVERLOADED = "D1_ERROR: D1 DB is overloaded. Too many requests queued.";
-
-/** The libSQL fault wrapper, its injected faults turned into D1's "overloaded" error. */
-function overloaded(client: Client, policy: D1FaultPolicy): Client {
-  const faulty = faultyLibsql(client, policy);
-  const rethrow = (err: unknown) => {
-    throw err instanceof Error && err.name === "InjectedFault" ? new Error(OVERLOADED) : err;
-  };
-  return new Proxy(faulty, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (prop === "execute" || prop === "batch") return (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrow);
-      return value;
-    },
-  });
-}
 
 type Sent = { id: string; body: DeliveryMessage; attempts: number };
 
@@ -91,7 +72,7 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
   const log: Logger = { info: () => undefined, error: (msg, f) => errors.push(`${msg} ${JSON.stringify(f)}`) };
   const outbound = memoryDeliveryQueue();
   const deps = {
-    db: dbFaults ? createDb(overloaded(t.client, dbFaults)) : t.db,
+    db: dbFaults ? createDb(overloadedLibsql(t.client, dbFaults)) : t.db,
     queue: outbound,
     clock: fixedClock(t.clock.now()),
     fetch: async (_url: string, init: RequestInit) => {
