@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { sourceStamp } from "./build.ts";
+import { dirname, join } from "node:path";
+import { bundledWorkers, copiedBundles, sourceStamp } from "./build.ts";
 
 const root = mkdtempSync(join(tmpdir(), "svc-stamp-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,5 +41,28 @@ describe("bundles are rebuilt exactly when their sources change (the build stamp
     rmSync(join(root, "db/a.ts"));
     write("db/b.ts", "same");
     expect(sourceStamp(root)).not.toBe(before);
+  });
+});
+
+describe("a test's bundles are copied from dist when dist was built from the same sources", () => {
+  const bundles = (dir: string, text: string) => {
+    for (const w of bundledWorkers(dir)) {
+      mkdirSync(dirname(w.scriptPath), { recursive: true });
+      writeFileSync(w.scriptPath, text);
+    }
+  };
+  test("same stamp: copied, with the stamp; another stamp or a missing bundle: not copied", async () => {
+    const dist = join(root, "copy-dist");
+    const out = join(root, "copy-out");
+    bundles(dist, "// bundle of stamp A");
+    writeFileSync(join(dist, "build-stamp"), "stamp-A");
+    expect(await copiedBundles(dist, out, "stamp-B")).toBe(false);
+    expect(await copiedBundles(dist, out, "stamp-A")).toBe(true);
+    for (const w of bundledWorkers(out)) expect(readFileSync(w.scriptPath, "utf8")).toBe("// bundle of stamp A");
+    expect(readFileSync(join(out, "build-stamp"), "utf8")).toBe("stamp-A");
+    rmSync(bundledWorkers(dist)[0]!.scriptPath);
+    expect(await copiedBundles(dist, join(root, "copy-out-2"), "stamp-A")).toBe(false);
+    // Never onto itself.
+    expect(await copiedBundles(dist, dist, "stamp-A")).toBe(false);
   });
 });

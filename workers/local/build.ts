@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { cp, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { REPO_ROOT, WORKERS, type WorkerKey } from "./wrangler-config.ts";
 
 export type BuiltWorker = { key: WorkerKey; config: string; scriptPath: string };
@@ -88,11 +88,11 @@ const complete = (outDir: string) => bundledWorkers(outDir).every((w) => existsS
  * same sources (its stamp): so `npm run dev` after `npm run build` (or after
  * another `npm run dev`) starts at once.
  *
- * The tests build into a folder of their own (workers/local/integration.ts).
- * Copying `dist` there would save about 20 s; it was tried, and it exposed a
- * race in the widget browser tests (a debounced quote re-disabling "Sign and
- * borrow" between Playwright's check and its click), since fixed in the
- * tests. Copying is left for a session that can watch CI with it.
+ * The tests build into a folder of their own (workers/local/integration.ts):
+ * when `dist` holds bundles of the same sources (CI builds it just before the
+ * tests), they are copied from there instead of built again (about 20 s).
+ * The stamp is read again after the copy, so a rebuild of `dist` that began
+ * meanwhile (`npm run dev`) is not taken half-written.
  */
 async function runBuild(outDir: string): Promise<Build> {
   const started = performance.now();
@@ -101,6 +101,7 @@ async function runBuild(outDir: string): Promise<Build> {
   const took = () => Math.round(performance.now() - started);
   if (stampOf(outDir) === stamp && complete(outDir)) return { outDir, workers, durationMs: took(), reused: true };
   await rm(join(outDir, STAMP), { force: true });
+  if (await copiedBundles(resolve(REPO_ROOT, "dist"), outDir, stamp)) return { outDir, workers, durationMs: took(), reused: true };
   await Promise.all(
     workers.map(async ({ config, scriptPath }) => {
       const workerOut = dirname(scriptPath);
@@ -113,6 +114,21 @@ async function runBuild(outDir: string): Promise<Build> {
   // Written last: a build that failed half-way leaves no stamp, so the next one starts over.
   await writeFile(join(outDir, STAMP), stamp);
   return { outDir, workers, durationMs: took(), reused: false };
+}
+
+/** Copies the bundles of `dist` into `outDir` when they were built from the sources of `stamp`; false when they were not. */
+export async function copiedBundles(dist: string, outDir: string, stamp: string): Promise<boolean> {
+  if (resolve(REPO_ROOT, outDir) === resolve(REPO_ROOT, dist) || stampOf(dist) !== stamp || !complete(dist)) return false;
+  await Promise.all(
+    bundledWorkers(outDir).map(async ({ scriptPath }) => {
+      const workerOut = dirname(scriptPath);
+      await rm(workerOut, { recursive: true, force: true });
+      await cp(join(dist, basename(workerOut)), workerOut, { recursive: true });
+    }),
+  );
+  if (stampOf(dist) !== stamp || !complete(outDir)) return false;
+  await writeFile(join(outDir, STAMP), stamp);
+  return true;
 }
 
 /** Runs wrangler; its stdout and stderr together. */
