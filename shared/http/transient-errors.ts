@@ -32,3 +32,15 @@ export async function retryTransient<T>(fn: () => Promise<T>, waitsMs: number[] 
   }
   return fn();
 }
+
+/** Runs `fn` up to 3 times while it fails with a transient error (50, 200 ms apart): a read or a claim. */
+export const persistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200]);
+
+/**
+ * The record of an outcome after the side effect went out (a webhook
+ * request, an e-mail): up to 5 tries over about 2.5 s (D1 answers
+ * "overloaded" while its writer's queue is full, which clears in that kind
+ * of time). Left unrecorded, the effect would be repeated once its lease ran
+ * out and its attempt counted twice.
+ */
+export const recordPersistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200, 600, 1500]);

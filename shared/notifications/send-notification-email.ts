@@ -3,7 +3,7 @@ import type { Db } from "../../db/create-db.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications } from "../../db/schema/webhooks.ts";
 import type { Clock } from "../domain/clock.ts";
-import { isTransientError, retryTransient } from "../http/transient-errors.ts";
+import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import type { MailProvider } from "./mail-provider.ts";
 
 export const MAX_EMAIL_ATTEMPTS = 3;
@@ -87,15 +87,6 @@ export async function sendNotificationEmail(
 }
 
 /**
- * An outcome's record, after the e-mail went out (or failed): up to 5 tries
- * over about 2.5 s through D1's transient errors ("overloaded" clears in
- * that kind of time), as a webhook delivery's (shared/webhooks/deliver.ts).
- * Left unrecorded, a sent e-mail would be sent again once its lease ran out,
- * and its attempt counted twice.
- */
-const recordPersistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200, 600, 1500]);
-
-/**
  * Takes attempt `attempt` of the e-mail with its lease, conditional on no
  * other attempt having been taken since `n` was read: true when this call
  * holds it. If D1 fails transiently, the update may have committed with its
@@ -114,14 +105,12 @@ async function claimAttempt(db: Db, n: { id: string; emailAttempts: number }, at
     return claimed.length > 0;
   } catch (err) {
     if (!isTransientError(err)) throw err;
-    const [now] = await retryTransient(
-      () =>
-        db
-          .select({ attempts: notifications.emailAttempts, next: notifications.emailNextAttemptAt, status: notifications.emailStatus })
-          .from(notifications)
-          .where(eq(notifications.id, n.id))
-          .limit(1),
-      [50, 200],
+    const [now] = await persistently(() =>
+      db
+        .select({ attempts: notifications.emailAttempts, next: notifications.emailNextAttemptAt, status: notifications.emailStatus })
+        .from(notifications)
+        .where(eq(notifications.id, n.id))
+        .limit(1),
     );
     if (now?.status === "PENDING" && now.attempts === attempt && now.next?.getTime() === leaseUntil.getTime()) return true;
     if (!now || now.attempts === n.emailAttempts) throw err;

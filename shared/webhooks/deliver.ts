@@ -9,7 +9,7 @@ import { deterministicUuid, newId } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
-import { isTransientError, retryTransient } from "../http/transient-errors.ts";
+import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import { MAX_ATTEMPTS, type DeliveryQueue } from "./messages.ts";
 import { deliveryHeaders } from "./signing.ts";
 
@@ -344,19 +344,11 @@ async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId
   }
 }
 
-/** Runs `fn` up to 3 times while it fails with a transient error (50, 200 ms apart). */
-const persistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200]);
-
-/**
- * An outcome's record, after the request went out: up to 5 tries over about
- * 2.5 s (D1 answers "overloaded" while its writer's queue is full, which
- * clears in that kind of time). Should all fail, the error goes to the
- * consumer, which retries the Queue message with a backoff; that retry finds
- * the claim its own (claimIdOf) and sends the same attempt again, so the
- * outage costs the endpoint a duplicate (receivers deduplicate on the event
- * id), never one of the delivery's 3 attempts.
- */
-const recordPersistently = <T>(fn: () => Promise<T>) => retryTransient(fn, [50, 200, 600, 1500]);
+// An outcome's record goes through `recordPersistently` (shared/http/transient-errors.ts). Should
+// all its tries fail, the error goes to the consumer, which retries the Queue message with a
+// backoff; that retry finds the claim its own (claimIdOf) and sends the same attempt again, so
+// the outage costs the endpoint a duplicate (receivers deduplicate on the event id), never one
+// of the delivery's 3 attempts.
 
 /**
  * This attempt's claim is taken. If by an earlier try of this same Queue

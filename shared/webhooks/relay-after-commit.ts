@@ -1,5 +1,5 @@
 import type { VerbDeps } from "../verbs.ts";
-import { RELAY_PAGE, relayOutbox } from "./relay-outbox.ts";
+import { drainOutbox } from "./relay-outbox.ts";
 
 /** Pages one relay pass takes at most (the cron relay drains the rest). */
 export const PASS_PAGES = 4;
@@ -33,7 +33,9 @@ const gates = new WeakMap<object, Map<string, Gate>>();
  * request's own context: no request awaits work another request started.
  */
 export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { tenantId: string; now: () => Date }): Promise<void> {
-  return coalescedPasses(deps.db, input.tenantId, () => relayPass(deps, input.tenantId, input.now()));
+  return coalescedPasses(deps.db, input.tenantId, async () => {
+    await drainOutbox(deps, { now: input.now(), tenantId: input.tenantId, maxPages: PASS_PAGES });
+  });
 }
 
 /**
@@ -63,13 +65,5 @@ export async function coalescedPasses(scope: object, key: string, pass: () => Pr
     }
   } finally {
     byKey.delete(key);
-  }
-}
-
-/** One pass: pages of the tenant's outbox until a short one. */
-async function relayPass(deps: Pick<VerbDeps, "db" | "queue">, tenantId: string, now: Date): Promise<void> {
-  for (let page = 0; page < PASS_PAGES; page++) {
-    const { events } = await relayOutbox(deps, { now, tenantId });
-    if (events < RELAY_PAGE) return;
   }
 }

@@ -74,11 +74,21 @@ export function claimedMailsQuery(db: Db, eventIds: string[]) {
  * lease (the delivery timeout plus a margin) has run out.
  */
 export async function relayOutbox(
-  { db, queue }: Pick<VerbDeps, "db" | "queue">,
+  deps: Pick<VerbDeps, "db" | "queue">,
   input: { now: Date; tenantId?: string },
 ): Promise<{ events: number; messages: number }> {
+  const { events, messages } = await relayPage(deps, input);
+  return { events, messages };
+}
+
+/** One page of `relayOutbox`; `read`: the unrelayed events it found (short of a page: the outbox was drained when it read). */
+async function relayPage(
+  { db, queue }: Pick<VerbDeps, "db" | "queue">,
+  input: { now: Date; tenantId?: string },
+): Promise<{ events: number; messages: number; read: number }> {
   const pending = await unrelayedEventsQuery(db, input.tenantId);
-  if (pending.length === 0) return { events: 0, messages: 0 };
+  const read = pending.length;
+  if (read === 0) return { events: 0, messages: 0, read };
   const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
 
   const [endpoints, owners] = await Promise.all([
@@ -156,7 +166,7 @@ export async function relayOutbox(
       )
       .returning({ id: events.id })
   ).map((r) => r.id);
-  if (claimed.length === 0) return { events: 0, messages: 0 };
+  if (claimed.length === 0) return { events: 0, messages: 0, read };
 
   const position = new Map(pending.map((e, i) => [e.id, i]));
   const inOutboxOrder = (a: { eventId: string }, b: { eventId: string }) => position.get(a.eventId)! - position.get(b.eventId)!;
@@ -174,7 +184,7 @@ export async function relayOutbox(
   }
   // Queues take at most 100 messages per batch.
   for (const batch of chunk(messages, 100)) await queue.sendBatch(batch);
-  return { events: claimed.length, messages: messages.length };
+  return { events: claimed.length, messages: messages.length, read };
 }
 
 /**
@@ -190,16 +200,20 @@ function emailFor(owner: { verified: boolean } | undefined, now: Date) {
 }
 
 /**
- * Relays until the outbox is empty or `maxPages` pages went out, for the
- * cron tick; `more`: it stopped at the cap (the cron continues it).
+ * Relays page after page until one is short (the outbox, or `tenantId`'s
+ * part of it, held less than a page when it was read: no empty read to end
+ * on) or `maxPages` pages went out: for the cron tick (all tenants), and for
+ * the relay after a write (shared/webhooks/relay-after-commit.ts). A page
+ * whose events another relay claimed first does not end it. `more`: it
+ * stopped at the cap (the cron continues it).
  */
-export async function drainOutbox(deps: Pick<VerbDeps, "db" | "queue">, { now, maxPages = 20 }: { now: Date; maxPages?: number }) {
+export async function drainOutbox(deps: Pick<VerbDeps, "db" | "queue">, { now, maxPages = 20, tenantId }: { now: Date; maxPages?: number; tenantId?: string }) {
   const total = { events: 0, messages: 0, more: false };
   for (let i = 0; i < maxPages; i++) {
-    const r = await relayOutbox(deps, { now });
+    const r = await relayPage(deps, { now, tenantId });
     total.events += r.events;
     total.messages += r.messages;
-    if (r.events === 0) return total;
+    if (r.read < RELAY_PAGE) return total;
   }
   total.more = true;
   return total;

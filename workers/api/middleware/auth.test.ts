@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { countRoundTrips } from "../../../shared/testing/count-round-trips.ts";
 import { createTestApp } from "../../../shared/testing/harness.ts";
-import { bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../shared/testing/fixtures.ts";
+import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../shared/testing/fixtures.ts";
 
 describe("rate limits answer 429 with Retry-After", () => {
   test("per client IP on unauthenticated routes", async () => {
@@ -159,6 +159,24 @@ describe("GET /v1/me: authentication is one D1 round trip, the description is ke
     expect((await t.request("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
     expect((await me({ "x-api-key": key })).emailVerified).toBe(true);
     expect((await me(bearer(owner.token))).emailVerified).toBe(true);
+    t.close();
+  });
+
+  test("one copy serves every caller of the tenant, each with its own emailVerified: a MEMBER's own, a key the owner's", async () => {
+    const t = await createTestApp();
+    const owner = await signUpTenant(t); // verified
+    const { key } = await createKey(t, owner.token);
+    const member = await addUserWithRole(t, owner.token, "MEMBER"); // never verified
+    const byMember = await t.request("GET", "/v1/me", { headers: bearer(member.token) });
+    expect(byMember.status).toBe(200);
+    expect(byMember.body.principal).toEqual({ kind: "user", userId: member.id, email: member.email, role: "MEMBER" });
+    expect(byMember.body.emailVerified).toBe(false);
+    const byKey = await countRoundTrips(t.client, () => t.request("GET", "/v1/me", { headers: { "x-api-key": key } }));
+    expect(byKey.trips).toBe(1); // the member's read left the copy at this version
+    expect(byKey.result.body.emailVerified).toBe(true);
+    const byOwner = await t.request("GET", "/v1/me", { headers: bearer(owner.token) });
+    expect(byOwner.body.emailVerified).toBe(true);
+    expect(byOwner.body.merchantConfigs).toEqual(byMember.body.merchantConfigs);
     t.close();
   });
 
