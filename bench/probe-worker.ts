@@ -10,7 +10,7 @@ import { DurableObject } from "cloudflare:workers";
  * - `GET /probe/noop`: no I/O at all (the worker's own floor).
  * - `GET /probe/read?id=<tenantId>`: one D1 SELECT by primary key (a tenant row).
  * - `POST /probe/write`: one one-row D1 INSERT into a scratch table (`probe_rows`).
- * - `POST /probe/do`: one Durable Object RPC, to a new object each time (as each loan has its own);
+ * - `POST /probe/do`: one Durable Object RPC, to a new object each time (what a loan cost when each had its own);
  *   `?object=<name>`: to that one object every time.
  * - `POST /probe/queue`: one Queue send, to a queue of its own that nothing consumes.
  */

@@ -30,7 +30,7 @@ import type { DeliveryQueue } from "./webhooks/messages.ts";
  */
 export type VerbDeps = {
   db: Db;
-  /** The single writer of each loan (a Durable Object per loan; in process in the Bun tier). */
+  /** The single writer of each loan (its tenant's loan objects, durable-loan-writer.ts; in process in the Bun tier). */
   writer: LoanWriter;
   /** Single-use agreement challenges. */
   challenges: ChallengeStore;

@@ -26,10 +26,13 @@ function contextFor(env: LoanObjectEnv): LoanContext {
 }
 
 /**
- * One Durable Object per loan: its single writer (STYLE.md). RPC calls can
- * interleave at every await on D1, so commands also queue behind each other
- * here; each one commits through the loan's write token. Exported from the
- * api worker's entry; the cron worker binds it by `script_name`.
+ * The single writer of the loans it is named for (STYLE.md): one of each
+ * tenant's `LOAN_SHARDS` objects, every command of a loan reaching the same
+ * one (`loanObjectName`, durable-loan-writer.ts). RPC calls can interleave at
+ * every await on D1, so a loan's commands queue behind each other here (other
+ * loans' run alongside); each one commits through the loan's write token.
+ * Exported from the api worker's entry; the cron and embed workers bind it by
+ * `script_name`.
  */
 export class LoanObject extends DurableObject<LoanObjectEnv> {
   private readonly withLock = keyedMutex();
@@ -40,7 +43,7 @@ export class LoanObject extends DurableObject<LoanObjectEnv> {
     const counted = withRoundTripCount(chaotic);
     const deps = contextFor(counted ?? chaotic);
     const counter = newRoundTripCounter();
-    const execute = () => this.withLock("loan", () => executeLoanCommand(deps, cmd));
+    const execute = () => this.withLock(cmd.loanId, () => executeLoanCommand(deps, cmd));
     const result = counted ? await countRoundTrips(counter, execute) : await execute();
     // Chaos (development only): the object resets after its commit, before its reply.
     if (resetsAfterCommit(this.env)) this.ctx.abort("chaos: Durable Object reset after commit");

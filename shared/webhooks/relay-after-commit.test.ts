@@ -113,19 +113,19 @@ describe("relay after concurrent writes (the api, libSQL)", () => {
     const queue = t.deps.queue as unknown as { messages: { body: DeliveryMessage }[] };
     queue.messages.length = 0;
 
-    // Count the relay's first read (the tenant's unrelayed page): once per page of a pass.
-    const execute = t.client.execute.bind(t.client);
+    // Count the relay's first read (the tenant's unrelayed page, in the batch of the page's reads): once per page of a pass.
+    const batch = t.client.batch.bind(t.client);
     let relayReads = 0;
-    t.client.execute = ((stmt: string | { sql: string }) => {
-      const sql = typeof stmt === "string" ? stmt : stmt.sql;
-      if (/from "events" where \("events"\."relayed_at" is null and "events"\."tenant_id" = \?\)/.test(sql)) relayReads++;
-      return execute(stmt as never);
-    }) as typeof t.client.execute;
+    const sqlOf = (stmt: string | { sql: string }) => (typeof stmt === "string" ? stmt : stmt.sql);
+    t.client.batch = ((stmts: (string | { sql: string })[], mode?: never) => {
+      if (stmts.some((s) => /from "events" where \("events"\."relayed_at" is null and "events"\."tenant_id" = \?\)/.test(sqlOf(s)))) relayReads++;
+      return batch(stmts as never, mode);
+    }) as typeof t.client.batch;
     try {
       const created = await Promise.all(Array.from({ length: 8 }, () => createLoan(t, m.key)));
       expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
     } finally {
-      t.client.execute = execute;
+      t.client.batch = batch;
     }
 
     expect(

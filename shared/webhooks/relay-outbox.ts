@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull } from "drizzle-orm";
-import { chunk, IDS_PER_LIST, rowsPerInsert } from "../../db/chunks.ts";
+import { chunk, rowsPerInsert } from "../../db/chunks.ts";
+import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
@@ -11,7 +12,11 @@ import { OWNER_EMAIL_NOT_VERIFIED } from "../notifications/send-notification-ema
 import type { VerbDeps } from "../verbs.ts";
 import type { DeliveryMessage } from "./messages.ts";
 
-/** Events relayed per call (under D1's 100 parameters per `IN` list); the cron relay loops until the outbox is drained. */
+/**
+ * Events relayed per page: the claim and the read-back list a page's ids in
+ * one `IN (…)` each, so a page stays within `IDS_PER_LIST` (D1's 100
+ * parameters per statement). The cron relay loops until the outbox is drained.
+ */
 export const RELAY_PAGE = 50;
 
 type Endpoint = { id: string; tenantId: string; mode: TenantMode; events: string[] };
@@ -81,27 +86,51 @@ export async function relayOutbox(
   return { events, messages };
 }
 
-/** One page of `relayOutbox`; `read`: the unrelayed events it found (short of a page: the outbox was drained when it read). */
+/**
+ * A page's reads, one batch on one snapshot: the unrelayed events (all
+ * tenants', or one tenant's), the live endpoints of their tenants and those
+ * tenants' owners (oldest first). For all tenants, each statement reads the
+ * page's tenants again (the same rows: one snapshot).
+ */
+export function relayPageQueries(db: Db, tenantId?: string) {
+  const ofTenants = (column: typeof webhookEndpoints.tenantId | typeof users.tenantId) =>
+    tenantId
+      ? eq(column, tenantId)
+      : inArray(column, db.select({ tenantId: events.tenantId }).from(events).where(isNull(events.relayedAt)).orderBy(asc(events.seq)).limit(RELAY_PAGE));
+  return [
+    unrelayedEventsQuery(db, tenantId),
+    db
+      .select({ id: webhookEndpoints.id, tenantId: webhookEndpoints.tenantId, mode: webhookEndpoints.mode, events: webhookEndpoints.events })
+      .from(webhookEndpoints)
+      .where(and(ofTenants(webhookEndpoints.tenantId), isNull(webhookEndpoints.deletedAt))),
+    db
+      .select({ tenantId: users.tenantId, email: users.email, verified: users.emailVerifiedAt })
+      .from(users)
+      .where(and(ofTenants(users.tenantId), eq(users.role, "OWNER")))
+      .orderBy(asc(users.createdAt)),
+  ] as const;
+}
+
+/** The page's reads, built once per database (db/prepared-batch.ts). */
+const tenantPageReads = preparedReads((db) => relayPageQueries(db, placeholderAs<string>("tenantId")));
+const allPageReads = preparedReads((db) => relayPageQueries(db));
+
+/**
+ * One page of `relayOutbox` in two D1 round trips (and one Queue send): the
+ * page's reads in one batch, then one batch that writes its deliveries and
+ * notifications, claims its events and reads back the unsent deliveries and
+ * e-mails of the page. The batch is one transaction, so what it reads back
+ * is what its claim saw; only the events this claim took are messaged.
+ * `read`: the unrelayed events it found (short of a page: the outbox was
+ * drained when it read).
+ */
 async function relayPage(
   { db, queue }: Pick<VerbDeps, "db" | "queue">,
   input: { now: Date; tenantId?: string },
 ): Promise<{ events: number; messages: number; read: number }> {
-  const pending = await unrelayedEventsQuery(db, input.tenantId);
+  const [pending, endpoints, owners] = input.tenantId ? await tenantPageReads(db, { tenantId: input.tenantId }) : await allPageReads(db, {});
   const read = pending.length;
   if (read === 0) return { events: 0, messages: 0, read };
-  const tenantIds = [...new Set(pending.map((e) => e.tenantId))];
-
-  const [endpoints, owners] = await Promise.all([
-    db
-      .select({ id: webhookEndpoints.id, tenantId: webhookEndpoints.tenantId, mode: webhookEndpoints.mode, events: webhookEndpoints.events })
-      .from(webhookEndpoints)
-      .where(and(inArray(webhookEndpoints.tenantId, tenantIds), isNull(webhookEndpoints.deletedAt))),
-    db
-      .select({ tenantId: users.tenantId, email: users.email, verified: users.emailVerifiedAt })
-      .from(users)
-      .where(and(inArray(users.tenantId, tenantIds), eq(users.role, "OWNER")))
-      .orderBy(asc(users.createdAt)),
-  ]);
   const ownerOf = new Map<string, { email: string; verified: boolean }>();
   for (const o of owners) if (!ownerOf.has(o.tenantId)) ownerOf.set(o.tenantId, { email: o.email, verified: o.verified !== null });
 
@@ -143,48 +172,43 @@ async function relayPage(
   });
   const notificationColumns = Object.keys(getTableColumns(notifications)).length;
   const deliveryColumns = Object.keys(getTableColumns(webhookDeliveries)).length;
-  await db.batch([
+  const ids = pending.map((e) => e.id);
+  const results = (await db.batch([
     ...chunk(notificationRows, rowsPerInsert(notificationColumns)).map((rows) =>
       db.insert(notifications).values(rows).onConflictDoNothing({ target: notifications.eventId }),
     ),
     ...chunk(deliveryRows, rowsPerInsert(deliveryColumns)).map((rows) => db.insert(webhookDeliveries).values(rows).onConflictDoNothing()),
-  ] as [never, ...never[]]);
-
-  // Claim: only the relay whose update sets relayed_at messages the event.
-  const claimed = (
-    await db
+    // Claim: only the relay whose update sets relayed_at messages the event.
+    db
       .update(events)
       .set({ relayedAt: input.now })
-      .where(
-        and(
-          inArray(
-            events.id,
-            pending.map((e) => e.id),
-          ),
-          isNull(events.relayedAt),
-        ),
-      )
-      .returning({ id: events.id })
-  ).map((r) => r.id);
-  if (claimed.length === 0) return { events: 0, messages: 0, read };
+      .where(and(inArray(events.id, ids), isNull(events.relayedAt)))
+      .returning({ id: events.id }),
+    claimedDeliveriesQuery(db, ids),
+    claimedMailsQuery(db, ids),
+  ] as unknown as [never, ...never[]])) as unknown[];
+  const [claimedRows, deliveryRowsRead, mailRows] = results.slice(-3) as [
+    { id: string }[],
+    { id: string; eventId: string }[],
+    { id: string; eventId: string }[],
+  ];
+  if (claimedRows.length === 0) return { events: 0, messages: 0, read };
 
+  // The unsent deliveries and e-mails of the events this claim took (another relay's are its to message).
+  const claimed = new Set(claimedRows.map((r) => r.id));
   const position = new Map(pending.map((e, i) => [e.id, i]));
   const inOutboxOrder = (a: { eventId: string }, b: { eventId: string }) => position.get(a.eventId)! - position.get(b.eventId)!;
-  const messages: { body: DeliveryMessage }[] = [];
-  for (const ids of chunk(claimed, IDS_PER_LIST)) {
-    const [deliveries, mails] = await Promise.all([claimedDeliveriesQuery(db, ids), claimedMailsQuery(db, ids)]);
-    // Rows come in index order (by event id); messages go in outbox order. The sort is stable,
-    // so an event's deliveries keep their order.
-    deliveries.sort(inOutboxOrder);
-    mails.sort(inOutboxOrder);
-    messages.push(
-      ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
-      ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
-    );
-  }
+  // Rows come in index order (by event id); messages go in outbox order. The sort is stable,
+  // so an event's deliveries keep their order.
+  const deliveries = deliveryRowsRead.filter((d) => claimed.has(d.eventId)).sort(inOutboxOrder);
+  const mails = mailRows.filter((n) => claimed.has(n.eventId)).sort(inOutboxOrder);
+  const messages: { body: DeliveryMessage }[] = [
+    ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
+    ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
+  ];
   // Queues take at most 100 messages per batch.
   for (const batch of chunk(messages, 100)) await queue.sendBatch(batch);
-  return { events: claimed.length, messages: messages.length, read };
+  return { events: claimed.size, messages: messages.length, read };
 }
 
 /**

@@ -101,7 +101,7 @@ export type ApiDeps = {
   liveChains: Partial<Record<LiveChain, LiveChainSettings>>;
   /** The sandbox chains themselves (faucet, transfers, signed transactions). */
   simChains: SimulatedChains;
-  /** The single writer of each loan (a Durable Object per loan). */
+  /** The single writer of each loan (its tenant's loan objects, durable-loan-writer.ts). */
   writer: LoanWriter;
   /** Single-use agreement challenges (a Durable Object per challenge). */
   challenges: ChallengeStore;
