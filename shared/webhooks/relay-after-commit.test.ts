@@ -4,8 +4,14 @@ import { events } from "../../db/schema/events.ts";
 import { webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
+import type { Client } from "@libsql/client";
+import type { Db } from "../../db/create-db.ts";
+import { createTestDb } from "../../db/test-db.ts";
+import { insertEventHistory } from "../testing/event-history.ts";
+import { memoryDeliveryQueue } from "./memory-queue.ts";
 import type { DeliveryMessage } from "./messages.ts";
-import { coalescedPasses, MAX_PASSES } from "./relay-after-commit.ts";
+import { coalescedPasses, MAX_PASSES, PASS_PAGES, relayAfterCommit } from "./relay-after-commit.ts";
+import { RELAY_PAGE } from "./relay-outbox.ts";
 
 /** A pass that waits until the test lets it end. */
 function controlledPasses() {
@@ -81,6 +87,21 @@ describe("coalescedPasses: one caller runs the passes, the others join it", () =
     await next;
   });
 
+  test(`a pass that stopped at its page cap (a backlog) runs again with no write joining, ${MAX_PASSES} passes at most`, async () => {
+    const scope = {};
+    let passes = 0;
+    // Every pass reports more: the backlog outlasts the run.
+    await coalescedPasses(scope, "tenant", async () => {
+      passes++;
+      return true;
+    });
+    expect(passes).toBe(MAX_PASSES);
+    // A pass that drained the backlog ends the run.
+    passes = 0;
+    await coalescedPasses(scope, "tenant", async () => ++passes < 2);
+    expect(passes).toBe(2);
+  });
+
   test("a failed pass ends the run with its error, and the next write runs a pass again", async () => {
     const scope = {};
     const { started, pass } = controlledPasses();
@@ -142,5 +163,44 @@ describe("relay after concurrent writes (the api, libSQL)", () => {
     // Joined writes start no pass of their own; the one that relays runs one more for them.
     expect(relayReads).toBeGreaterThan(0);
     expect(relayReads).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("relay after a write with a backlog (libSQL)", () => {
+  const A = "00000000-0000-4000-8000-0000000000aa";
+  const ENDPOINT = "00000000-0000-4000-8000-0000000000e2";
+  let client: Client;
+  let db: Db;
+  let close: () => void;
+  beforeAll(async () => {
+    ({ client, db, close } = await createTestDb());
+    await client.batch(
+      [
+        { sql: "INSERT INTO tenants (id, name, created_at) VALUES (?, 'a', 0)", args: [A] },
+        {
+          sql: "INSERT INTO webhook_endpoints (id, tenant_id, url, events, mode, secret_ciphertext, secret_prefix, created_at) VALUES (?, ?, 'https://example.com/hook', '[\"*\"]', 'sandbox', 'x', 'whsec', 0)",
+          args: [ENDPOINT, A],
+        },
+      ],
+      "write",
+    );
+  });
+  afterAll(() => close());
+
+  const unrelayed = async () => (await db.select({ id: events.id }).from(events).where(isNull(events.relayedAt))).length;
+
+  test(`one write's relay takes a backlog of whole pages, pass after pass, up to ${MAX_PASSES * PASS_PAGES * RELAY_PAGE} events; the next write the rest`, async () => {
+    const run = MAX_PASSES * PASS_PAGES * RELAY_PAGE;
+    await insertEventHistory(client, { prefix: "burst-", firstSeq: 1, count: run + 70, tenantIds: [A], at: 0, relayed: false });
+    const queue = memoryDeliveryQueue();
+    await relayAfterCommit({ db, queue }, { tenantId: A, now: () => new Date(1_000) });
+    expect(await unrelayed()).toBe(70);
+    await relayAfterCommit({ db, queue }, { tenantId: A, now: () => new Date(2_000) });
+    expect(await unrelayed()).toBe(0);
+    // One delivery message per event, each once, in outbox order.
+    const messaged = queue.messages.filter((m) => m.body.kind === "delivery");
+    expect(messaged).toHaveLength(run + 70);
+    const deliveries = await db.select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId }).from(webhookDeliveries);
+    expect(new Set(messaged.map((m) => (m.body as { deliveryId: string }).deliveryId))).toEqual(new Set(deliveries.map((d) => d.id)));
   });
 });

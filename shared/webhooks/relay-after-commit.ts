@@ -25,7 +25,9 @@ const gates = new WeakMap<object, Map<string, Gate>>();
  * and ten concurrent writes cost one or two passes instead of ten.
  *
  * Each pass relays up to `PASS_PAGES` pages of `RELAY_PAGE` events (it
- * stops at a short page); a request runs at most `MAX_PASSES` passes, so
+ * stops at a short page; a pass that stopped at the cap, with a backlog,
+ * runs again as if a write had joined); a request runs at most
+ * `MAX_PASSES` passes (800 events), so
  * its `waitUntil` stays short under a steady stream of writes (the next
  * write starts the next run). A pass that fails ends the run: its error is
  * the caller's to log, and the events wait for the next write or the cron
@@ -34,7 +36,8 @@ const gates = new WeakMap<object, Map<string, Gate>>();
  */
 export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { tenantId: string; now: () => Date }): Promise<void> {
   return coalescedPasses(deps.db, input.tenantId, async () => {
-    await drainOutbox(deps, { now: input.now(), tenantId: input.tenantId, maxPages: PASS_PAGES });
+    const { more } = await drainOutbox(deps, { now: input.now(), tenantId: input.tenantId, maxPages: PASS_PAGES });
+    return more;
   });
 }
 
@@ -42,9 +45,11 @@ export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { 
  * Runs `pass` for `key` (within `scope`, the database: tests run several
  * in one process) unless a caller is already running passes for it: then
  * marks it dirty and returns at once. The running caller repeats `pass`
- * while a call came in during the last one, `MAX_PASSES` times at most.
+ * while a call came in during the last one, or the last one says there is
+ * more (`true`: it stopped at its page cap with a backlog left),
+ * `MAX_PASSES` times at most.
  */
-export async function coalescedPasses(scope: object, key: string, pass: () => Promise<void>): Promise<void> {
+export async function coalescedPasses(scope: object, key: string, pass: () => Promise<unknown>): Promise<void> {
   let byKey = gates.get(scope);
   if (!byKey) {
     byKey = new Map();
@@ -60,8 +65,8 @@ export async function coalescedPasses(scope: object, key: string, pass: () => Pr
   try {
     for (let n = 0; n < MAX_PASSES; n++) {
       own.dirty = false;
-      await pass();
-      if (!own.dirty) return;
+      const more = await pass();
+      if (!own.dirty && more !== true) return;
     }
   } finally {
     byKey.delete(key);
