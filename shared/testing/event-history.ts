@@ -61,3 +61,18 @@ export async function insertEventHistory(client: Client, h: HistoryInput): Promi
   }
   await client.batch(statements, "write");
 }
+
+/** Bare tenants (`tenantIds`), the first with one live sandbox endpoint subscribed to every event: what the outbox tests relay to. */
+export async function insertTenantsWithEndpoint(client: Client, input: { tenantIds: string[]; endpointId: string }): Promise<void> {
+  const [first] = input.tenantIds;
+  await client.batch(
+    [
+      ...input.tenantIds.map((id, i) => ({ sql: "INSERT INTO tenants (id, name, created_at) VALUES (?, ?, 0)", args: [id, `tenant ${i}`] })),
+      {
+        sql: "INSERT INTO webhook_endpoints (id, tenant_id, url, events, mode, secret_ciphertext, secret_prefix, created_at) VALUES (?, ?, 'https://example.com/hook', '[\"*\"]', 'sandbox', 'x', 'whsec', 0)",
+        args: [input.endpointId, first!],
+      },
+    ],
+    "write",
+  );
+}

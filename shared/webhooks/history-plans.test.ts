@@ -3,7 +3,7 @@ import type { Client } from "@libsql/client";
 import type { Db } from "../../db/create-db.ts";
 import { createTestDb } from "../../db/test-db.ts";
 import { expiredEventIds, purgeEventsStatements } from "../retention/purge-history.ts";
-import { insertEventHistory } from "../testing/event-history.ts";
+import { insertEventHistory, insertTenantsWithEndpoint } from "../testing/event-history.ts";
 import { requeueDeliveriesQuery, requeueMailsQuery } from "./deliver.ts";
 import { memoryDeliveryQueue } from "./memory-queue.ts";
 import { claimedDeliveriesQuery, claimedMailsQuery, relayOutbox, relayPageQueries, unrelayedEventsQuery } from "./relay-outbox.ts";
@@ -27,16 +27,7 @@ let close: () => void;
 
 beforeAll(async () => {
   ({ client, db, close } = await createTestDb());
-  await client.batch(
-    [
-      { sql: "INSERT INTO tenants (id, name, created_at) VALUES (?, 'a', 0), (?, 'b', 0)", args: [A, B] },
-      {
-        sql: "INSERT INTO webhook_endpoints (id, tenant_id, url, events, mode, secret_ciphertext, secret_prefix, created_at) VALUES (?, ?, 'https://example.com/hook', '[\"*\"]', 'sandbox', 'x', 'whsec', 0)",
-        args: [ENDPOINT, A],
-      },
-    ],
-    "write",
-  );
+  await insertTenantsWithEndpoint(client, { tenantIds: [A, B], endpointId: ENDPOINT });
   const old = NOW - 365 * 86_400_000;
   await insertEventHistory(client, {
     prefix: "old-",

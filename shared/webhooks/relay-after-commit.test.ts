@@ -7,7 +7,7 @@ import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import type { Client } from "@libsql/client";
 import type { Db } from "../../db/create-db.ts";
 import { createTestDb } from "../../db/test-db.ts";
-import { insertEventHistory } from "../testing/event-history.ts";
+import { insertEventHistory, insertTenantsWithEndpoint } from "../testing/event-history.ts";
 import { memoryDeliveryQueue } from "./memory-queue.ts";
 import type { DeliveryMessage } from "./messages.ts";
 import { coalescedPasses, MAX_PASSES, PASS_PAGES, relayAfterCommit } from "./relay-after-commit.ts";
@@ -174,16 +174,7 @@ describe("relay after a write with a backlog (libSQL)", () => {
   let close: () => void;
   beforeAll(async () => {
     ({ client, db, close } = await createTestDb());
-    await client.batch(
-      [
-        { sql: "INSERT INTO tenants (id, name, created_at) VALUES (?, 'a', 0)", args: [A] },
-        {
-          sql: "INSERT INTO webhook_endpoints (id, tenant_id, url, events, mode, secret_ciphertext, secret_prefix, created_at) VALUES (?, ?, 'https://example.com/hook', '[\"*\"]', 'sandbox', 'x', 'whsec', 0)",
-          args: [ENDPOINT, A],
-        },
-      ],
-      "write",
-    );
+    await insertTenantsWithEndpoint(client, { tenantIds: [A], endpointId: ENDPOINT });
   });
   afterAll(() => close());
 
