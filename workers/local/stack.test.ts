@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestStack, type TestStack } from "./integration.ts";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { startTestStack, testBundles, type TestStack } from "./integration.ts";
+import { startStack } from "./stack.ts";
 
 describe("local stack (bundled workers in miniflare)", () => {
   let stack: TestStack;
@@ -52,4 +55,27 @@ describe("local stack (bundled workers in miniflare)", () => {
     expect(tables).toContain("tenants");
     expect(tables).toContain("api_keys");
   });
+});
+
+describe("a stack that keeps nothing", () => {
+  // Miniflare's own "in memory" stores are SQLite files in a temporary folder, usually on disk, and workerd
+  // writes them on its one thread: a commit's disk write stalled every request of the stack (README Benchmarks).
+  test.skipIf(!existsSync("/dev/shm"))(
+    "keeps its stores in RAM (/dev/shm) and removes them on dispose",
+    async () => {
+      const stack = await startStack({ build: false, outDir: await testBundles(), logLevel: "error" });
+      const dir = stack.storesDir!;
+      try {
+        expect(dir.startsWith("/dev/shm/svc-credit-stack-")).toBe(true);
+        // The database is there: a write lands in a SQLite file under it.
+        const db = await stack.mf.getD1Database("DB", stack.names.api);
+        await db.prepare("SELECT COUNT(*) AS n FROM tenants").first();
+        expect(readdirSync(join(dir, "d1"), { recursive: true }).some((f) => String(f).endsWith(".sqlite"))).toBe(true);
+      } finally {
+        await stack.dispose();
+      }
+      expect(existsSync(dir)).toBe(false);
+    },
+    60_000,
+  );
 });

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { resolve } from "node:path";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
 import { migrateD1 } from "../../db/migrate.ts";
 import { readMigrations } from "../../db/migration-files.ts";
@@ -14,7 +15,10 @@ export type StackOptions = {
   port?: number;
   /** The embed worker's own port (`{embed_url}`); 0 picks a free one. Default 0. */
   embedPort?: number;
-  /** Where D1 (and every other store) persists, relative to the repository root; undefined keeps everything in memory. */
+  /**
+   * Where D1 (and every other store) persists, relative to the repository
+   * root; undefined keeps everything in memory (in RAM: `memoryRoot`).
+   */
   persistDir?: string;
   /** Fires the cron worker's triggers every this many ms; 0 never (call `scheduled()` yourself). Default 0. */
   cronIntervalMs?: number;
@@ -51,6 +55,8 @@ export type Stack = {
   /** `{embed_url}`, e.g. http://127.0.0.1:8788 (no trailing slash). */
   embedUrl: string;
   mf: Miniflare;
+  /** The folder of its stores (D1, Durable Objects), when this stack chose it: `persistDir`, or the RAM folder of one that keeps nothing (`memoryRoot`). */
+  storesDir: string | undefined;
   /** The workers' names from their wrangler.toml (Miniflare's worker names). */
   names: Record<WorkerKey, string>;
   /**
@@ -94,6 +100,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const names = Object.fromEntries(configs.map((c) => [c.key, c.wrangler.name])) as Record<WorkerKey, string>;
   const extras = (options.configuredWorkers ?? []).map((w) => ({ scriptPath: w.scriptPath, wrangler: readWranglerConfig(w.config) }));
 
+  const memory = options.persistDir ? undefined : memoryRoot();
   const mf = new Miniflare({
     host: HOST,
     port: options.port ?? 0,
@@ -103,7 +110,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cf: false,
     telemetry: { enabled: false },
     ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
-    ...(options.persistDir ? { defaultPersistRoot: resolve(REPO_ROOT, options.persistDir) } : {}),
+    ...(options.persistDir ? { defaultPersistRoot: resolve(REPO_ROOT, options.persistDir) } : memory ? { defaultPersistRoot: memory.path } : {}),
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       pipeLines(stdout, level >= LogLevel.INFO ? (line) => console.log(line) : undefined);
       pipeLines(stderr, level >= LogLevel.ERROR ? (line) => console.error(line) : undefined);
@@ -166,19 +173,52 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       baseUrl,
       embedUrl,
       mf,
+      storesDir: options.persistDir ? resolve(REPO_ROOT, options.persistDir) : memory?.path,
       names,
       scheduled,
       async dispose() {
         clearInterval(cronTimer);
         await tick;
         await mf.dispose();
+        memory?.remove();
       },
     };
   } catch (err) {
     clearInterval(cronTimer);
     await mf.dispose();
+    memory?.remove();
     throw err;
   }
+}
+
+/**
+ * A folder in RAM (`/dev/shm`, a tmpfs) for a stack that keeps nothing, or
+ * undefined where there is none (then Miniflare's own temporary folder).
+ *
+ * Miniflare's "in memory" stores are SQLite files (D1, and each Durable
+ * Object's storage) in a temporary folder under `os.tmpdir()`, which is
+ * usually a disk. workerd runs SQLite on its one thread, so each commit's
+ * write to disk, and each WAL checkpoint's, stops every worker, object and
+ * socket of the stack meanwhile: under the loan bench, requests waited up
+ * to 1–4 s before the api worker got them, while the disk took 37 MB/s with
+ * 6% I/O wait. In RAM those waits are gone (loans: p99 0.9–1.6 s → 0.27 s,
+ * 66–72 → 84–90 loans/s on the same machine). The folder is removed on
+ * dispose, and on exit if the process ends first.
+ */
+function memoryRoot(): { path: string; remove: () => void } | undefined {
+  const shm = "/dev/shm";
+  try {
+    accessSync(shm, constants.W_OK);
+  } catch {
+    return undefined;
+  }
+  const path = mkdtempSync(join(shm, "svc-credit-stack-"));
+  const remove = () => {
+    rmSync(path, { recursive: true, force: true });
+    process.off("exit", remove);
+  };
+  process.on("exit", remove);
+  return { path, remove };
 }
 
 /** A worker's bindings and vars, from its wrangler.toml plus the local overrides. */
