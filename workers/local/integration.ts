@@ -109,7 +109,7 @@ export async function startTestStack(
     embedUrl: stack.embedUrl,
     fetch: httpClient(stack.baseUrl),
     scheduled: stack.scheduled,
-    db: async () => (await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database,
+    db: async () => retryingOnReset((await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database),
     queue: async (binding) => (await stack.mf.getQueueProducer(binding, stack.names.api)) as unknown as Queue<any>,
     dispose: stack.dispose,
   };
@@ -184,4 +184,55 @@ export async function signUpMerchant(stack: Pick<TestStack, "fetch">, companyNam
     loanProductId: me.body.merchantConfigs[0].loanProductId as string,
     embedKey: me.body.widgetPrograms[0].embedKey as string,
   };
+}
+
+/**
+ * The test's D1 (Miniflare's proxy of the binding), with each call tried
+ * once more when it fails with ECONNRESET: the proxy's requests go through
+ * Bun's keep-alive pool, which can hand one a socket workerd is closing (the
+ * same fault `httpClient` avoids with a fresh connection per request; seen
+ * once in CI under the 250-loan webhook load). A write tried twice fails
+ * loudly on its keys rather than silently.
+ */
+export function retryingOnReset(db: D1Database): D1Database {
+  const once = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (err) {
+      if (!String(err).includes("ECONNRESET")) throw err;
+      return call();
+    }
+  };
+  // The proxy's own statements, for `batch` (Miniflare recognizes only those).
+  const originals = new WeakMap<object, D1PreparedStatement>();
+  const statement = (s: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = new Proxy(s, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (typeof value !== "function") return value;
+        if (prop === "bind") return (...args: unknown[]) => statement(value.apply(target, args));
+        if (prop === "first" || prop === "all" || prop === "run" || prop === "raw") return (...args: unknown[]) => once(() => value.apply(target, args));
+        return value.bind(target);
+      },
+    });
+    originals.set(wrapped, s);
+    return wrapped;
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (prop === "prepare") return (query: string) => statement(value.call(target, query));
+      if (prop === "batch")
+        return (statements: D1PreparedStatement[]) =>
+          once(() =>
+            value.call(
+              target,
+              statements.map((s) => originals.get(s) ?? s),
+            ),
+          );
+      if (prop === "exec") return (query: string) => once(() => value.call(target, query));
+      return value.bind(target);
+    },
+  });
 }

@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test";
+import { retryingOnReset } from "./integration.ts";
+
+/** A D1 stand-in whose calls fail with `failures` errors first, counting calls. */
+function fakeD1(failures: string[]) {
+  const calls: string[] = [];
+  const made = new Set<object>();
+  const next = async (what: string) => {
+    calls.push(what);
+    const err = failures.shift();
+    if (err) throw new TypeError(err);
+    return { what };
+  };
+  const statement = (sql: string, args: unknown[] = []) => {
+    const s = {
+      sql,
+      args,
+      bind: (...a: unknown[]) => statement(sql, a),
+      first: () => next(`first ${sql} ${args.join(",")}`),
+      all: () => next(`all ${sql}`),
+      run: () => next(`run ${sql}`),
+      raw: () => next(`raw ${sql}`),
+    };
+    made.add(s);
+    return s;
+  };
+  const db = {
+    prepare: (sql: string) => statement(sql),
+    batch: (s: { sql: string }[]) => next(`batch ${s.map((x) => (made.has(x) ? x.sql : "a statement not its own")).join(";")}`),
+    exec: (q: string) => next(`exec ${q}`),
+  };
+  return { db: db as unknown as D1Database, calls };
+}
+
+describe("the test stack's D1 (Miniflare's proxy through Bun's keep-alive pool)", () => {
+  test("a call that fails with ECONNRESET runs once more", async () => {
+    const { db, calls } = fakeD1(["ECONNRESET: The socket connection was closed unexpectedly"]);
+    expect(await retryingOnReset(db).prepare("SELECT ?").bind(1).first()).toEqual({ what: "first SELECT ? 1" });
+    expect(calls).toEqual(["first SELECT ? 1", "first SELECT ? 1"]);
+  });
+
+  test("only once, and any other error is not retried", async () => {
+    const twice = fakeD1(["ECONNRESET", "ECONNRESET"]);
+    expect(retryingOnReset(twice.db).prepare("SELECT 1").all()).rejects.toThrow("ECONNRESET");
+    const other = fakeD1(["D1_ERROR: no such table"]);
+    await expect(retryingOnReset(other.db).exec("SELECT 1")).rejects.toThrow("no such table");
+    expect(other.calls).toHaveLength(1);
+  });
+
+  test("a batch gets the proxy's own statements back", async () => {
+    const { db, calls } = fakeD1(["ECONNRESET"]);
+    const wrapped = retryingOnReset(db);
+    await wrapped.batch([wrapped.prepare("SELECT 1"), wrapped.prepare("SELECT 2").bind(2)]);
+    expect(calls).toEqual(["batch SELECT 1;SELECT 2", "batch SELECT 1;SELECT 2"]);
+  });
+});
