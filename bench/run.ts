@@ -57,6 +57,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** How many requests, one after another, each api path is sampled with for its round trips (after its timed run). */
 const TRIP_SAMPLES = 20;
+/** Requests of the new-object probe (`POST /probe/do`), each making a Durable Object. */
+const NEW_OBJECTS = 2_000;
 const only = process.env.BENCH_ONLY?.split(",");
 const emptyTrips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
 const emptyResult = { requests: { average: 0, total: 0 }, latency: { p50: 0, p99: 0 }, "2xx": 0, non2xx: 0, errors: 0, timeouts: 0 } as unknown as Result;
@@ -89,9 +91,13 @@ try {
   const deliveries = only && !only.includes("webhook") ? undefined : await benchDeliveries(stack);
   const workerd = childWorkerdPids();
   const runs: Measured[] = [];
-  const run = async (name: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string; probe?: string } = {}) => {
+  const run = async (
+    name: string,
+    path: string,
+    options: { method?: string; headers?: Record<string, string>; body?: () => string; probe?: string; amount?: number } = {},
+  ) => {
     if (only && !only.some((o) => name.includes(o))) return { name, result: emptyResult, trips: emptyTrips, sampled: 0, cpuMs: 0 };
-    console.log(`${name}: ${seconds} s, ${connections} connections…`);
+    console.log(`${name}: ${options.amount ? `${options.amount} requests` : `${seconds} s`}, ${connections} connections…`);
     const cpuBefore = cpuMillis(workerd);
     // The api's paths sample their round trips; the probes have none to count.
     const loaded = await load(stack, path, { ...options, countTrips: path.startsWith("/v1/") });
@@ -112,7 +118,9 @@ try {
     await run("POST /probe/write", "/probe/write", { method: "POST" });
     loans = await benchLoanCreation(stack, apiKey, run);
   }
-  await run("POST /probe/do", "/probe/do", { method: "POST" });
+  // A new object each time: workerd runs out of memory for their storage after about 3,500 new objects in
+  // one process (SQLITE_NOMEM), so this probe makes a fixed number of them rather than running for a time.
+  await run("POST /probe/do", "/probe/do", { method: "POST", amount: NEW_OBJECTS });
   await run("POST /probe/queue", "/probe/queue", { method: "POST" });
 
   const byName = new Map(runs.map((r) => [r.name, r]));
@@ -246,14 +254,18 @@ try {
  * another that ask for their round trips (`x-round-trips: 1` on the
  * request), summed over their 2xx answers.
  */
-async function load(stack: Stack, path: string, options: { method?: string; headers?: Record<string, string>; body?: () => string; countTrips?: boolean }) {
+async function load(
+  stack: Stack,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: () => string; countTrips?: boolean; amount?: number },
+) {
   const trips: Trips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
   const { body } = options;
   const headers = { ...options.headers, ...(body ? { "content-type": "application/json" } : {}) };
   const result = await autocannonWithRequests({
     url: stack.baseUrl,
     connections,
-    duration: seconds,
+    ...(options.amount ? { amount: options.amount } : { duration: seconds }),
     requests: [
       {
         method: options.method ?? "GET",
