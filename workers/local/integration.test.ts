@@ -41,7 +41,8 @@ describe("the test stack's D1 (Miniflare's proxy through Bun's keep-alive pool)"
 
   test("only once, and any other error is not retried", async () => {
     const twice = fakeD1(["ECONNRESET", "ECONNRESET"]);
-    expect(retryingOnReset(twice.db).prepare("SELECT 1").all()).rejects.toThrow("ECONNRESET");
+    await expect(retryingOnReset(twice.db).prepare("SELECT 1").all()).rejects.toThrow("ECONNRESET");
+    expect(twice.calls).toHaveLength(2);
     const other = fakeD1(["D1_ERROR: no such table"]);
     await expect(retryingOnReset(other.db).exec("SELECT 1")).rejects.toThrow("no such table");
     expect(other.calls).toHaveLength(1);
