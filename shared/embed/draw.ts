@@ -201,7 +201,8 @@ export async function acceptDraw(
     await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
   }
   try {
-    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id, facts: loanFacts(loan) }), created };
+    const fresh = created ? { loan, clockOffsetMs: program.tenant.clockOffsetMs } : undefined;
+    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id, facts: loanFacts(loan), created: fresh }), created };
   } catch (err) {
     if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
     return { loan: await loadLoan(db, program.tenant.id, loan.id), created };

@@ -79,11 +79,28 @@ function changedColumns(loan: LoanRow, next: LoanRow): Partial<LoanRow> {
 }
 
 /**
- * Applies a trigger of the pure transition table and commits the new state,
- * its events and its rows in one batch, conditional on the loan still
+ * The batch of a transition, built and not yet run: its statements in
+ * order, where the loan's update and the follow-up's update are in it, and
+ * the rows the loan becomes if they commit. `commitTransition` runs it
+ * alone; loan creation runs its decision after the loan's insert, in the
+ * insert's own batch (create-loan.ts).
+ */
+export type PlannedTransition = {
+  statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  /** Index in `statements` of the loan's guarded update (its result: the updated ids). */
+  updateAt: number;
+  /** Index of the follow-up's guarded update, when there is a follow-up. */
+  followUpAt: number | null;
+  next: LoanRow;
+  after: LoanRow | null;
+};
+
+/**
+ * Applies a trigger of the pure transition table and plans its commit: the
+ * new state, its events and its rows, conditional on the loan still
  * carrying the write token it was read with. Refused transitions: 409.
  */
-export async function commitTransition(db: Db, plan: TransitionPlan): Promise<LoanRow> {
+export function planTransition(db: Db, plan: TransitionPlan): PlannedTransition {
   const { loan, trigger, now } = plan;
   const result = transition(stateOf(loan), trigger);
   if (!result.ok) throw conflict(result.reason);
@@ -99,7 +116,7 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
   const guard = loanCarries(loan.id, next.writeToken);
   const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
-  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+  const own = [
     guardedUpdate(db, loan, next, plan.condition),
     ...envelopes.map((e) => eventInsertIf(db, e, loan.id, guard)),
     ...(plan.statements?.(guard, next) ?? []),
@@ -111,11 +128,37 @@ export async function commitTransition(db: Db, plan: TransitionPlan): Promise<Lo
     followUp && after
       ? [guardedUpdate(db, next, after, followUp.condition), ...(followUp.statements?.(loanCarries(loan.id, after.writeToken), after) ?? [])]
       : [];
-  const results = await db.batch([...before, ...statements, ...followed] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const updated = results[before.length] as { id: string }[];
-  if (updated.length !== 1) throw conflict("The loan changed while this change was being made; retry");
-  if (after && (results[before.length + statements.length] as { id: string }[]).length === 1) return after;
-  return next;
+  return {
+    statements: [...before, ...own, ...followed] as PlannedTransition["statements"],
+    updateAt: before.length,
+    followUpAt: after ? before.length + own.length : null,
+    next,
+    after,
+  };
+}
+
+/**
+ * The loan a planned transition's batch results say it became: `after`
+ * (with the follow-up) or `next`; null when the loan's update did not hold.
+ * `offset`: where the plan's statements start in the batch that ran them.
+ */
+export function transitionOutcome(planned: PlannedTransition, results: unknown[], offset = 0): LoanRow | null {
+  const updated = results[offset + planned.updateAt] as { id: string }[];
+  if (updated.length !== 1) return null;
+  if (planned.after && planned.followUpAt !== null && (results[offset + planned.followUpAt] as { id: string }[]).length === 1) return planned.after;
+  return planned.next;
+}
+
+/**
+ * Applies a trigger of the pure transition table and commits the new state,
+ * its events and its rows in one batch, conditional on the loan still
+ * carrying the write token it was read with. Refused transitions: 409.
+ */
+export async function commitTransition(db: Db, plan: TransitionPlan): Promise<LoanRow> {
+  const planned = planTransition(db, plan);
+  const outcome = transitionOutcome(planned, await db.batch(planned.statements));
+  if (!outcome) throw conflict("The loan changed while this change was being made; retry");
+  return outcome;
 }
 
 /**

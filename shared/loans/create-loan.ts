@@ -1,4 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, ne, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
@@ -19,7 +20,12 @@ import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
 import { loadLoan } from "./load-loan.ts";
-import { openPrincipalOfLine } from "./open-loans.ts";
+import { loanIsOpen, openPrincipalOfLine } from "./open-loans.ts";
+import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
+import { poolQuery, type PoolRow } from "../liquidity/pools.ts";
+import { decisionPlan, type UnderwritingReads } from "./decide-loan.ts";
+import { planTransition, transitionOutcome, type PlannedTransition } from "./commit-transition.ts";
+import { reservationOnApproval } from "./fund-loan.ts";
 
 export type CreateLoanInput = {
   loanProductId: string;
@@ -164,24 +170,75 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
 export type LoanTenant = Pick<LoadedTenant, "id" | "mode" | "certifiedAt">;
 
 /**
- * What creating a loan reads first, in one batch built once per database
+ * The count of a borrower's open loans of one mode other than `loanId`:
+ * what underwriting compares with `maxOpenLoansPerBorrower` (the query of
+ * decide-loan.ts's `underwritingQueries`, by a borrower id or a subquery).
+ */
+const openLoansOfBorrower = (db: Db, q: { tenantId: string; borrowerId: string | SQL; mode: TenantMode; loanId?: string }) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, q.tenantId),
+        eq(loans.borrowerId, q.borrowerId as string),
+        eq(loans.mode, q.mode),
+        q.loanId === undefined ? undefined : ne(loans.id, q.loanId),
+        loanIsOpen(),
+      ),
+    );
+
+/**
+ * What creating a loan reads, in one batch built once per database
  * (db/prepared-batch.ts): the loan its key already made (only its id: a
  * repeated key is the rare case, and it reads the loan then), the active
- * product, the borrower of the ref, the KYC setting.
+ * product, the borrower of the ref (with its KYC status), the KYC setting;
+ * and what its decision reads (decide-loan.ts): the current policy, the
+ * borrower's open loans of the mode, and the pool of the product's
+ * stablecoin that an approval reserves in.
  */
 const creationReads = preparedReads((db: Db) => {
   const tenantId = placeholderAs<string>("tenantId");
+  const mode = placeholderAs<TenantMode>("mode");
+  const productId = placeholderAs<string>("productId");
+  const borrowerOfRef = sql`(SELECT ${borrowers.id} FROM ${borrowers} WHERE ${borrowers.tenantId} = ${tenantId} AND ${borrowers.borrowerRef} = ${placeholderAs<string>("borrowerRef")})`;
+  const stablecoinOfProduct = sql`(SELECT ${loanProducts.stablecoin} FROM ${loanProducts} WHERE ${loanProducts.id} = ${productId} AND ${loanProducts.tenantId} = ${tenantId})`;
   return [
     db
       .select({ id: loans.id })
       .from(loans)
       .where(byKey(tenantId, placeholderAs<string>("scope"), placeholderAs<string>("key")))
       .limit(1),
-    activeProductQuery(db, tenantId, placeholderAs<string>("productId")),
-    borrowerQuery(db, tenantId, placeholderAs<string>("borrowerRef")),
+    activeProductQuery(db, tenantId, productId),
+    db
+      .select({ id: borrowers.id, kycStatus: borrowers.kycStatus })
+      .from(borrowers)
+      .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, placeholderAs<string>("borrowerRef"))))
+      .limit(1),
     db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
+    currentPolicyQuery(db, tenantId),
+    openLoansOfBorrower(db, { tenantId, borrowerId: borrowerOfRef, mode }),
+    poolQuery(db, { tenantId, mode }, stablecoinOfProduct as unknown as Stablecoin),
   ] as const;
 });
+
+/**
+ * The loan's decision, planned to commit in its insert's batch, after the
+ * insert: underwriting on what creation read, with the reservation that an
+ * approval brings (`reservationOnApproval`, as processing would make it).
+ * The decision holds only if what it counted still holds when the batch
+ * runs: the borrower's other open loans of the mode and the borrower's KYC
+ * status are what was read. Otherwise (a loan of the same borrower
+ * committed in between) the loan is created undecided and its writer
+ * decides it on fresh reads, as before issue 16: two racing loans of one
+ * borrower are never both approved on a count that left the other out.
+ */
+function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: PoolRow | null, now: Date): PlannedTransition {
+  const plan = decisionPlan({ loan: row, now, reads, followUp: reservationOnApproval(db, pool, now) });
+  const stillCounted = sql`(${openLoansOfBorrower(db, { tenantId: row.tenantId, borrowerId: row.borrowerId, mode: row.mode, loanId: row.id })}) = ${reads.openLoansOfBorrower}`;
+  const sameKyc = sql`COALESCE((SELECT ${borrowers.kycStatus} FROM ${borrowers} WHERE ${borrowers.id} = ${row.borrowerId}), 'PENDING') = ${reads.borrowerKycStatus}`;
+  return planTransition(db, { ...plan, condition: and(stillCounted, sameKyc) });
+}
 
 /**
  * Creates the loan in status CREATED with `loan.application_submitted`, or
@@ -204,12 +261,13 @@ export async function createLoan(
   input: CreateLoanInput & { tenant: LoanTenant; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
-  const [[existing], [product], [borrower], [settings]] = await creationReads(db, {
+  const [[existing], [product], [borrower], [settings], policy, [open], [pool]] = await creationReads(db, {
     tenantId: input.tenant.id,
     scope,
     key: input.idempotencyKey,
     productId: input.loanProductId,
     borrowerRef: input.borrowerRef,
+    mode: modeOfChain(input.chain),
   });
   if (existing) return { loan: await loadLoan(db, input.tenant.id, existing.id), created: false };
   if (!isUuid(input.loanProductId) || !product) throw notFound("Loan product");
@@ -262,14 +320,24 @@ export async function createLoan(
     createdAt: input.now,
     updatedAt: input.now,
   };
-  const inserted = await insertLoan(db, row, input, borrower === undefined);
-  if (inserted) return { loan: row, created: true };
+  const reads: UnderwritingReads = {
+    policy: policyOf(policy),
+    borrowerKycStatus: borrower?.kycStatus ?? "PENDING",
+    openLoansOfBorrower: Number(open?.n ?? 0),
+    requiresKycBeforeFunding: settings?.requiresKycBeforeFunding ?? false,
+  };
+  // The pool of the product's stablecoin and the loan's mode (the read's subquery); checked, as a snapshot must be.
+  const fundingPool = pool && pool.stablecoin === product.stablecoin && pool.mode === row.mode ? pool : null;
+  const decide = (r: LoanRow) => creationDecision(db, r, reads, fundingPool, input.now);
+  const inserted = await insertLoan(db, row, input, borrower === undefined, decide);
+  if (inserted) return { loan: inserted, created: true };
   const winner = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
   if (winner) return { loan: winner, created: false };
   if (borrower === undefined) {
     // Not the key: the borrower was created by another request in between. Once more, with that borrower.
     const [taken] = await borrowerQuery(db, input.tenant.id, input.borrowerRef);
-    if (taken && (await insertLoan(db, { ...row, borrowerId: taken.id }, input, false))) return { loan: { ...row, borrowerId: taken.id }, created: true };
+    const again = taken ? await insertLoan(db, { ...row, borrowerId: taken.id }, input, false, decide) : null;
+    if (again) return { loan: again, created: true };
     const late = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
     if (late) return { loan: late, created: false };
   }
@@ -283,9 +351,17 @@ export async function createLoan(
  * One batch: the borrower (when new, under the row's `borrowerId`), then the
  * loan if its borrower row is there (and, for a draw, within the line's
  * limit), its `loan.application_submitted` and its agreement if the loan's
- * row is. True when this batch inserted the loan.
+ * row is, then its decision (`decide`: a transition on the inserted row's
+ * write token, so it commits only with the insert). The loan this batch
+ * inserted (decided, and reserved, when the decision held), or null.
  */
-async function insertLoan(db: Db, row: LoanRow, input: CreateLoanInput & { now: Date }, newBorrower: boolean): Promise<boolean> {
+async function insertLoan(
+  db: Db,
+  row: LoanRow,
+  input: CreateLoanInput & { now: Date },
+  newBorrower: boolean,
+  decide: (row: LoanRow) => PlannedTransition,
+): Promise<LoanRow | null> {
   const condition =
     input.program?.creditLimit === undefined
       ? borrowerExists(row.borrowerId)
@@ -297,10 +373,25 @@ async function insertLoan(db: Db, row: LoanRow, input: CreateLoanInput & { now: 
     eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
     ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
   ];
-  if (!newBorrower) return (await db.batch([loan, ...rest]))[0].length === 1;
-  const borrowerInsert = db
-    .insert(borrowers)
-    .values({ id: row.borrowerId, tenantId: row.tenantId, borrowerRef: row.borrowerRef, kycStatus: "PENDING", createdAt: input.now, updatedAt: input.now })
-    .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] });
-  return (await db.batch([borrowerInsert, loan, ...rest]))[1].length === 1;
+  const decision = decide(row);
+  const borrowerInsert = newBorrower
+    ? [
+        db
+          .insert(borrowers)
+          .values({
+            id: row.borrowerId,
+            tenantId: row.tenantId,
+            borrowerRef: row.borrowerRef,
+            kycStatus: "PENDING",
+            createdAt: input.now,
+            updatedAt: input.now,
+          })
+          .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] }),
+      ]
+    : [];
+  const head = [...borrowerInsert, loan, ...rest];
+  const results = await db.batch([...head, ...decision.statements] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  if ((results[borrowerInsert.length] as unknown[]).length !== 1) return null;
+  // Inserted; decided too unless what the decision counted changed before the batch ran.
+  return transitionOutcome(decision, results, head.length) ?? row;
 }

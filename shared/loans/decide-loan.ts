@@ -73,7 +73,27 @@ export async function decideLoan(
   { db }: Pick<VerbDeps, "db">,
   { loan, now, reads, followUp }: { loan: LoanRow; now: Date; reads?: UnderwritingReads; followUp?: TransitionPlan["followUp"] },
 ): Promise<LoanRow> {
-  const { policy, borrowerKycStatus, openLoansOfBorrower, requiresKycBeforeFunding } = reads ?? (await readForUnderwriting(db, loan));
+  return commitTransition(db, decisionPlan({ loan, now, reads: reads ?? (await readForUnderwriting(db, loan)), followUp }));
+}
+
+/**
+ * The decision of an undecided loan as a transition to commit: underwriting
+ * with the tenant's current policy (`reads`), recorded with `loan.decision`.
+ * `decideLoan` commits it alone; creation commits it in the loan's own
+ * insert batch (create-loan.ts).
+ */
+export function decisionPlan({
+  loan,
+  now,
+  reads,
+  followUp,
+}: {
+  loan: LoanRow;
+  now: Date;
+  reads: UnderwritingReads;
+  followUp?: TransitionPlan["followUp"];
+}): TransitionPlan {
+  const { policy, borrowerKycStatus, openLoansOfBorrower, requiresKycBeforeFunding } = reads;
   const decision = underwrite(
     policy,
     {
@@ -86,11 +106,11 @@ export async function decideLoan(
     },
     now,
   );
-  return commitTransition(db, {
+  return {
     loan,
     trigger: { kind: "DECIDE", outcome: decision.outcome },
     now,
     set: { decisionReasons: decision.reasons, policyVersion: decision.policyVersion, decidedAt: decision.decidedAt },
     followUp,
-  });
+  };
 }

@@ -199,7 +199,7 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
  */
 export async function fundLoan(
   deps: LoanContext,
-  { loan, tenant, now, pool: read }: { loan: LoanRow; tenant: LoadedTenant; now: Date; pool?: PoolRow | null },
+  { loan, tenant, now, pool: read }: { loan: LoanRow; tenant: Pick<LoadedTenant, "id">; now: Date; pool?: PoolRow | null },
 ): Promise<LoanRow> {
   const { db } = deps;
   if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;

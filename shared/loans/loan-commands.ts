@@ -14,14 +14,19 @@ import { fundLoan } from "./fund-loan.ts";
 import { recordKycConfirmation, type KycConfirmationInput } from "./kyc-confirmation.ts";
 import type { LoanContext } from "./loan-context.ts";
 import { loadLoan } from "./load-loan.ts";
-import { processLoan } from "./process-loan.ts";
+import { type CreatedLoan, processLoan } from "./process-loan.ts";
 import type { LoanFacts } from "./processing-reads.ts";
 import { reviewLoan, type ReviewInput } from "./review-loan.ts";
 
 /** Every change of a loan, as a message its single writer executes. */
 export type LoanCommand =
-  /** `facts`: the creator's (processing then reads in one round trip). */
-  | { kind: "process"; tenantId: string; loanId: string; facts?: LoanFacts }
+  /**
+   * `facts`: the creator's (processing then reads in one round trip).
+   * `created`: the loan as its creation committed it (decided and reserved in
+   * its insert's batch), with its tenant's clock offset; processing funds it
+   * from there without reading (process-loan.ts).
+   */
+  | { kind: "process"; tenantId: string; loanId: string; facts?: LoanFacts; created?: CreatedLoan }
   | ({ kind: "review" } & ReviewInput)
   | ({ kind: "kycConfirmation"; tenantId: string; loanId: string } & KycConfirmationInput)
   | {

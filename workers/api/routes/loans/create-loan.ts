@@ -44,7 +44,9 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
     let current = loan;
     try {
-      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id, facts: loanFacts(loan) });
+      // A loan this request created goes to its writer as committed (decided, reserved): funding needs no reads.
+      const fresh = created ? { loan, clockOffsetMs: tenant.clockOffsetMs } : undefined;
+      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id, facts: loanFacts(loan), created: fresh });
     } catch (err) {
       // Another request is moving this loan at the same moment: answer with its state now.
       if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
