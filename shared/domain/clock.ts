@@ -28,3 +28,11 @@ export function fixedClock(start: Date): Clock & { advance(ms: number): void; se
     },
   };
 }
+
+/**
+ * `now`, or 1 ms after `previous` when `now` is not later: the time of a
+ * change that must come strictly after an earlier one of the same loan (its
+ * events then sort by `createdAt` in the order they were made), however
+ * coarse the clock or fast the path.
+ */
+export const strictlyAfter = (now: Date, previous: Date): Date => (now.getTime() > previous.getTime() ? now : new Date(previous.getTime() + 1));

@@ -107,6 +107,9 @@ test("creation decides the loan and reserves its principal in the insert's batch
   expect(recorded.map((e) => e.type)).toEqual(["loan.application_submitted", "loan.decision"]);
   const decided = recorded[1]!.envelope.data as { loan: { status: string; decision: { outcome: string } } };
   expect(decided.loan.decision.outcome).toBe("APPROVED");
+  // Decided after it was submitted, even on a clock that stands still: the events sort by createdAt in the order they were made.
+  expect(loan.decidedAt!.getTime()).toBe(loan.createdAt.getTime() + 1);
+  expect(Date.parse(recorded[1]!.envelope.createdAt)).toBeGreaterThan(Date.parse(recorded[0]!.envelope.createdAt));
 });
 
 test("processing a created loan: with the created row, only the funding; with its facts, one round trip of reads before it", async () => {

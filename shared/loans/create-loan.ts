@@ -10,6 +10,7 @@ import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
+import { strictlyAfter } from "../domain/clock.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
 import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
@@ -328,7 +329,9 @@ export async function createLoan(
   };
   // The pool of the product's stablecoin and the loan's mode (the read's subquery); checked, as a snapshot must be.
   const fundingPool = pool && pool.stablecoin === product.stablecoin && pool.mode === row.mode ? pool : null;
-  const decide = (r: LoanRow) => creationDecision(db, r, reads, fundingPool, input.now);
+  // Decided right after it is submitted: its `loan.decision` sorts after `loan.application_submitted`.
+  const decidedAt = strictlyAfter(input.now, row.createdAt);
+  const decide = (r: LoanRow) => creationDecision(db, r, reads, fundingPool, decidedAt);
   const inserted = await insertLoan(db, row, input, borrower === undefined, decide);
   if (inserted) return { loan: inserted, created: true };
   const winner = await findLoanByKey(db, input.tenant.id, scope, input.idempotencyKey);
