@@ -51,10 +51,24 @@ import { signedReceiver } from "./signed-receiver.ts";
  * committed at once in a tenant of their own, relayed after one write,
  * timed from commit to arrival.
  *
- * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200), BENCH_BURST_EVENTS (600).
+ * The load's requests accept compressed answers (`accept-encoding: gzip,
+ * deflate, br`), as fetch, undici's fetch, browsers and most HTTP libraries
+ * send. Without it, local workerd answers with a `Content-Length` body, and
+ * while its one thread is saturated, some keep-alive connections' next
+ * requests sat unread in their sockets for up to 3.8 s (`ss` showed the
+ * request in the socket's Recv-Q, and the api stamped its arrival that much
+ * after autocannon sent it) while the other connections went on at the full
+ * rate: a pause of workerd's local HTTP server, not of the handlers, and not
+ * one Cloudflare's front end has. `BENCH_ACCEPT_ENCODING=identity` brings it
+ * back (README "Benchmarks").
+ *
+ * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200), BENCH_BURST_EVENTS (600),
+ * BENCH_ACCEPT_ENCODING (`gzip, deflate, br`).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** What the load's requests accept (see above): compressed answers, as common HTTP clients do. */
+const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? "gzip, deflate, br";
 /** How many requests, one after another, each api path is sampled with for its round trips (after its timed run). */
 const TRIP_SAMPLES = 20;
 /** Requests of the new-object probe (`POST /probe/do`), each making a Durable Object. */
@@ -261,7 +275,7 @@ async function load(
 ) {
   const trips: Trips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
   const { body } = options;
-  const headers = { ...options.headers, ...(body ? { "content-type": "application/json" } : {}) };
+  const headers = { "accept-encoding": acceptEncoding, ...options.headers, ...(body ? { "content-type": "application/json" } : {}) };
   const result = await autocannonWithRequests({
     url: stack.baseUrl,
     connections,
