@@ -1,9 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { placeholderRow, preparedStatement } from "../../db/prepared-statements.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { newId } from "../domain/ids.ts";
+import { loanCarries } from "../loans/loan-guard.ts";
 import { loanView } from "../loans/loan-view.ts";
 
 export type EventType = EventEnvelope["type"];
@@ -22,22 +24,35 @@ export function loanEnvelope(type: EventType, loan: LoanRow, now: Date, extra: R
   };
 }
 
+/**
+ * The outbox insert of a loan's event, written only if the loan then carries
+ * `token` (the write token of the change it belongs to): `eventInsertIf`
+ * with `loanCarries(loanId, token)`, its SQL built once per database
+ * (db/prepared-statements.ts). Every transition's events go through it.
+ */
+export const loanEventInsert = (db: Db, envelope: EventEnvelope, loanId: string, token: string) =>
+  loanEventStatement(db, { ...outboxRow(envelope, loanId), guardLoanId: loanId, guardToken: token });
+
+const loanEventStatement = preparedStatement<OutboxRow & { guardLoanId: string; guardToken: string }>((db, p) =>
+  insertIf(db, events, { ...placeholderRow(events, p), seq: nextSeq(), relayedAt: null }, loanCarries(p("guardLoanId"), p("guardToken"))),
+);
+
+/** An event's outbox row, besides its `seq` (the insert's own) and `relayedAt` (null until relayed). */
+const outboxRow = (envelope: EventEnvelope, loanId: string | null) => ({
+  id: envelope.id,
+  tenantId: envelope.tenantId,
+  type: envelope.type,
+  mode: envelope.mode,
+  loanId,
+  envelope,
+  createdAt: new Date(envelope.createdAt),
+});
+type OutboxRow = ReturnType<typeof outboxRow>;
+
+/** The outbox's next `seq`, evaluated by the insert itself. */
+const nextSeq = () => sql`(SELECT COALESCE(MAX(${events.seq}), 0) + 1 FROM ${events})`;
+
 /** The outbox insert of one event, written only if `condition` holds (the state change it belongs to). */
 export function eventInsertIf(db: Db, envelope: EventEnvelope, loanId: string | null, condition: SQL) {
-  return insertIf(
-    db,
-    events,
-    {
-      id: envelope.id,
-      seq: sql`(SELECT COALESCE(MAX(${events.seq}), 0) + 1 FROM ${events})`,
-      tenantId: envelope.tenantId,
-      type: envelope.type,
-      mode: envelope.mode,
-      loanId,
-      envelope,
-      createdAt: new Date(envelope.createdAt),
-      relayedAt: null,
-    },
-    condition,
-  );
+  return insertIf(db, events, { ...outboxRow(envelope, loanId), seq: nextSeq(), relayedAt: null }, condition);
 }

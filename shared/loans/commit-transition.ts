@@ -5,7 +5,7 @@ import type { EventEnvelope } from "../../db/schema/events.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { conflict } from "../domain/errors.ts";
 import { transition, type LoanState, type LoanTrigger } from "../domain/loan-state-machine.ts";
-import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { loanEnvelope, loanEventInsert } from "../events/loan-events.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
 
 export const stateOf = (loan: LoanRow): LoanState => ({
@@ -118,7 +118,7 @@ export function planTransition(db: Db, plan: TransitionPlan): PlannedTransition 
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
   const own = [
     guardedUpdate(db, loan, next, plan.condition),
-    ...envelopes.map((e) => eventInsertIf(db, e, loan.id, guard)),
+    ...envelopes.map((e) => loanEventInsert(db, e, loan.id, next.writeToken)),
     ...(plan.statements?.(guard, next) ?? []),
   ];
   // The follow-up: a second update of the loan, on the token this transition gives it.

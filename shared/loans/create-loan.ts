@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
+import { placeholderRow, preparedStatement } from "../../db/prepared-statements.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
@@ -16,7 +17,7 @@ import { newId, isUuid } from "../domain/ids.ts";
 import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
 import { isSandboxChain, modeOfChain, RAILS, type Chain, type Network, type Stablecoin, type TenantMode } from "../domain/rails.ts";
-import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { loanEnvelope, loanEventInsert } from "../events/loan-events.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
@@ -351,6 +352,17 @@ export async function createLoan(
 }
 
 /**
+ * The loan's insert when no credit line limits it (`POST /v1/loans`): only
+ * if its borrower row is there, nothing on a repeated key, returning its id;
+ * built once per database (db/prepared-statements.ts).
+ */
+const loanInsert = preparedStatement<LoanRow & { guardBorrowerId: string }>((db, p) =>
+  insertIf(db, loans, placeholderRow(loans, p), borrowerExists(p("guardBorrowerId")))
+    .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
+    .returning({ id: loans.id }),
+);
+
+/**
  * One batch: the borrower (when new, under the row's `borrowerId`), then the
  * loan if its borrower row is there (and, for a draw, within the line's
  * limit), its `loan.application_submitted` and its agreement if the loan's
@@ -369,11 +381,14 @@ async function insertLoan(
     input.program?.creditLimit === undefined
       ? borrowerExists(row.borrowerId)
       : and(borrowerExists(row.borrowerId), withinCreditLimit(row, input.program.creditLimit))!;
-  const loan = insertIf(db, loans, row, condition)
-    .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
-    .returning({ id: loans.id });
+  const loan =
+    input.program?.creditLimit === undefined
+      ? loanInsert(db, { ...row, guardBorrowerId: row.borrowerId })
+      : insertIf(db, loans, row, condition)
+          .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
+          .returning({ id: loans.id });
   const rest = [
-    eventInsertIf(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, loanCarries(row.id, row.writeToken)),
+    loanEventInsert(db, loanEnvelope("loan.application_submitted", row, input.now), row.id, row.writeToken),
     ...(input.agreement ? [agreementInsertIf(db, input.agreement, row, loanCarries(row.id, row.writeToken))] : []),
   ];
   const decision = decide(row);

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
+import { placeholderRow, preparedStatement } from "../../db/prepared-statements.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
@@ -17,6 +18,7 @@ import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/poo
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate, type FollowUp } from "./commit-transition.ts";
 import type { LoanContext } from "./loan-context.ts";
+import { loanCarries } from "./loan-guard.ts";
 
 /**
  * Whole cents with 2 decimals, anything finer exactly with 6: a pool takes
@@ -188,6 +190,15 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
 }
 
 /**
+ * A confirmed funding's settlement row, written only if the loan then
+ * carries the funding's write token; built once per database
+ * (db/prepared-statements.ts).
+ */
+const settlementInsert = preparedStatement<typeof settlements.$inferInsert & { guardLoanId: string; guardToken: string }>((db, p) =>
+  insertIf(db, settlements, placeholderRow(settlements, p), loanCarries(p("guardLoanId"), p("guardToken"))),
+);
+
+/**
  * Funds an approved loan (SPEC.md "CREATED → ACTIVE"): waits for the
  * loan-level KYC gate, reserves the principal, sends it on the loan's chain
  * (idempotent by the reference `funding:<loanId>`), then commits ACTIVE with
@@ -257,6 +268,7 @@ export async function fundLoan(
     fromAddress: source,
     toAddress: current.borrowerWalletAddress,
     blockNumber,
+    logIndex: null,
     paidAt: now,
     createdAt: now,
   });
@@ -292,7 +304,7 @@ export async function fundLoan(
     trigger: { kind: "FUNDING_CONFIRMED" },
     now,
     set: { fundingState: "FUNDED", fundedAt: now, dueAt: dueAtFor(now, current.tenureDays), fundingTxHash: sent.txHash },
-    statements: (guard) => [
+    statements: (guard, next) => [
       db
         .update(liquidityPools)
         .set({
@@ -301,7 +313,7 @@ export async function fundLoan(
           updatedAt: now,
         })
         .where(and(eq(liquidityPools.id, poolId), guard)),
-      insertIf(db, settlements, settlement("CONFIRMED", sent.txHash, sent.blockNumber), guard),
+      settlementInsert(db, { ...settlement("CONFIRMED", sent.txHash, sent.blockNumber), guardLoanId: next.id, guardToken: next.writeToken }),
     ],
   });
 }
