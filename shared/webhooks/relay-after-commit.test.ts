@@ -10,7 +10,7 @@ import { createTestDb } from "../../db/test-db.ts";
 import { insertEventHistory, insertTenantsWithEndpoint } from "../testing/event-history.ts";
 import { memoryDeliveryQueue } from "./memory-queue.ts";
 import type { DeliveryMessage } from "./messages.ts";
-import { coalescedPasses, MAX_PASSES, PASS_PAGES, relayAfterCommit } from "./relay-after-commit.ts";
+import { coalescedPasses, MAX_PASSES, PASS_PAGES, relayAfterCommit, relayAfterRequest } from "./relay-after-commit.ts";
 import { RELAY_PAGE } from "./relay-outbox.ts";
 
 /** A pass that waits until the test lets it end. */
@@ -192,5 +192,48 @@ describe("relay after a write with a backlog (libSQL)", () => {
     expect(messaged).toHaveLength(run + 70);
     const deliveries = await db.select({ id: webhookDeliveries.id, eventId: webhookDeliveries.eventId }).from(webhookDeliveries);
     expect(new Set(messaged.map((m) => (m.body as { deliveryId: string }).deliveryId))).toEqual(new Set(deliveries.map((d) => d.id)));
+  });
+});
+
+describe("relayAfterRequest: after the response where there is an execution context, before it where there is none", () => {
+  const T = "00000000-0000-4000-8000-0000000000a1";
+  const setup = async (prefix: string) => {
+    const test = await createTestDb();
+    await insertTenantsWithEndpoint(test.client, { tenantIds: [T], endpointId: "00000000-0000-4000-8000-0000000000e1" });
+    await insertEventHistory(test.client, { prefix, firstSeq: 1, count: 3, tenantIds: [T], at: 0, relayed: false });
+    const logged: { message: string; fields: Record<string, unknown> }[] = [];
+    const log = { error: (message: string, fields: Record<string, unknown> = {}) => logged.push({ message, fields }), info: () => {}, warn: () => {} };
+    return { ...test, queue: memoryDeliveryQueue(), logged, log: log as never, clock: { now: () => new Date() } };
+  };
+
+  test("with waitUntil: the relay is handed to it, once, and runs there", async () => {
+    const s = await setup("ctx-");
+    const handed: Promise<unknown>[] = [];
+    await relayAfterRequest(s, { tenantId: T, executionCtx: () => ({ waitUntil: (p) => handed.push(p) }), failure: "relay failed" });
+    expect(handed).toHaveLength(1);
+    await handed[0];
+    // The 3 events' deliveries to the endpoint (and their notifications, skipped: no owner).
+    expect(s.queue.messages.filter((m) => m.body.kind === "delivery")).toHaveLength(3);
+    s.close();
+  });
+
+  test("without an execution context (Hono throws): the relay is done when the call returns", async () => {
+    const s = await setup("bare-");
+    const noContext = () => {
+      throw new Error("This context has no ExecutionContext");
+    };
+    await relayAfterRequest(s, { tenantId: T, executionCtx: noContext, failure: "relay failed" });
+    expect(s.queue.messages.filter((m) => m.body.kind === "delivery")).toHaveLength(3);
+    s.close();
+  });
+
+  test("a relay that fails is logged with the tenant, never thrown at the request", async () => {
+    const s = await setup("fail-");
+    const broken = { ...s, queue: { send: async () => {}, sendBatch: async () => Promise.reject(new Error("queue down")) } };
+    const handed: Promise<unknown>[] = [];
+    await relayAfterRequest(broken, { tenantId: T, executionCtx: () => ({ waitUntil: (p) => handed.push(p) }), failure: "relay after write failed" });
+    await handed[0];
+    expect(s.logged.map((l) => [l.message, l.fields.tenantId, l.fields.error])).toEqual([["relay after write failed", T, "queue down"]]);
+    s.close();
   });
 });

@@ -1,3 +1,4 @@
+import { type Logger, safeErrorFields } from "../observability/logger.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { drainOutbox } from "./relay-outbox.ts";
 
@@ -39,6 +40,31 @@ export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { 
     const { more } = await drainOutbox(deps, { now: input.now(), tenantId: input.tenantId, maxPages: PASS_PAGES });
     return more;
   });
+}
+
+/**
+ * `relayAfterCommit` for a request that committed a tenant's events: after
+ * its response where the worker has an execution context (`waitUntil`),
+ * before it returns where there is none (the Bun tier: `executionCtx`
+ * throws). A failed relay is logged as `failure`, never the request's
+ * error: the events wait for the next write or the cron relay.
+ */
+export async function relayAfterRequest(
+  deps: Pick<VerbDeps, "db" | "queue" | "clock"> & { log: Logger },
+  input: { tenantId: string; executionCtx: () => { waitUntil(promise: Promise<unknown>): void }; failure: string },
+): Promise<void> {
+  const { tenantId } = input;
+  const task = relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId }).catch((err) =>
+    deps.log.error(input.failure, { tenantId, ...safeErrorFields(err) }),
+  );
+  let ctx: { waitUntil(promise: Promise<unknown>): void } | undefined;
+  try {
+    ctx = input.executionCtx();
+  } catch {
+    ctx = undefined;
+  }
+  if (ctx) ctx.waitUntil(task);
+  else await task;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { safeErrorFields } from "../../../shared/observability/logger.ts";
-import { relayAfterCommit } from "../../../shared/webhooks/relay-after-commit.ts";
+import { relayAfterRequest } from "../../../shared/webhooks/relay-after-commit.ts";
 import type { AppEnv } from "../context.ts";
 
 /**
@@ -15,17 +14,5 @@ export const relayAfterWrite: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const principal = c.get("principal");
   if (c.req.method === "GET" || !principal) return;
-  const { db, queue, clock, log } = c.get("deps");
-  const task = relayAfterCommit({ db, queue }, { now: () => clock.now(), tenantId: principal.tenant.id }).catch((err) =>
-    log.error("relay after write failed", { tenantId: principal.tenant.id, ...safeErrorFields(err) }),
-  );
-  let waitUntil: ((p: Promise<unknown>) => void) | undefined;
-  try {
-    const ctx = c.executionCtx;
-    waitUntil = (p) => ctx.waitUntil(p);
-  } catch {
-    waitUntil = undefined;
-  }
-  if (waitUntil) waitUntil(task);
-  else await task;
+  await relayAfterRequest(c.get("deps"), { tenantId: principal.tenant.id, executionCtx: () => c.executionCtx, failure: "relay after write failed" });
 };

@@ -2,9 +2,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { defineEmbedRoute } from "../embed-route.ts";
 import { acceptDraw } from "../../../../shared/embed/draw.ts";
 import { embedLoanView } from "../../../../shared/embed/program-loans.ts";
-import { safeErrorFields } from "../../../../shared/observability/logger.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
-import { relayAfterCommit } from "../../../../shared/webhooks/relay-after-commit.ts";
+import { relayAfterRequest } from "../../../../shared/webhooks/relay-after-commit.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { EMBED_ERRORS, json, KeyParams } from "../params.ts";
 import { AcceptBodySchema, EmbedLoanResponseSchema } from "../schemas.ts";
@@ -37,13 +36,6 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
       { ...c.req.valid("json"), program, now: now() },
     );
     // The draw's events go out at once (the cron relay is the safety net).
-    const relay = relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId: program.tenant.id }).catch((err) =>
-      deps.log.error("relay after accept failed", safeErrorFields(err)),
-    );
-    try {
-      c.executionCtx.waitUntil(relay);
-    } catch {
-      await relay;
-    }
+    await relayAfterRequest(deps, { tenantId: program.tenant.id, executionCtx: () => c.executionCtx, failure: "relay after accept failed" });
     return c.json({ loan: embedLoanView(loan, now()) }, created ? 201 : 200);
   });
