@@ -232,8 +232,9 @@ const creationReads = preparedReads((db: Db) => {
  * runs: the borrower's other open loans of the mode and the borrower's KYC
  * status are what was read. Otherwise (a loan of the same borrower
  * committed in between) the loan is created undecided and its writer
- * decides it on fresh reads, as before issue 16: two racing loans of one
- * borrower are never both approved on a count that left the other out.
+ * decides it on fresh reads, as it decides any undecided loan: two racing
+ * loans of one borrower are never both approved on a count that left the
+ * other out.
  */
 function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: PoolRow | null, now: Date): PlannedTransition {
   const plan = decisionPlan({ loan: row, now, reads, followUp: reservationOnApproval(db, pool, now) });
@@ -243,20 +244,23 @@ function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: 
 }
 
 /**
- * Creates the loan in status CREATED with `loan.application_submitted`, or
- * finds the loan this idempotency key already created in its key space
- * (`idempotencyScopeOf`). The unique index on (tenant, scope, key) decides
- * races: the insert is `ON CONFLICT DO NOTHING` and its event is written only
- * if this insert's row exists, so 25 simultaneous requests make one loan and
- * one event. Underwriting and funding
- * follow in the loan's writer (`processLoan`).
+ * Creates the loan in status CREATED with `loan.application_submitted` and
+ * its decision (`loan.decision`, with the reservation of an approved
+ * sandbox loan's principal: `creationDecision`), or finds the loan this
+ * idempotency key already created in its key space (`idempotencyScopeOf`).
+ * The unique index on (tenant, scope, key) decides races: the insert is
+ * `ON CONFLICT DO NOTHING` and everything else is written only if this
+ * insert's row exists, so 25 simultaneous requests make one loan and one of
+ * each event. Funding follows in the loan's writer (`processLoan`, given
+ * the created row), as does the decision of a loan created undecided.
  *
  * Two D1 round trips: one batch of reads (the key's loan id, the product, the
- * borrower, the tenant's KYC setting), then one batch that writes the
- * borrower if new, the loan, its event and its agreement. A new borrower's
- * row is inserted with an id chosen here (`ON CONFLICT DO NOTHING`) and the
- * loan only if that row is there; if another request created the borrower
- * first, the batch writes nothing and runs again with that borrower.
+ * borrower, the tenant's KYC setting, the policy, the borrower's open loans,
+ * the pool), then one batch that writes the borrower if new, the loan, its
+ * event, its agreement and its decision. A new borrower's row is inserted
+ * with an id chosen here (`ON CONFLICT DO NOTHING`) and the loan only if
+ * that row is there; if another request created the borrower first, the
+ * batch writes nothing and runs again with that borrower.
  */
 export async function createLoan(
   { db }: Pick<VerbDeps, "db">,
