@@ -25,17 +25,27 @@ export function loanEnvelope(type: EventType, loan: LoanRow, now: Date, extra: R
 }
 
 /**
+ * `eventInsertIf` with a condition of a fixed shape, its SQL built once per
+ * database (db/prepared-statements.ts): `condition` writes the condition
+ * with `p(name)` where its values go, and each call passes them.
+ */
+export function preparedEventInsert<C extends Record<string, unknown>>(condition: (p: <T>(name: keyof C & string) => T) => SQL) {
+  const statement = preparedStatement<OutboxRow & C>((db, p) =>
+    insertIf(db, events, { ...placeholderRow(events, p), seq: nextSeq(), relayedAt: null }, condition(p)),
+  );
+  return (db: Db, envelope: EventEnvelope, loanId: string | null, values: C) => statement(db, { ...outboxRow(envelope, loanId), ...values });
+}
+
+const loanEventStatement = preparedEventInsert<{ guardLoanId: string; guardToken: string }>((p) => loanCarries(p("guardLoanId"), p("guardToken")));
+
+/**
  * The outbox insert of a loan's event, written only if the loan then carries
  * `token` (the write token of the change it belongs to): `eventInsertIf`
- * with `loanCarries(loanId, token)`, its SQL built once per database
- * (db/prepared-statements.ts). Every transition's events go through it.
+ * with `loanCarries(loanId, token)`, prepared. Every transition's events go
+ * through it.
  */
 export const loanEventInsert = (db: Db, envelope: EventEnvelope, loanId: string, token: string) =>
-  loanEventStatement(db, { ...outboxRow(envelope, loanId), guardLoanId: loanId, guardToken: token });
-
-const loanEventStatement = preparedStatement<OutboxRow & { guardLoanId: string; guardToken: string }>((db, p) =>
-  insertIf(db, events, { ...placeholderRow(events, p), seq: nextSeq(), relayedAt: null }, loanCarries(p("guardLoanId"), p("guardToken"))),
-);
+  loanEventStatement(db, envelope, loanId, { guardLoanId: loanId, guardToken: token });
 
 /** An event's outbox row, besides its `seq` (the insert's own) and `relayedAt` (null until relayed). */
 const outboxRow = (envelope: EventEnvelope, loanId: string | null) => ({

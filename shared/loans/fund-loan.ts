@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { placeholderRow, preparedStatement } from "../../db/prepared-statements.ts";
@@ -12,7 +12,7 @@ import { newId } from "../domain/ids.ts";
 import { formatAmount } from "../domain/money.ts";
 import { dueAtFor } from "../domain/pricing.ts";
 import { isSandboxChain } from "../domain/rails.ts";
-import { eventInsertIf, loanEnvelope } from "../events/loan-events.ts";
+import { loanEnvelope, preparedEventInsert } from "../events/loan-events.ts";
 import { liveSender, refreshLivePool } from "../liquidity/live-pool.ts";
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
@@ -41,8 +41,9 @@ const poolSummary = (pool: PoolRow, headroom: bigint) => ({
  * The statements of a reservation besides the reservation itself: the first
  * time headroom falls under the pool's threshold, mark the pool and record
  * `liquidity.low` once (the mark re-arms when liquidity is topped up).
+ * Both only while the loan carries `next`'s token (the reservation's).
  */
-function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: bigint, now: Date, guard: SQL) {
+function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: bigint, now: Date, next: LoanRow) {
   const envelope = {
     id: newId(),
     type: "liquidity.low" as const,
@@ -55,37 +56,47 @@ function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: 
     channel: null,
   };
   return [
-    db
-      .update(liquidityPools)
-      .set({ lowAlertEventId: envelope.id })
-      .where(
-        and(
-          eq(liquidityPools.id, pool.id),
-          isNull(liquidityPools.lowAlertEventId),
-          sql`${liquidityPools.available} - ${liquidityPools.reserved} < ${liquidityPools.lowThreshold}`,
-          guard,
-        ),
-      ),
-    eventInsertIf(
-      db,
-      envelope,
-      null,
-      sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${pool.id} AND ${liquidityPools.lowAlertEventId} = ${envelope.id})`,
-    ),
+    lowAlertMark(db, { eventId: envelope.id, poolId: pool.id, guardLoanId: next.id, guardToken: next.writeToken }),
+    lowAlertEvent(db, envelope, null, { poolId: pool.id, eventId: envelope.id }),
   ];
 }
+
+/** The pool's mark of its `liquidity.low` (see lowLiquidityAlert), prepared (db/prepared-statements.ts). */
+const lowAlertMark = preparedStatement<{ eventId: string; poolId: string; guardLoanId: string; guardToken: string }>((db, p) =>
+  db
+    .update(liquidityPools)
+    .set({ lowAlertEventId: p("eventId") })
+    .where(
+      and(
+        eq(liquidityPools.id, p("poolId")),
+        isNull(liquidityPools.lowAlertEventId),
+        sql`${liquidityPools.available} - ${liquidityPools.reserved} < ${liquidityPools.lowThreshold}`,
+        loanCarries(p("guardLoanId"), p("guardToken")),
+      ),
+    ),
+);
+
+/** `liquidity.low`, written only if the pool's mark is this event's. */
+const lowAlertEvent = preparedEventInsert<{ poolId: string; eventId: string }>(
+  (p) => sql`EXISTS (SELECT 1 FROM ${liquidityPools} WHERE ${liquidityPools.id} = ${p("poolId")} AND ${liquidityPools.lowAlertEventId} = ${p("eventId")})`,
+);
+
+/** The pool's `reserved` grows by `amount` (base units), while the loan carries the reservation's token; prepared. */
+const poolReserve = preparedStatement<{ amount: number; updatedAt: Date; poolId: string; guardLoanId: string; guardToken: string }>((db, p) =>
+  db
+    .update(liquidityPools)
+    .set({ reserved: sql`${liquidityPools.reserved} + ${p("amount")}` as unknown as bigint, updatedAt: p("updatedAt") })
+    .where(and(eq(liquidityPools.id, p("poolId")), loanCarries(p("guardLoanId"), p("guardToken")))),
+);
 
 /** The reservation of the principal in the pool: the loan enters RESERVED with the pool's `reserved`, only with headroom. */
 function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date): FollowUp {
   const headroomAfter = headroomOf(pool) - loan.principal;
   return {
     set: { fundingState: "RESERVED", poolId: pool.id },
-    statements: (guard) => [
-      db
-        .update(liquidityPools)
-        .set({ reserved: sql`${liquidityPools.reserved} + ${Number(loan.principal)}` as unknown as bigint, updatedAt: now })
-        .where(and(eq(liquidityPools.id, pool.id), guard)),
-      ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, guard),
+    statements: (_guard, next) => [
+      poolReserve(db, { amount: Number(loan.principal), updatedAt: now, poolId: pool.id, guardLoanId: next.id, guardToken: next.writeToken }),
+      ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, next),
     ],
     condition: hasHeadroom(pool.id, loan.principal),
   };
