@@ -6,7 +6,7 @@ import type { LoanRow } from "../../db/schema/loans.ts";
 import { createLoan } from "../loans/create-loan.ts";
 import { loanCarries } from "../loans/loan-guard.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { newWallet, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { loanCreation, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { eventInsertIf, loanEnvelope, loanEventInsert } from "./loan-events.ts";
 
 let t: TestApp;
@@ -14,17 +14,7 @@ let loan: LoanRow;
 beforeAll(async () => {
   t = await createTestApp();
   const m = await sandboxTenant(t);
-  const input = {
-    tenant: { id: m.tenantId, mode: "sandbox" as const, certifiedAt: null },
-    loanProductId: m.loanProductId,
-    borrowerRef: "events",
-    borrowerWalletAddress: newWallet(),
-    chain: "POLYGON_AMOY" as const,
-    principalAmount: "123.45",
-    idempotencyKey: `events-${crypto.randomUUID()}`,
-    keyMode: "sandbox" as const,
-    now: t.clock.now(),
-  };
+  const input = loanCreation(t, m, { borrowerRef: "events", principalAmount: "123.45" });
   loan = (await createLoan({ db: t.db }, input)).loan;
 });
 afterAll(() => t.close());

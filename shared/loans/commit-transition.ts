@@ -1,6 +1,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
+import { preparedStatement } from "../../db/prepared-statements.ts";
 import type { EventEnvelope } from "../../db/schema/events.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { conflict } from "../domain/errors.ts";
@@ -53,13 +54,39 @@ export type FollowUp = {
   condition?: SQL;
 };
 
-/** The loan's update of a change from `loan` to `next`, conditional on `loan`'s write token (and `condition`), returning its id. */
-const guardedUpdate = (db: Db, loan: LoanRow, next: LoanRow, condition?: SQL) =>
-  db
-    .update(loans)
-    .set(changedColumns(loan, next))
-    .where(and(eq(loans.id, loan.id), eq(loans.tenantId, loan.tenantId), eq(loans.writeToken, loan.writeToken), condition))
-    .returning({ id: loans.id });
+/**
+ * The loan's update of a change from `loan` to `next`, conditional on
+ * `loan`'s write token (and `condition`), returning its id. Without a
+ * condition, its SQL is built once per database and set of changed columns
+ * (db/prepared-statements.ts): a handful of shapes cover every transition.
+ */
+function guardedUpdate(db: Db, loan: LoanRow, next: LoanRow, condition?: SQL) {
+  const changes = changedColumns(loan, next);
+  if (condition) {
+    return db
+      .update(loans)
+      .set(changes)
+      .where(and(eq(loans.id, loan.id), eq(loans.tenantId, loan.tenantId), eq(loans.writeToken, loan.writeToken), condition))
+      .returning({ id: loans.id });
+  }
+  const columns = Object.keys(changes);
+  const shape = columns.join(",");
+  let statement = updatesByShape.get(shape);
+  if (!statement) {
+    statement = preparedStatement<Record<string, unknown>>((d, p) =>
+      d
+        .update(loans)
+        .set(Object.fromEntries(columns.map((column) => [column, p(column)])))
+        .where(and(eq(loans.id, p("guardId")), eq(loans.tenantId, p("guardTenantId")), eq(loans.writeToken, p("guardToken"))))
+        .returning({ id: loans.id }),
+    );
+    updatesByShape.set(shape, statement);
+  }
+  return statement(db, { ...changes, guardId: loan.id, guardTenantId: loan.tenantId, guardToken: loan.writeToken });
+}
+
+/** The prepared guarded updates, by their changed columns (in `changedColumns`' order). */
+const updatesByShape = new Map<string, (db: Db, values: Record<string, unknown>) => BatchItem<"sqlite">>();
 
 /**
  * The columns an update writes: those of `next` that are not the very
@@ -72,7 +99,7 @@ const guardedUpdate = (db: Db, loan: LoanRow, next: LoanRow, condition?: SQL) =>
 function changedColumns(loan: LoanRow, next: LoanRow): Partial<LoanRow> {
   const changes: Record<string, unknown> = {};
   for (const key of Object.keys(next) as (keyof LoanRow)[]) {
-    if (key === "id" || key === "tenantId" || key === "createdAt") continue;
+    if (key === "id" || key === "tenantId" || key === "createdAt" || next[key] === undefined) continue;
     if (next[key] !== loan[key]) changes[key] = next[key];
   }
   return changes as Partial<LoanRow>;

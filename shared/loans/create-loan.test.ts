@@ -8,7 +8,7 @@ import { borrowers } from "../../db/schema/borrowers.ts";
 import { events } from "../../db/schema/events.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { newWallet, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { loanCreation, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DomainError } from "../domain/errors.ts";
 import { createLoan } from "./create-loan.ts";
 import { processLoan } from "./process-loan.ts";
@@ -22,20 +22,7 @@ afterAll(() => t.close());
 
 const roundTrips = <T>(fn: () => Promise<T>) => countRoundTrips(t.client, fn);
 
-const input = (m: Awaited<ReturnType<typeof sandboxTenant>>, overrides: Record<string, unknown> = {}) => {
-  return {
-    tenant: { id: m.tenantId, mode: "sandbox" as const, certifiedAt: null },
-    loanProductId: m.loanProductId,
-    borrowerRef: `borrower-${crypto.randomUUID()}`,
-    borrowerWalletAddress: newWallet(),
-    chain: "POLYGON_AMOY" as const,
-    principalAmount: "100.00",
-    idempotencyKey: `key-${crypto.randomUUID()}`,
-    keyMode: "sandbox" as const,
-    now: t.clock.now(),
-    ...overrides,
-  };
-};
+const input = (m: Awaited<ReturnType<typeof sandboxTenant>>, overrides: Record<string, unknown> = {}) => loanCreation(t, m, overrides);
 
 test("a loan is created in two round trips, for a new borrower and a known one", async () => {
   const m = await sandboxTenant(t);

@@ -58,3 +58,22 @@ export async function createdLoan(t: TestApp, key: string, overrides: Record<str
 }
 
 export const apiKey = (key: string) => ({ "x-api-key": key });
+
+/**
+ * The input of the `createLoan` verb (shared/loans/create-loan.ts) for a
+ * sandbox tenant of `sandboxTenant`, with a sandbox key: its loan product,
+ * POLYGON_AMOY, a fresh wallet, borrower ref and idempotency key, at the
+ * test clock's now; `overrides` replace fields.
+ */
+export const loanCreation = (t: TestApp, m: { tenantId: string; loanProductId: string }, overrides: Record<string, unknown> = {}) => ({
+  tenant: { id: m.tenantId, mode: "sandbox" as const, certifiedAt: null },
+  loanProductId: m.loanProductId,
+  borrowerRef: `borrower-${crypto.randomUUID()}`,
+  borrowerWalletAddress: newWallet(),
+  chain: "POLYGON_AMOY" as const,
+  principalAmount: "100.00",
+  idempotencyKey: `key-${crypto.randomUUID()}`,
+  keyMode: "sandbox" as const,
+  now: t.clock.now(),
+  ...overrides,
+});
