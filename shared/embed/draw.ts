@@ -7,14 +7,13 @@ import { CHALLENGE_TTL_MS, type AgreementChallenge } from "../agreements/challen
 import { agreementRecord } from "../agreements/agreement-record.ts";
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
-import { conflict, DomainError, validationError } from "../domain/errors.ts";
+import { conflict, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
-import { loanFacts } from "../loans/processing-reads.ts";
+import { processCreatedLoan } from "../loans/loan-commands.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
-import { loadLoan } from "../loans/load-loan.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
 import type { ProgramContext } from "./program-context.ts";
 import { verifyWalletProof, type WalletProofDeps } from "./wallet-proof.ts";
@@ -200,11 +199,5 @@ export async function acceptDraw(
   if (!line.agreementAcceptedAt) {
     await db.update(creditLines).set({ agreementAcceptedAt: now, agreementChallengeId: challenge.id, updatedAt: now }).where(eq(creditLines.id, line.id));
   }
-  try {
-    const fresh = created ? { loan, clockOffsetMs: program.tenant.clockOffsetMs } : undefined;
-    return { loan: await deps.writer.run({ kind: "process", tenantId: program.tenant.id, loanId: loan.id, facts: loanFacts(loan), created: fresh }), created };
-  } catch (err) {
-    if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
-    return { loan: await loadLoan(db, program.tenant.id, loan.id), created };
-  }
+  return { loan: await processCreatedLoan({ db, writer: deps.writer }, { tenant: program.tenant, loan, created }), created };
 }

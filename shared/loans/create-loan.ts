@@ -1,4 +1,4 @@
-import { and, eq, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
@@ -22,10 +22,10 @@ import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanCarries, newWriteToken } from "./loan-guard.ts";
 import { loadLoan } from "./load-loan.ts";
-import { loanIsOpen, openPrincipalOfLine } from "./open-loans.ts";
+import { openPrincipalOfLine } from "./open-loans.ts";
 import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import { poolQuery, type PoolRow } from "../liquidity/pools.ts";
-import { decisionPlan, type UnderwritingReads } from "./decide-loan.ts";
+import { decisionPlan, openLoansOfBorrowerQuery, type UnderwritingReads } from "./decide-loan.ts";
 import { planTransition, transitionOutcome, type PlannedTransition } from "./commit-transition.ts";
 import { reservationOnApproval } from "./fund-loan.ts";
 
@@ -117,10 +117,10 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
   return { walletAddress: (address as { address: string }).address, principal: principal!, tenureDays };
 }
 
-/** The borrower of a ref, if the tenant has one already (borrowers are never deleted). */
+/** The borrower of a ref, with its KYC status, if the tenant has one already (borrowers are never deleted). */
 const borrowerQuery = (db: Db, tenantId: string, borrowerRef: string) =>
   db
-    .select({ id: borrowers.id })
+    .select({ id: borrowers.id, kycStatus: borrowers.kycStatus })
     .from(borrowers)
     .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, borrowerRef)))
     .limit(1);
@@ -172,25 +172,6 @@ export const findLoanByKey = async (db: Db, tenantId: string, scope: string, key
 export type LoanTenant = Pick<LoadedTenant, "id" | "mode" | "certifiedAt">;
 
 /**
- * The count of a borrower's open loans of one mode other than `loanId`:
- * what underwriting compares with `maxOpenLoansPerBorrower` (the query of
- * decide-loan.ts's `underwritingQueries`, by a borrower id or a subquery).
- */
-const openLoansOfBorrower = (db: Db, q: { tenantId: string; borrowerId: string | SQL; mode: TenantMode; loanId?: string }) =>
-  db
-    .select({ n: sql<number>`count(*)` })
-    .from(loans)
-    .where(
-      and(
-        eq(loans.tenantId, q.tenantId),
-        eq(loans.borrowerId, q.borrowerId as string),
-        eq(loans.mode, q.mode),
-        q.loanId === undefined ? undefined : ne(loans.id, q.loanId),
-        loanIsOpen(),
-      ),
-    );
-
-/**
  * What creating a loan reads, in one batch built once per database
  * (db/prepared-batch.ts): the loan its key already made (only its id: a
  * repeated key is the rare case, and it reads the loan then), the active
@@ -212,14 +193,10 @@ const creationReads = preparedReads((db: Db) => {
       .where(byKey(tenantId, placeholderAs<string>("scope"), placeholderAs<string>("key")))
       .limit(1),
     activeProductQuery(db, tenantId, productId),
-    db
-      .select({ id: borrowers.id, kycStatus: borrowers.kycStatus })
-      .from(borrowers)
-      .where(and(eq(borrowers.tenantId, tenantId), eq(borrowers.borrowerRef, placeholderAs<string>("borrowerRef"))))
-      .limit(1),
+    borrowerQuery(db, tenantId, placeholderAs<string>("borrowerRef")),
     db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
     currentPolicyQuery(db, tenantId),
-    openLoansOfBorrower(db, { tenantId, borrowerId: borrowerOfRef, mode }),
+    openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerOfRef, mode }),
     poolQuery(db, { tenantId, mode }, stablecoinOfProduct as unknown as Stablecoin),
   ] as const;
 });
@@ -238,7 +215,7 @@ const creationReads = preparedReads((db: Db) => {
  */
 function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: PoolRow | null, now: Date): PlannedTransition {
   const plan = decisionPlan({ loan: row, now, reads, followUp: reservationOnApproval(db, pool, now) });
-  const stillCounted = sql`(${openLoansOfBorrower(db, { tenantId: row.tenantId, borrowerId: row.borrowerId, mode: row.mode, loanId: row.id })}) = ${reads.openLoansOfBorrower}`;
+  const stillCounted = sql`(${openLoansOfBorrowerQuery(db, { tenantId: row.tenantId, borrowerId: row.borrowerId, mode: row.mode, otherThan: row.id })}) = ${reads.openLoansOfBorrower}`;
   const sameKyc = sql`COALESCE((SELECT ${borrowers.kycStatus} FROM ${borrowers} WHERE ${borrowers.id} = ${row.borrowerId}), 'PENDING') = ${reads.borrowerKycStatus}`;
   return planTransition(db, { ...plan, condition: and(stillCounted, sameKyc) });
 }

@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchResults } from "../../db/batch-columns.ts";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
@@ -32,12 +32,29 @@ export const underwritingQueries = (db: Db, loan: UnderwrittenLoan) =>
   [
     currentPolicyQuery(db, loan.tenantId),
     db.select({ kycStatus: borrowers.kycStatus }).from(borrowers).where(eq(borrowers.id, loan.borrowerId)).limit(1),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(loans)
-      // Of the loan's own mode (DECISIONS.md "Modes"): a sandbox test loan never blocks a live one.
-      .where(and(eq(loans.tenantId, loan.tenantId), eq(loans.borrowerId, loan.borrowerId), eq(loans.mode, loan.mode), ne(loans.id, loan.id), loanIsOpen())),
+    openLoansOfBorrowerQuery(db, { tenantId: loan.tenantId, borrowerId: loan.borrowerId, mode: loan.mode, otherThan: loan.id }),
   ] as const;
+
+/**
+ * The count (`n`) of a borrower's open loans of one mode, other than
+ * `otherThan` when given: what underwriting compares with
+ * `maxOpenLoansPerBorrower`. Of the loan's own mode (DECISIONS.md "Modes"):
+ * a sandbox test loan never blocks a live one. `borrowerId` may be a
+ * subquery (creation reads it by the borrower's ref).
+ */
+export const openLoansOfBorrowerQuery = (db: Db, q: { tenantId: string; borrowerId: string | SQL; mode: LoanRow["mode"]; otherThan?: string }) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, q.tenantId),
+        eq(loans.borrowerId, q.borrowerId as string),
+        eq(loans.mode, q.mode),
+        q.otherThan === undefined ? undefined : ne(loans.id, q.otherThan),
+        loanIsOpen(),
+      ),
+    );
 
 type UnderwritingRows = BatchResults<ReturnType<typeof underwritingQueries>>;
 

@@ -15,7 +15,7 @@ import { recordKycConfirmation, type KycConfirmationInput } from "./kyc-confirma
 import type { LoanContext } from "./loan-context.ts";
 import { loadLoan } from "./load-loan.ts";
 import { type CreatedLoan, processLoan } from "./process-loan.ts";
-import type { LoanFacts } from "./processing-reads.ts";
+import { type LoanFacts, loanFacts } from "./processing-reads.ts";
 import { reviewLoan, type ReviewInput } from "./review-loan.ts";
 
 /** Every change of a loan, as a message its single writer executes. */
@@ -119,6 +119,26 @@ export const unwrapLoanResult = (result: LoanCommandResult): LoanRow => {
  */
 export interface LoanWriter {
   run(cmd: LoanCommand): Promise<LoanRow>;
+}
+
+/**
+ * Moves a loan that `createLoan` just returned as far as it goes now, in
+ * its writer: one this request created goes as committed (decided and
+ * reserved: funding reads nothing), one its key found is processed from
+ * fresh reads. Another request moving the loan at the same moment (409):
+ * the loan as it is now.
+ */
+export async function processCreatedLoan(
+  { db, writer }: { db: LoanContext["db"]; writer: LoanWriter },
+  { tenant, loan, created }: { tenant: { id: string; clockOffsetMs: number }; loan: LoanRow; created: boolean },
+): Promise<LoanRow> {
+  try {
+    const fresh = created ? { loan, clockOffsetMs: tenant.clockOffsetMs } : undefined;
+    return await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id, facts: loanFacts(loan), created: fresh });
+  } catch (err) {
+    if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
+    return loadLoan(db, tenant.id, loan.id);
+  }
 }
 
 /** Runs `fn` after every earlier call with the same key has settled. */

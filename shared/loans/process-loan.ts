@@ -31,9 +31,9 @@ export type CreatedLoan = { loan: LoanRow; clockOffsetMs: number };
  * (`funding:<loanId>`), so that second pass finds the same transaction.
  */
 export async function processLoan(deps: LoanContext, input: { tenantId: string; loanId: string; facts?: LoanFacts; created?: CreatedLoan }): Promise<LoanRow> {
-  const fresh = input.created && fundsAsCreated(input.created.loan, input);
-  if (fresh && input.created) {
-    const { loan, clockOffsetMs } = input.created;
+  const { created } = input;
+  if (created && fundsAsCreated(created.loan, input)) {
+    const { loan, clockOffsetMs } = created;
     const now = tenantClock(deps.clock, { clockOffsetMs }, loan.mode).now();
     try {
       return await fundLoan(deps, { loan, tenant: { id: loan.tenantId }, now });

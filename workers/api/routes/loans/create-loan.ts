@@ -1,11 +1,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { DomainError } from "../../../../shared/domain/errors.ts";
 import { createLoan } from "../../../../shared/loans/create-loan.ts";
-import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
 import { CreateLoanSchema, LoanSchema } from "../../../../shared/schemas/loan.ts";
 import { tenantClock } from "../../../../shared/tenants/tenant-context.ts";
-import { loanFacts } from "../../../../shared/loans/processing-reads.ts";
+import { processCreatedLoan } from "../../../../shared/loans/loan-commands.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { LOAN_EXAMPLE } from "../../openapi-examples.ts";
@@ -42,15 +40,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { tenant } = principal;
     const tenantNow = () => tenantClock(clock, tenant, keyMode ?? tenant.mode).now();
     const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
-    let current = loan;
-    try {
-      // A loan this request created goes to its writer as committed (decided, reserved): funding needs no reads.
-      const fresh = created ? { loan, clockOffsetMs: tenant.clockOffsetMs } : undefined;
-      current = await writer.run({ kind: "process", tenantId: tenant.id, loanId: loan.id, facts: loanFacts(loan), created: fresh });
-    } catch (err) {
-      // Another request is moving this loan at the same moment: answer with its state now.
-      if (!(err instanceof DomainError && err.kind === "CONFLICT")) throw err;
-      current = await loadLoan(db, tenant.id, loan.id);
-    }
+    const current = await processCreatedLoan({ db, writer }, { tenant, loan, created });
     return c.json(loanView(current, tenantNow()), created ? 201 : 200);
   });
