@@ -7,7 +7,8 @@ import { startStack } from "../workers/local/stack.ts";
  * printed as the functions with the most self time, grouped by package.
  * Not a test and not the bench: it says where a path's CPU goes.
  *
- * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile).
+ * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile), PROFILE_TOP (40),
+ * PROFILE_INCLUSIVE (off; a number N prints the bundle's N named functions with the most inclusive time).
  */
 const which = process.argv[2] ?? "me";
 const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
@@ -105,6 +106,30 @@ function report(name: string, profile: Profile, requests: number) {
   );
   for (const [k, v] of [...byPkg].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(20)} ${((100 * v) / total).toFixed(1)}%`);
   for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40))) {
+    console.log(`  ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${(v / 1000 / requests).toFixed(3)} ms  ${k}`);
+  }
+  if (process.env.PROFILE_INCLUSIVE) inclusive(profile, byId, self, busy, requests);
+}
+
+/** `PROFILE_INCLUSIVE=1`: the named functions of the bundle by inclusive time (self time of everything they called). */
+function inclusive(profile: Profile, byId: Map<number, Node>, self: Map<number, number>, busy: number, requests: number) {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const incl = new Map<string, number>();
+  for (const [id, us] of self) {
+    if (byId.get(id)!.callFrame.functionName.startsWith("(")) continue;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      if (!f.functionName || !f.url.endsWith("index.js")) continue;
+      const key = `${f.functionName} :${f.lineNumber}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      incl.set(key, (incl.get(key) ?? 0) + us);
+    }
+  }
+  console.log("\n  inclusive (named functions of the bundle):");
+  for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_INCLUSIVE) || 60)) {
     console.log(`  ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${(v / 1000 / requests).toFixed(3)} ms  ${k}`);
   }
 }

@@ -12,8 +12,8 @@ import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
 import { processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
-import type { memoryDeliveryQueue } from "./memory-queue.ts";
-import type { DeliveryMessage } from "./messages.ts";
+import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
+import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import { generateWebhookSecret } from "./signing.ts";
 
@@ -91,7 +91,7 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
     let ran = 0;
     while (queue.messages.length > 0 && ran < max) {
       const { body } = queue.messages.shift()!;
-      if (body.kind === "delivery") await processDeliveryMessage(deps, body);
+      for (const item of itemsOf(body)) if (item.kind === "delivery") await processDeliveryMessage(deps, item);
       ran++;
     }
     return ran;
@@ -137,11 +137,12 @@ describe("delivery", () => {
     );
     const delays: (number | undefined)[] = [];
     while (s.queue.messages.length > 0) {
-      const m = s.queue.messages.shift()!;
-      if (m.body.kind !== "delivery") continue;
-      if (m.body.attempt > 1) delays.push(m.delaySeconds);
-      await processDeliveryMessage(s.deps, m.body);
-      await relayOutbox({ db: t.db, queue: s.queue }, { now: t.clock.now(), tenantId: s.owner.tenantId });
+      for (const m of sentItems(s.queue.messages.splice(0, 1))) {
+        if (m.body.kind !== "delivery") continue;
+        if (m.body.attempt > 1) delays.push(m.delaySeconds);
+        await processDeliveryMessage(s.deps, m.body);
+        await relayOutbox({ db: t.db, queue: s.queue }, { now: t.clock.now(), tenantId: s.owner.tenantId });
+      }
     }
     const toDead = s.received.filter((r) => r.url === dead);
     expect(toDead).toHaveLength(3);
@@ -200,7 +201,7 @@ describe("delivery", () => {
   test("a message delivered twice causes no extra attempt", async () => {
     const url = "https://hooks.merchant.example/dup";
     const s = await setup({ [url]: async () => new Response("ok") }, { [url]: ["loan.funded"] });
-    const first = s.queue.messages.find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
+    const first = sentItems(s.queue.messages).find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
     await processDeliveryMessage(s.deps, first);
     await processDeliveryMessage(s.deps, first);
     await Promise.all([processDeliveryMessage(s.deps, first), processDeliveryMessage(s.deps, first)]);
@@ -212,7 +213,7 @@ describe("delivery", () => {
     const url = "https://dead.merchant.example/race";
     const s = await setup({ [url]: async () => new Response("no", { status: 503 }) }, { [url]: ["loan.funded"] });
     for (let round = 0; round < 6 && s.queue.messages.length > 0; round++) {
-      const batch = s.queue.messages.splice(0);
+      const batch = sentItems(s.queue.messages.splice(0));
       // Every message arrives three times at once.
       await Promise.all(batch.flatMap((m) => (m.body.kind === "delivery" ? [1, 2, 3].map(() => processDeliveryMessage(s.deps, m.body as never)) : [])));
     }
@@ -224,7 +225,7 @@ describe("delivery", () => {
   test("a worker that died after claiming an attempt: the attempt is counted, not lost and not repeated", async () => {
     const url = "https://hooks.merchant.example/crash";
     const s = await setup({ [url]: async () => new Response("ok") }, { [url]: ["loan.funded"] });
-    const msg = s.queue.messages.find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
+    const msg = sentItems(s.queue.messages).find((m) => m.body.kind === "delivery")!.body as Extract<DeliveryMessage, { kind: "delivery" }>;
     const [delivery] = await deliveriesOf(s.owner.tenantId);
     // The claim of attempt 1 exists, its outcome was never recorded.
     await t.db
@@ -246,7 +247,9 @@ describe("delivery", () => {
   test("a Queue batch: one read, one claim batch, one record batch for all its deliveries; duplicates in it send nothing more", async () => {
     const url = "https://hooks.merchant.example/batch";
     const s = await setup({ [url]: async () => new Response("ok") });
-    const msgs = s.queue.messages.filter((m) => m.body.kind === "delivery").map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const msgs = sentItems(s.queue.messages)
+      .filter((m) => m.body.kind === "delivery")
+      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
     expect(msgs).toHaveLength(3);
     s.queue.messages.length = 0;
     // Count the database round trips the batch makes (each execute or batch of the client).
@@ -277,7 +280,7 @@ describe("delivery", () => {
     const url = "https://dead.merchant.example/batches";
     const s = await setup({ [url]: async () => new Response("no", { status: 500 }) }, { [url]: ["loan.funded", "loan.decision"] });
     for (let round = 0; round < 6 && s.queue.messages.length > 0; round++) {
-      const batch = s.queue.messages.splice(0).flatMap((m) => (m.body.kind === "delivery" ? [m.body, m.body, m.body] : []));
+      const batch = sentItems(s.queue.messages.splice(0)).flatMap((m) => (m.body.kind === "delivery" ? [m.body, m.body, m.body] : []));
       await Promise.all([processDeliveryBatch(s.deps, batch), processDeliveryBatch(s.deps, batch)]);
     }
     expect(s.received).toHaveLength(6);

@@ -10,7 +10,7 @@ import { eventInsertIf } from "../events/loan-events.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
-import { MAX_ATTEMPTS, type DeliveryQueue } from "./messages.ts";
+import { bundledAttempts, type DeliveryMessage, type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
 import { deliveryHeaders } from "./signing.ts";
 
 export type DeliveryDeps = {
@@ -428,10 +428,10 @@ export async function requeueStalledDeliveries(deps: Pick<DeliveryDeps, "db" | "
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - leaseMs);
   const [stalled, mails] = await Promise.all([requeueDeliveriesQuery(deps.db, now, cutoff), requeueMailsQuery(deps.db, now, cutoff)]);
-  const messages = [
-    ...stalled.map((s) => ({ body: { kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 } })),
+  const messages: { body: DeliveryMessage }[] = [
+    ...bundledAttempts(stalled.map((s) => ({ kind: "delivery" as const, deliveryId: s.id, attempt: s.attemptCount + 1 }))),
     ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
   ];
   for (let i = 0; i < messages.length; i += 100) await deps.queue.sendBatch(messages.slice(i, i + 100));
-  return messages.length;
+  return stalled.length + mails.length;
 }

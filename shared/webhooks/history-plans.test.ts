@@ -5,7 +5,7 @@ import { createTestDb } from "../../db/test-db.ts";
 import { expiredEventIds, purgeEventsStatements } from "../retention/purge-history.ts";
 import { insertEventHistory, insertTenantsWithEndpoint } from "../testing/event-history.ts";
 import { requeueDeliveriesQuery, requeueMailsQuery } from "./deliver.ts";
-import { memoryDeliveryQueue } from "./memory-queue.ts";
+import { memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { claimedDeliveriesQuery, claimedMailsQuery, relayOutbox, relayPageQueries, unrelayedEventsQuery } from "./relay-outbox.ts";
 
 /**
@@ -118,7 +118,9 @@ describe(`under ${HISTORY.toLocaleString("en")} relayed events`, () => {
   // which rows are there until ANALYZE, and ANALYZE then sees no unrelayed event at all.
   test("the relay takes the waiting events and nothing of the history", async () => {
     const queue = memoryDeliveryQueue();
-    expect(await relayOutbox({ db, queue }, { now: new Date(NOW), tenantId: A })).toEqual({ events: 3, messages: 3 });
+    // The 3 events' first attempts in one `deliveries` message.
+    expect(await relayOutbox({ db, queue }, { now: new Date(NOW), tenantId: A })).toEqual({ events: 3, messages: 1 });
+    expect(sentItems(queue.messages).map((m) => m.body.kind)).toEqual(["delivery", "delivery", "delivery"]);
     expect(await relayOutbox({ db, queue }, { now: new Date(NOW) })).toEqual({ events: 0, messages: 0 });
   });
   test("the relay and the recovery pass read through indexes of the waiting work, never a table scan", async () => {

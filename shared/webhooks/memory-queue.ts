@@ -1,4 +1,4 @@
-import type { DeliveryMessage, DeliveryQueue } from "./messages.ts";
+import { type DeliveryAttempt, type DeliveryMessage, type DeliveryQueue, type EmailSend, itemsOf } from "./messages.ts";
 
 /** A queue that keeps what is sent, for the Bun tier; tests drain it by hand. */
 export function memoryDeliveryQueue(): DeliveryQueue & { messages: { body: DeliveryMessage; delaySeconds?: number }[] } {
@@ -12,4 +12,9 @@ export function memoryDeliveryQueue(): DeliveryQueue & { messages: { body: Deliv
       messages.push(...batch);
     },
   };
+}
+
+/** What sent messages ask for, one entry per delivery attempt or e-mail (a `deliveries` message unbundled), with the message's delay. */
+export function sentItems(messages: { body: DeliveryMessage; delaySeconds?: number }[]): { body: DeliveryAttempt | EmailSend; delaySeconds?: number }[] {
+  return messages.flatMap((m) => itemsOf(m.body).map((body) => ({ body, delaySeconds: m.delaySeconds })));
 }

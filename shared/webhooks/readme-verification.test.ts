@@ -13,6 +13,7 @@ import { ARTIFACTS } from "../testing/openapi-typescript.ts";
 import { readmeCode } from "../testing/readme-code.ts";
 import { processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
 import type { memoryDeliveryQueue } from "./memory-queue.ts";
+import { itemsOf } from "./messages.ts";
 
 /**
  * README "Webhooks, notifications and e-mail" (issue 11): the two receivers
@@ -92,7 +93,7 @@ beforeAll(async () => {
   expect(loan.status).toBe(201);
   while (queue.messages.length > 0) {
     const { body } = queue.messages.shift()!;
-    if (body.kind === "delivery") await processDeliveryMessage(deps, body);
+    for (const item of itemsOf(body)) if (item.kind === "delivery") await processDeliveryMessage(deps, item);
   }
 });
 afterEach(() => setSystemTime());

@@ -14,7 +14,8 @@ import { consoleLogger } from "../observability/logger.ts";
 import { createKey, signUpTenant } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { deliveryLeaseMs, type DeliveryDeps, processDeliveryMessage, requeueStalledDeliveries } from "./deliver.ts";
-import type { memoryDeliveryQueue } from "./memory-queue.ts";
+import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
+import { itemsOf } from "./messages.ts";
 import { generateWebhookSecret } from "./signing.ts";
 
 // Fast recovery (issue 15): work whose Queue message died with a worker (or the whole stack) is
@@ -82,7 +83,7 @@ async function setup(answer: (body: string) => Promise<Response> = async () => n
     const mine = new Set(await ours());
     for (let i = 0; i < 100 && queue.messages.length > 0; i++) {
       const { body } = queue.messages.shift()!;
-      if (body.kind === "delivery" && mine.has(body.deliveryId)) await processDeliveryMessage(deps, body);
+      for (const item of itemsOf(body)) if (item.kind === "delivery" && mine.has(item.deliveryId)) await processDeliveryMessage(deps, item);
     }
   }
   return { owner, queue, clock, deps, received, pump, ours };
@@ -91,7 +92,7 @@ async function setup(answer: (body: string) => Promise<Response> = async () => n
 describe("recovery of lost messages", () => {
   test("relayed deliveries whose messages died are re-sent once a lease is over, by one pass of several, and delivered once", async () => {
     const s = await setup();
-    expect(s.queue.messages.filter((m) => m.body.kind === "delivery")).toHaveLength(3);
+    expect(sentItems(s.queue.messages).filter((m) => m.body.kind === "delivery")).toHaveLength(3);
     s.queue.messages.length = 0; // the process died with its queue: every message lost
 
     // Within the lease: still possibly in the queue, nothing is re-sent.
@@ -101,7 +102,7 @@ describe("recovery of lost messages", () => {
     s.clock.advance(2_000);
     const counts = await Promise.all([requeueStalledDeliveries(s.deps, LEASE), requeueStalledDeliveries(s.deps, LEASE)]);
     const mine = new Set(await s.ours());
-    const resent = s.queue.messages.filter((m) => m.body.kind === "delivery" && mine.has(m.body.deliveryId));
+    const resent = sentItems(s.queue.messages).filter((m) => m.body.kind === "delivery" && mine.has(m.body.deliveryId));
     expect(resent).toHaveLength(3);
     expect(counts[0]! + counts[1]!).toBeGreaterThanOrEqual(3);
     // The pass renewed their lease: the next pass re-sends nothing until it runs out again.
@@ -144,7 +145,7 @@ describe("recovery of lost messages", () => {
       inFlight--;
       return new Response("ok");
     });
-    const [first] = s.queue.messages.filter((m) => m.body.kind === "delivery");
+    const [first] = sentItems(s.queue.messages).filter((m) => m.body.kind === "delivery");
     const msg = first!.body as { kind: "delivery"; deliveryId: string; attempt: number };
     const running = processDeliveryMessage(s.deps, msg);
     await Bun.sleep(20);
@@ -166,7 +167,7 @@ describe("recovery of lost messages", () => {
     s.clock.advance(LEASE + 1_000);
     await requeueStalledDeliveries(s.deps, LEASE);
     const ids = new Set(mails.map((n) => n.id));
-    const resent = s.queue.messages.filter((m) => m.body.kind === "email" && ids.has(m.body.notificationId));
+    const resent = sentItems(s.queue.messages).filter((m) => m.body.kind === "email" && ids.has(m.body.notificationId));
     expect(resent).toHaveLength(mails.length);
     const mail = { db: t.db, mail: databaseMailbox(t.db), clock: s.clock };
     for (const m of resent) await sendNotificationEmail(mail, (m.body as { notificationId: string }).notificationId);
@@ -180,7 +181,7 @@ describe("D1 failing under a delivery", () => {
   test("a claim that committed but whose answer was lost is still ours: the event goes out once", async () => {
     const s = await setup();
     const flaky = createDb(faultyLibsql(t.client, { rate: 1, when: "after", match: 'insert into "webhook_attempts"', limit: 1 }));
-    const [first] = s.queue.messages.filter((m) => m.body.kind === "delivery");
+    const [first] = sentItems(s.queue.messages).filter((m) => m.body.kind === "delivery");
     const outcome = await processDeliveryMessage({ ...s.deps, db: flaky }, first!.body as never);
     expect(outcome).toEqual({ ack: true });
     expect(s.received).toHaveLength(1);
@@ -194,7 +195,7 @@ describe("D1 failing under a delivery", () => {
   test("recording an attempt's outcome is retried through transient failures: recorded once, no attempt spent", async () => {
     const s = await setup();
     const flaky = createDb(faultyLibsql(t.client, { rate: 1, when: "before", match: 'update "webhook_attempts"', limit: 2 }));
-    const [first] = s.queue.messages.filter((m) => m.body.kind === "delivery");
+    const [first] = sentItems(s.queue.messages).filter((m) => m.body.kind === "delivery");
     const deliveryId = (first!.body as { deliveryId: string }).deliveryId;
     expect(await processDeliveryMessage({ ...s.deps, db: flaky }, first!.body as never)).toEqual({ ack: true });
     const attempts = await t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId));

@@ -10,7 +10,7 @@ import type { TenantMode } from "../domain/rails.ts";
 import { describeEvent } from "../notifications/describe-event.ts";
 import { OWNER_EMAIL_NOT_VERIFIED } from "../notifications/send-notification-email.ts";
 import type { VerbDeps } from "../verbs.ts";
-import type { DeliveryMessage } from "./messages.ts";
+import { bundledAttempts, type DeliveryMessage } from "./messages.ts";
 
 /**
  * Events relayed per page: the claim and the read-back list a page's ids in
@@ -202,8 +202,9 @@ async function relayPage(
   // so an event's deliveries keep their order.
   const deliveries = deliveryRowsRead.filter((d) => claimed.has(d.eventId)).sort(inOutboxOrder);
   const mails = mailRows.filter((n) => claimed.has(n.eventId)).sort(inOutboxOrder);
+  // First attempts bundled (messages.ts), e-mails one per message.
   const messages: { body: DeliveryMessage }[] = [
-    ...deliveries.map((d) => ({ body: { kind: "delivery" as const, deliveryId: d.id, attempt: 1 } })),
+    ...bundledAttempts(deliveries.map((d) => ({ kind: "delivery" as const, deliveryId: d.id, attempt: 1 }))),
     ...mails.map((n) => ({ body: { kind: "email" as const, notificationId: n.id } })),
   ];
   // Queues take at most 100 messages per batch.

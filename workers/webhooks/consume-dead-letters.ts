@@ -1,8 +1,9 @@
 import { inArray } from "drizzle-orm";
+import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { notifications, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { type Logger, safeErrorFields } from "../../shared/observability/logger.ts";
-import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { type DeliveryMessage, itemsOf } from "../../shared/webhooks/messages.ts";
 import { retryDelaySeconds } from "./consume-deliveries.ts";
 
 /** The deliveries queue's dead-letter queue (workers/webhooks/wrangler.toml; the deploy check expects this name). */
@@ -23,14 +24,15 @@ export const DELIVERIES_DLQ = "svc-credit-webhook-deliveries-dlq";
  * delivery at most once per lease.
  */
 export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, deps: { db: Db; log: Logger }): Promise<void> {
-  const deliveryIds = batch.messages.flatMap((m) => (m.body.kind === "delivery" ? [m.body.deliveryId] : []));
-  const notificationIds = batch.messages.flatMap((m) => (m.body.kind === "email" ? [m.body.notificationId] : []));
+  const items = batch.messages.flatMap((message) => itemsOf(message.body).map((item) => ({ message, item })));
+  const deliveryIds = items.flatMap(({ item }) => (item.kind === "delivery" ? [item.deliveryId] : []));
+  const notificationIds = items.flatMap(({ item }) => (item.kind === "email" ? [item.notificationId] : []));
   try {
-    // A Queue batch is at most 100 messages: each list fits one read.
+    // A bundle brings up to 10 ids: the lists are read in parts that fit D1's parameters.
     const [deliveries, mails] = await Promise.all([
-      deliveryIds.length === 0
-        ? []
-        : deps.db
+      Promise.all(
+        chunk(deliveryIds, IDS_PER_LIST).map((ids) =>
+          deps.db
             .select({
               id: webhookDeliveries.id,
               tenantId: webhookDeliveries.tenantId,
@@ -39,10 +41,12 @@ export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, d
               nextAttemptAt: webhookDeliveries.nextAttemptAt,
             })
             .from(webhookDeliveries)
-            .where(inArray(webhookDeliveries.id, deliveryIds)),
-      notificationIds.length === 0
-        ? []
-        : deps.db
+            .where(inArray(webhookDeliveries.id, ids)),
+        ),
+      ),
+      Promise.all(
+        chunk(notificationIds, IDS_PER_LIST).map((ids) =>
+          deps.db
             .select({
               id: notifications.id,
               tenantId: notifications.tenantId,
@@ -51,16 +55,19 @@ export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, d
               nextAttemptAt: notifications.emailNextAttemptAt,
             })
             .from(notifications)
-            .where(inArray(notifications.id, notificationIds)),
+            .where(inArray(notifications.id, ids)),
+        ),
+      ),
     ]);
-    const state = new Map([...deliveries, ...mails].map((r) => [r.id, r]));
-    for (const m of batch.messages) {
-      const id = m.body.kind === "delivery" ? m.body.deliveryId : m.body.notificationId;
+    const state = new Map([...deliveries.flat(), ...mails.flat()].map((r) => [r.id, r]));
+    // One line per delivery or e-mail, each with the message it came in.
+    for (const { message: m, item } of items) {
+      const id = item.kind === "delivery" ? item.deliveryId : item.notificationId;
       const row = state.get(id);
       deps.log.error("dead-lettered delivery message", {
         queue: batch.queue,
         messageId: m.id,
-        kind: m.body.kind,
+        kind: item.kind,
         id,
         tenantId: row?.tenantId,
         status: row?.status ?? "missing",
@@ -68,8 +75,8 @@ export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, d
         nextAttemptAt: row?.nextAttemptAt?.toISOString() ?? null,
         recovery: row?.status === "PENDING" ? "the cron recovery pass re-sends it once overdue" : "none needed",
       });
-      m.ack();
     }
+    for (const m of batch.messages) m.ack();
   } catch (err) {
     // The row stays PENDING whatever happens here (the recovery pass covers it); this retry is for the log line's state.
     deps.log.error("dead letters not read", { queue: batch.queue, messageIds: batch.messages.map((m) => m.id), ...safeErrorFields(err) });

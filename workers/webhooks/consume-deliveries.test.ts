@@ -12,7 +12,7 @@ import type { Logger } from "../../shared/observability/logger.ts";
 import { createKey, signUpTenant } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { OVERLOADED, overloadedLibsql } from "../../shared/testing/overloaded-libsql.ts";
-import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { type DeliveryMessage, itemsOf } from "../../shared/webhooks/messages.ts";
 import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
 import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
@@ -88,7 +88,8 @@ async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
     emailRetrySeconds: [0, 0],
   } as unknown as ReturnType<typeof webhookDepsFromEnv>;
 
-  let pending: Sent[] = queue.messages.flatMap((m) => (m.body.kind === "delivery" ? [{ id: newId(), body: m.body, attempts: 1 }] : []));
+  // The relay's messages as they are: the loan's 3 first attempts in one `deliveries` message.
+  let pending: Sent[] = queue.messages.flatMap((m) => (m.body.kind !== "email" ? [{ id: newId(), body: m.body, attempts: 1 }] : []));
   const deadLetters: Sent[] = [];
   const retryDelays: number[] = [];
   /** Runs the consumer over what is queued (delays skipped) until nothing is left, each message in a batch of its own. */
@@ -169,9 +170,14 @@ describe("D1 overloaded during a delivery's bookkeeping spends none of its 3 att
       ["SUCCEEDED", 1],
     ]);
     expect(await s.attemptsOf()).toEqual(s.ids.map((id) => `${id}:1:true`).sort());
-    // One duplicate request, of attempt 1 (receivers deduplicate on the event id); never an attempt 2.
-    expect(s.requests).toHaveLength(4);
-    expect(s.requests.every((r) => r.attempt === "1")).toBe(true);
+    // The 3 attempts came in one message, whose record failed: one duplicate request each, of
+    // attempt 1 (receivers deduplicate on the event id); never an attempt 2.
+    expect(s.requests).toHaveLength(6);
+    for (const id of s.ids)
+      expect(s.requests.filter((r) => r.deliveryId === id)).toEqual([
+        { deliveryId: id, attempt: "1" },
+        { deliveryId: id, attempt: "1" },
+      ]);
   });
 
   test("a failing endpoint under an overloaded database fails after exactly 3 real attempts", async () => {
@@ -192,12 +198,57 @@ describe("D1 overloaded during a delivery's bookkeeping spends none of its 3 att
   });
 });
 
+describe("deliveries messages (up to 10 first attempts each)", () => {
+  test("each attempt is handled as if it came alone: one batch holding a bundle, a copy of it, the same attempts alone and 60 unknown ones sends each delivery once and acks every message", async () => {
+    const s = await setup(() => new Response("ok"));
+    const first = (deliveryId: string) => ({ kind: "delivery" as const, deliveryId, attempt: 1 });
+    const bundle: DeliveryMessage = { kind: "deliveries", attempts: s.ids.map(first) };
+    const unknown = Array.from({ length: 6 }, (): DeliveryMessage => ({ kind: "deliveries", attempts: Array.from({ length: 10 }, () => first(newId())) }));
+    const settled = new Map<string, string>();
+    const messages = [bundle, bundle, ...s.ids.map(first), ...unknown].map((body) => {
+      const id = newId();
+      return { id, timestamp: new Date(), body, attempts: 1, ack: () => settled.set(id, "ack"), retry: () => settled.set(id, "retry") };
+    });
+    // 69 attempts in one batch: handled 50 at a time.
+    expect(messages.flatMap((m) => itemsOf(m.body))).toHaveLength(69);
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages } as unknown as MessageBatch<DeliveryMessage>, s.deps);
+    expect([...settled.values()]).toEqual(messages.map(() => "ack"));
+    expect(s.requests.map((r) => r.deliveryId).sort()).toEqual([...s.ids].sort());
+    expect(await s.deliveries()).toEqual([
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+      ["SUCCEEDED", 1],
+    ]);
+    expect(s.errors).toEqual([]);
+  });
+
+  test("an attempt of a bundle to retry later goes again alone, with its delay; the bundle is acked", async () => {
+    const s = await setup(() => new Response("down", { status: 503 }));
+    const settled: string[] = [];
+    const outbound = s.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
+    const body: DeliveryMessage = { kind: "deliveries", attempts: s.ids.map((deliveryId) => ({ kind: "delivery" as const, deliveryId, attempt: 1 })) };
+    const message = { id: newId(), timestamp: new Date(), body, attempts: 1, ack: () => settled.push("ack"), retry: () => settled.push("retry") };
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages: [message] } as unknown as MessageBatch<DeliveryMessage>, s.deps);
+    expect(settled).toEqual(["ack"]);
+    expect(outbound.messages.map((m) => m.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      [...s.ids].sort().map((deliveryId) => ({ kind: "delivery", deliveryId, attempt: 2 })),
+    );
+    expect(outbound.messages.every((m) => m.delaySeconds === 0)).toBe(true); // retryDelaysSeconds [0, 0] in this setup
+  });
+});
+
 describe("the dead-letter queue", () => {
   test("a message that exhausted its Queue retries is dead-lettered, logged with its delivery's state, and left PENDING for the recovery pass", async () => {
-    // Every read of the delivery fails: the message is retried 3 times, then dead-lettered.
+    // Every read of the delivery fails: the message (the loan's 3 first attempts) is retried 3 times, then dead-lettered.
     const s = await setup(() => new Response("ok"), { rate: 1, when: "before", match: 'from "webhook_deliveries"' });
     await s.pump();
-    expect(s.deadLetters).toHaveLength(3);
+    expect(s.deadLetters).toHaveLength(1);
+    expect(s.deadLetters[0]!.body).toEqual({ kind: "deliveries", attempts: expect.any(Array) });
+    expect(
+      itemsOf(s.deadLetters[0]!.body)
+        .map((i) => (i.kind === "delivery" ? i.deliveryId : ""))
+        .sort(),
+    ).toEqual([...s.ids].sort());
     expect(s.requests).toEqual([]);
     expect(await s.deliveries()).toEqual([
       ["PENDING", 0],
@@ -216,6 +267,7 @@ describe("the dead-letter queue", () => {
       log: { info: () => undefined, error: (msg, f) => errors.push(`${msg} ${JSON.stringify(f)}`) },
     });
     expect(acked.sort()).toEqual(s.deadLetters.map((d) => d.id).sort());
+    // One line per delivery of the message.
     expect(errors).toHaveLength(3);
     for (const id of s.ids) expect(errors.some((e) => e.includes(id) && e.includes('"status":"PENDING"') && e.includes("recovery pass"))).toBe(true);
   });

@@ -1,7 +1,8 @@
+import { chunk } from "../../db/chunks.ts";
 import { safeErrorFields } from "../../shared/observability/logger.ts";
 import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
 import { processDeliveryBatch, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
-import type { DeliveryMessage } from "../../shared/webhooks/messages.ts";
+import { type DeliveryAttempt, type DeliveryMessage, type EmailSend, itemsOf } from "../../shared/webhooks/messages.ts";
 import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
@@ -14,13 +15,18 @@ type Deps = ReturnType<typeof webhookDepsFromEnv>;
  */
 export const retryDelaySeconds = (attempts: number) => Math.min(300, 5 * 4 ** Math.max(0, attempts - 1));
 
+/** Delivery attempts handled together (one processDeliveryBatch): a batch of single messages, as before bundles. */
+export const DELIVERIES_PER_PASS = 50;
+
 /**
- * The deliveries Queue consumer. The batch's webhook deliveries are handled
- * together (processDeliveryBatch: a few D1 round trips for the whole batch,
- * the requests sent concurrently); each owner e-mail on its own. A "not yet"
- * outcome is re-sent with its delay (rather than `retry()`, which would spend
- * the Queue's own retry budget); an error (D1 overloaded, most often) retries
- * the messages it concerns with a growing delay (retryDelaySeconds). Such a
+ * The deliveries Queue consumer. The batch's webhook delivery attempts (a
+ * `deliveries` message brings up to 10, messages.ts) are handled together,
+ * 50 at a time (processDeliveryBatch: a few D1 round trips for the 50, the
+ * requests sent concurrently); each owner e-mail on its own. A "not yet"
+ * outcome re-sends its item alone with its delay (rather than `retry()`,
+ * which would spend the Queue's own retry budget); an error (D1 overloaded,
+ * most often) retries the messages it concerns, whole, with a growing delay
+ * (retryDelaySeconds), and only once every item of the batch ran. Such a
  * retry spends the Queue's retries, never the delivery's 3 attempts: the
  * attempt count lives in D1 and only grows when an outcome is recorded, and
  * a retried message resumes the attempt it had claimed (deliver.ts,
@@ -31,41 +37,55 @@ export const retryDelaySeconds = (attempts: number) => Math.min(300, 5 * 4 ** Ma
  */
 export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, deps: Deps): Promise<void> {
   const failedFor = new Set<string>();
-  const settle = async (message: Message<DeliveryMessage>, outcome: MessageOutcome) => {
-    if (!outcome.ack) await deps.queue.send(message.body, { delaySeconds: outcome.retryInSeconds });
+  /** The messages whose work (or part of it) failed: retried whole once everything ran; the rest are acked. */
+  const erred = new Set<Message<DeliveryMessage>>();
+  const settle = async (item: DeliveryAttempt | EmailSend, outcome: MessageOutcome) => {
+    // "Not yet": the item alone, again, with its delay (a bundle's other items are done).
+    if (!outcome.ack) await deps.queue.send(item, { delaySeconds: outcome.retryInSeconds });
     else if ("failedForTenant" in outcome && outcome.failedForTenant) failedFor.add(outcome.failedForTenant);
-    message.ack();
   };
   const failed = (messages: Message<DeliveryMessage>[], err: unknown) => {
-    deps.log.error("delivery messages failed", { messageIds: messages.map((m) => m.id), ...safeErrorFields(err) });
-    for (const m of messages) m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
+    deps.log.error("delivery messages failed", { messageIds: [...new Set(messages.map((m) => m.id))], ...safeErrorFields(err) });
+    for (const m of messages) erred.add(m);
   };
-  const deliveries = batch.messages.filter((m): m is Message<Extract<DeliveryMessage, { kind: "delivery" }>> => m.body.kind === "delivery");
-  const mails = batch.messages.filter((m) => m.body.kind === "email");
+  // Every item with the message it came in (a `deliveries` message brings several).
+  const items = batch.messages.flatMap((message) => itemsOf(message.body).map((item) => ({ message, item })));
+  const deliveries = items.filter((d): d is { message: Message<DeliveryMessage>; item: DeliveryAttempt } => d.item.kind === "delivery");
+  const mails = items.filter((d): d is { message: Message<DeliveryMessage>; item: EmailSend } => d.item.kind === "email");
   await Promise.all([
     (async () => {
-      try {
-        const outcomes = await processDeliveryBatch(
-          deps,
-          deliveries.map((m) => ({ ...m.body, messageId: m.id })),
-        );
-        await Promise.all(deliveries.map((m, i) => settle(m, outcomes[i]!)));
-      } catch (err) {
-        failed(deliveries, err);
+      // At most 50 attempts at a time, as one processDeliveryBatch (its reads and writes are sized for that).
+      for (const part of chunk(deliveries, DELIVERIES_PER_PASS)) {
+        try {
+          const outcomes = await processDeliveryBatch(
+            deps,
+            part.map(({ message, item }) => ({ ...item, messageId: message.id })),
+          );
+          await Promise.all(part.map(({ item }, i) => settle(item, outcomes[i]!)));
+        } catch (err) {
+          failed(
+            part.map((d) => d.message),
+            err,
+          );
+        }
       }
     })(),
-    ...mails.map(async (message) => {
+    ...mails.map(async ({ message, item }) => {
       try {
-        const body = message.body as Extract<DeliveryMessage, { kind: "email" }>;
         await settle(
-          message,
-          await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, body.notificationId),
+          item,
+          await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, item.notificationId),
         );
       } catch (err) {
         failed([message], err);
       }
     }),
   ]);
+  // A retried message repeats only what was not recorded: its recorded attempts and sent e-mails are recognized and dropped.
+  for (const m of batch.messages) {
+    if (erred.has(m)) m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
+    else m.ack();
+  }
   for (const tenantId of failedFor) {
     try {
       await relayOutbox(deps, { now: deps.clock.now(), tenantId });

@@ -7,6 +7,7 @@ import type { FetchLike } from "../../../shared/http/fetch-like.ts";
 import { consoleLogger } from "../../../shared/observability/logger.ts";
 import { processDeliveryMessage } from "../../../shared/webhooks/deliver.ts";
 import type { memoryDeliveryQueue } from "../../../shared/webhooks/memory-queue.ts";
+import { itemsOf } from "../../../shared/webhooks/messages.ts";
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
@@ -274,7 +275,7 @@ describe("a widget loan's program and channel ride in its events (DECISIONS.md '
     expect(queue.messages.length).toBeGreaterThan(0);
     while (queue.messages.length > 0) {
       const { body } = queue.messages.shift()!;
-      if (body.kind === "delivery") await processDeliveryMessage(deps, body);
+      for (const item of itemsOf(body)) if (item.kind === "delivery") await processDeliveryMessage(deps, item);
     }
     const ofLoan = delivered.filter((env) => env.data?.loan?.id === loanId);
     expect(ofLoan.map((env) => env.type).sort()).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
