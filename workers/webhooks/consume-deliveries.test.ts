@@ -237,6 +237,23 @@ describe("deliveries messages (up to 10 first attempts each)", () => {
   });
 });
 
+test("a message of a kind this worker does not know is logged and acked; its work waits for the recovery pass", async () => {
+  const s = await setup(() => new Response("ok"));
+  const settled: string[] = [];
+  const message = {
+    id: newId(),
+    timestamp: new Date(),
+    body: { kind: "later" },
+    attempts: 1,
+    ack: () => settled.push("ack"),
+    retry: () => settled.push("retry"),
+  };
+  await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages: [message] } as unknown as MessageBatch<DeliveryMessage>, s.deps);
+  expect(settled).toEqual(["ack"]);
+  expect(s.errors).toEqual([`unknown delivery message ${JSON.stringify({ messageId: message.id, kind: "later" })}`]);
+  expect(s.requests).toEqual([]);
+});
+
 describe("the dead-letter queue", () => {
   test("a message that exhausted its Queue retries is dead-lettered, logged with its delivery's state, and left PENDING for the recovery pass", async () => {
     // Every read of the delivery fails: the message (the loan's 3 first attempts) is retried 3 times, then dead-lettered.

@@ -52,6 +52,12 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
   const items = batch.messages.flatMap((message) => itemsOf(message.body).map((item) => ({ message, item })));
   const deliveries = items.filter((d): d is { message: Message<DeliveryMessage>; item: DeliveryAttempt } => d.item.kind === "delivery");
   const mails = items.filter((d): d is { message: Message<DeliveryMessage>; item: EmailSend } => d.item.kind === "email");
+  // A kind this worker does not know (a newer producer deployed first, README "Deploy"): said, then acked; the
+  // recovery pass re-sends its PENDING work one lease later.
+  for (const { message, item } of items) {
+    if (item.kind !== "delivery" && item.kind !== "email")
+      deps.log.error("unknown delivery message", { messageId: message.id, kind: String((item as { kind?: unknown }).kind) });
+  }
   await Promise.all([
     (async () => {
       // At most 50 attempts at a time, as one processDeliveryBatch (its reads and writes are sized for that).
