@@ -1,14 +1,16 @@
 import autocannon, { type Result } from "autocannon";
-import { startStack } from "../workers/local/stack.ts";
+import { type Stack, startStack } from "../workers/local/stack.ts";
+import { deliveryBurst } from "./delivery-burst.ts";
 
 /**
- * `bun bench/profile.ts [me|loans]`: a CPU profile of one endpoint under load,
+ * `bun bench/profile.ts [me|loans|burst]`: a CPU profile of one endpoint under load (or of a burst of webhook events),
  * taken from workerd through its DevTools inspector (Profiler domain), and
  * printed as the functions with the most self time, grouped by package.
  * Not a test and not the bench: it says where a path's CPU goes.
  *
  * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile), PROFILE_TOP (40),
- * PROFILE_INCLUSIVE (off; a number N prints the bundle's N named functions with the most inclusive time).
+ * PROFILE_INCLUSIVE (off; a number N prints the bundle's N named functions with the most inclusive time),
+ * PROFILE_HOOKS (off; 1 registers a webhook endpoint for every event, so `PROFILE_WORKERS=webhooks` has deliveries to profile).
  */
 const which = process.argv[2] ?? "me";
 const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
@@ -33,6 +35,16 @@ try {
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { merchantConfigs: { loanProductId: string }[] };
   await fetch(`${stack.baseUrl}/v1/sandbox/liquidity`, { method: "PUT", headers, body: JSON.stringify({ available: "100000000.00" }) });
+  // PROFILE_HOOKS=1: every event also goes to a webhook endpoint here (answering 204), so the webhooks worker has work.
+  const receiver = process.env.PROFILE_HOOKS ? Bun.serve({ port: 0, fetch: () => new Response(null, { status: 204 }) }) : undefined;
+  if (receiver) {
+    const hook = await fetch(`${stack.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"] }),
+    });
+    if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}`);
+  }
 
   const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
     title?: string;
@@ -40,7 +52,7 @@ try {
     webSocketDebuggerUrl: string;
   }[];
   const wanted = (process.env.PROFILE_WORKERS ?? "api").split(",");
-  const chosen = targets.filter((t) => wanted.some((w) => t.webSocketDebuggerUrl.includes(w)));
+  const chosen = targets.filter((t) => wanted.includes("all") || wanted.some((w) => t.webSocketDebuggerUrl.includes(w)));
   console.log(`profiling ${chosen.map((t) => t.webSocketDebuggerUrl).join(", ")}`);
   const sessions = await Promise.all(chosen.map((t) => inspector(t.webSocketDebuggerUrl)));
   for (const s of sessions) {
@@ -49,32 +61,35 @@ try {
     await s.send("Profiler.start");
   }
   let i = 0;
-  const result = await (autocannon as unknown as (o: unknown) => Promise<Result>)({
-    url: stack.baseUrl,
-    connections: 10,
-    duration: seconds,
-    requests: [
-      which === "loans"
-        ? ({
-            method: "POST",
-            path: "/v1/loans",
-            headers,
-            setupRequest: (req: { body?: string }) => {
-              i++;
-              req.body = JSON.stringify({
-                loanProductId: me.merchantConfigs[0]!.loanProductId,
-                borrowerRef: `p-${i % 1000}`,
-                borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
-                chain: "POLYGON_AMOY",
-                principalAmount: "10.00",
-                idempotencyKey: `p-${Date.now()}-${i}`,
-              });
-              return req;
-            },
-          } as never)
-        : { method: "GET", path: "/v1/me", headers },
-    ],
-  });
+  const result =
+    which === "burst"
+      ? await burst(stack, key, Number(process.env.PROFILE_EVENTS ?? 800))
+      : await (autocannon as unknown as (o: unknown) => Promise<Result>)({
+          url: stack.baseUrl,
+          connections: 10,
+          duration: seconds,
+          requests: [
+            which === "loans"
+              ? ({
+                  method: "POST",
+                  path: "/v1/loans",
+                  headers,
+                  setupRequest: (req: { body?: string }) => {
+                    i++;
+                    req.body = JSON.stringify({
+                      loanProductId: me.merchantConfigs[0]!.loanProductId,
+                      borrowerRef: `p-${i % 1000}`,
+                      borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                      chain: "POLYGON_AMOY",
+                      principalAmount: "10.00",
+                      idempotencyKey: `p-${Date.now()}-${i}`,
+                    });
+                    return req;
+                  },
+                } as never)
+              : { method: "GET", path: "/v1/me", headers },
+          ],
+        });
   console.log(`${which}: ${result.requests.average.toFixed(0)} req/s, 2xx ${result["2xx"]}, non-2xx ${result.non2xx}`);
   for (const [n, s] of sessions.entries()) {
     const { profile } = (await s.send("Profiler.stop")) as { profile: Profile };
@@ -83,6 +98,13 @@ try {
   }
 } finally {
   await stack.dispose();
+}
+
+/** `burst`: bench/delivery-burst.ts's burst of `events` (the relay after one write takes up to 800), per event delivered. */
+async function burst(stack: Stack, apiKey: string, events: number): Promise<Result> {
+  const b = await deliveryBurst(stack, { apiKey, events, delaysOf: () => ({ p50: 0, p99: 0, max: 0 }) });
+  if (!b) throw new Error("the burst could not start");
+  return { requests: { total: b.arrived, average: b.perSecond }, "2xx": b.arrived, non2xx: 0 } as unknown as Result;
 }
 
 function report(name: string, profile: Profile, requests: number) {

@@ -49,7 +49,9 @@ import { signedReceiver } from "./signed-receiver.ts";
  *
  * Then a burst (bench/delivery-burst.ts): BENCH_BURST_EVENTS events
  * committed at once in a tenant of their own, relayed after one write,
- * timed from commit to arrival.
+ * timed from commit to arrival; and the same burst again, by another tenant,
+ * while the first tenant creates loans one after another (the burst and the
+ * loans' own events both timed).
  *
  * The load's requests accept compressed answers (`accept-encoding: gzip,
  * deflate, br`), as fetch, undici's fetch, browsers and most HTTP libraries
@@ -176,10 +178,13 @@ try {
     console.log(
       `${"webhook events (loaded)".padEnd(24)} ${deliveries.perSecond.toFixed(0).padStart(8)} ${"".padStart(54)}   ${"POST /probe/queue".padEnd(18)}${(deliveries.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
     );
-    const burst = deliveries.burst;
-    if (burst) {
+    for (const [label, burst] of [
+      ["webhook events (burst)", deliveries.burst],
+      ["burst under load", deliveries.underLoad?.burst],
+    ] as const) {
+      if (!burst) continue;
       console.log(
-        `${"webhook events (burst)".padEnd(24)} ${burst.perSecond.toFixed(0).padStart(8)} ${"".padStart(54)}   ${"POST /probe/queue".padEnd(18)}${(burst.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
+        `${label.padEnd(24)} ${burst.perSecond.toFixed(0).padStart(8)} ${"".padStart(54)}   ${"POST /probe/queue".padEnd(18)}${(burst.perSecond / perSecond(queueProbe.result)).toFixed(2).padStart(6)}`,
       );
     }
   }
@@ -248,6 +253,19 @@ try {
           `${b.perSecond.toFixed(0)} events/s from the commit to the last arrival; commit → arrival p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max} ms; ` +
           `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
           (burstOk ? "" : "; MISMATCH"),
+      );
+      if (!burstOk) process.exitCode = 1;
+    }
+    const u = d.underLoad;
+    if (u?.burst) {
+      const b = u.burst;
+      const burstOk = b.arrived === b.committed && b.duplicates === 0 && b.badSignatures === 0;
+      console.log(
+        `webhook deliveries, burst under load (${b.committed} events committed at once by a tenant of their own while another created ${u.loans} loans one at a time): ` +
+          `${b.perSecond.toFixed(0)} events/s from the commit to the last arrival; commit → arrival p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max} ms; ` +
+          `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
+          (burstOk ? "" : "; MISMATCH") +
+          `; the loans' own ${u.events} events meanwhile: commit → arrival p50 ${u.p50} ms, p99 ${u.p99} ms, max ${u.max} ms`,
       );
       if (!burstOk) process.exitCode = 1;
     }
@@ -499,7 +517,8 @@ async function benchDeliveries(stack: Stack) {
     const started = Date.now();
     while (loans - IDLE_LOANS < maxLoans && Date.now() - started < seconds * 1000) await createLoan();
     const created = Date.now();
-    const committed = await drain();
+    const loadedLoans = loans - IDLE_LOANS;
+    let committed = await drain();
 
     const timed = [...arrivals].filter(([id]) => !idleIds.has(id)).map(([, a]) => a);
     const firstCommit = Math.min(...timed.map((a) => a.createdAt));
@@ -507,16 +526,42 @@ async function benchDeliveries(stack: Stack) {
     const capacity = await deliveryCapacity(stack, { apiKey, tenantId: me.tenant.id, delaysOf });
     const burstKey = await createApiKey(stack.baseUrl);
     const burst = burstKey ? await deliveryBurst(stack, { apiKey: burstKey, events: burstEvents, delaysOf }) : undefined;
+
+    // The burst again, by another tenant, while this one creates loans one after another (as loaded above):
+    // both timed, the burst's events and the loans' own.
+    const loadedBurstKey = await createApiKey(stack.baseUrl);
+    let underLoad: { burst: Awaited<ReturnType<typeof deliveryBurst>>; loans: number; events: number; p50: number; p99: number; max: number } | undefined;
+    if (loadedBurstKey) {
+      let stop = false;
+      const loansBefore = loans;
+      const loadStarted = Date.now();
+      const loading = (async () => {
+        while (!stop) await createLoan();
+      })();
+      try {
+        await Bun.sleep(1_000);
+        const b = await deliveryBurst(stack, { apiKey: loadedBurstKey, events: burstEvents, delaysOf });
+        stop = true;
+        await loading;
+        committed = await drain();
+        const meanwhile = [...arrivals.values()].filter((a) => a.createdAt >= loadStarted);
+        underLoad = { burst: b, loans: loans - loansBefore, events: meanwhile.length, ...delaysOf(meanwhile) };
+      } finally {
+        stop = true;
+        await loading;
+      }
+    }
     return {
       capacity,
       burst,
+      underLoad,
       loans,
       committed,
       events: arrivals.size,
       duplicates: state.requests - arrivals.size,
       badSignatures: state.badSignatures,
       idle,
-      loaded: { events: timed.length, loans: loans - IDLE_LOANS, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
+      loaded: { events: timed.length, loans: loadedLoans, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
       perSecond: timed.length / ((lastArrival - firstCommit) / 1000),
       drainSeconds: (lastArrival - created) / 1000,
     };

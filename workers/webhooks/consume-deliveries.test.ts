@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { chunk } from "../../db/chunks.ts";
 import { createDb } from "../../db/create-db.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import type { D1FaultPolicy } from "../../shared/chaos/faults.ts";
@@ -37,7 +38,7 @@ type Sent = { id: string; body: DeliveryMessage; attempts: number };
  * the same id and `attempts` + 1; after max_retries (3) it goes to the
  * dead-letter list; what the consumer sends is a new message.
  */
-async function setup(answer: () => Response, dbFaults?: D1FaultPolicy) {
+async function setup(answer: () => Response | Promise<Response>, dbFaults?: D1FaultPolicy) {
   const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
   queue.messages.length = 0;
   const owner = await signUpTenant(t);
@@ -220,6 +221,39 @@ describe("deliveries messages (up to 10 first attempts each)", () => {
       ["SUCCEEDED", 1],
     ]);
     expect(s.errors).toEqual([]);
+  });
+
+  test("parts of 50 attempts go two at a time: the second part's request is sent while the first's is still waiting", async () => {
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const bothSent = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const s = await setup(async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      if (inFlight === 2) release();
+      // Held until a second request is in flight (or 3 s, so a one-at-a-time consumer fails the test rather than hang).
+      await Promise.race([bothSent, Bun.sleep(3_000)]);
+      inFlight--;
+      return new Response("ok");
+    });
+    const first = (deliveryId: string) => ({ kind: "delivery" as const, deliveryId, attempt: 1 });
+    const unknown = () => Array.from({ length: 49 }, () => first(newId()));
+    // Items in order: part 1 = [d0, 49 unknown], part 2 = [d1, 49 unknown], part 3 = [d2].
+    const attempts = [first(s.ids[0]!), ...unknown(), first(s.ids[1]!), ...unknown(), first(s.ids[2]!)];
+    const messages = chunk(attempts, 10).map((part) => ({
+      id: newId(),
+      timestamp: new Date(),
+      body: { kind: "deliveries", attempts: part } as DeliveryMessage,
+      attempts: 1,
+      ack: () => undefined,
+      retry: () => undefined,
+    }));
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages } as unknown as MessageBatch<DeliveryMessage>, s.deps);
+    expect(most).toBe(2);
+    expect(s.requests.map((r) => r.deliveryId).sort()).toEqual([...s.ids].sort());
   });
 
   test("an attempt of a bundle to retry later goes again alone, with its delay; the bundle is acked", async () => {
