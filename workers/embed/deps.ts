@@ -42,3 +42,21 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
     liveChains: liveChainSettings(env as EmbedEnv & LiveChainEnv),
   };
 }
+
+const depsOfEnv = new WeakMap<EmbedEnv, EmbedDeps>();
+
+/**
+ * `embedDepsFromEnv` once per env object (an isolate's bindings), as the
+ * api's `depsOfIsolate`: nothing in the deps is per request, and a new
+ * drizzle instance per request rebuilt every prepared statement (they are
+ * built once per database) on every request. An env made per request (the
+ * chaos wrappers of development) simply gets its own.
+ */
+export function embedDepsOfIsolate(env: EmbedEnv): EmbedDeps {
+  let deps = depsOfEnv.get(env);
+  if (!deps) {
+    deps = embedDepsFromEnv(env);
+    depsOfEnv.set(env, deps);
+  }
+  return deps;
+}

@@ -51,3 +51,21 @@ export function webhookDepsFromEnv(env: WebhooksEnv): DeliveryDeps & { mail: Mai
     emailRetrySeconds: parsed.EMAIL_RETRY_DELAYS_SECONDS,
   };
 }
+
+const depsOfEnv = new WeakMap<WebhooksEnv, ReturnType<typeof webhookDepsFromEnv>>();
+
+/**
+ * `webhookDepsFromEnv` once per env object (an isolate's bindings), as the
+ * api's `depsOfIsolate`: parsing the vars with zod took about 7 ms a batch
+ * (`bun bench/profile.ts burst`), and a new drizzle instance per batch
+ * rebuilt the prepared statements each time. An env made per batch (the
+ * chaos wrappers of development) simply gets its own.
+ */
+export function webhookDepsOfIsolate(env: WebhooksEnv): ReturnType<typeof webhookDepsFromEnv> {
+  let deps = depsOfEnv.get(env);
+  if (!deps) {
+    deps = webhookDepsFromEnv(env);
+    depsOfEnv.set(env, deps);
+  }
+  return deps;
+}
