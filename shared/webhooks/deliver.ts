@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
+import { preparedStatement } from "../../db/prepared-statements.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -125,6 +126,50 @@ async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
 }
 
 /** The statements that record an attempt's outcome (recordAttempt), and what follows from it. */
+/**
+ * The bookkeeping of an attempt, built once per database and filled per call
+ * (db/prepared-statements.ts): a batch of 50 attempts writes 50 claims and
+ * 100 outcome updates, which drizzle would otherwise build statement by
+ * statement. The SQL is drizzle's own (`delivery-statements.test.ts`).
+ */
+export const claimAttemptStatement = preparedStatement<{ id: string; tenantId: string; deliveryId: string; attempt: number; startedAt: Date }>((db, p) =>
+  db
+    .insert(webhookAttempts)
+    .values({ id: p("id"), tenantId: p("tenantId"), deliveryId: p("deliveryId"), attempt: p("attempt"), startedAt: p("startedAt") })
+    .onConflictDoNothing()
+    .returning({ id: webhookAttempts.id }),
+);
+
+/** An attempt's outcome, on its claim if still unfinished. */
+export const finishAttemptStatement = preparedStatement<{
+  id: string;
+  finishedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+  succeeded: boolean;
+}>((db, p) =>
+  db
+    .update(webhookAttempts)
+    .set({ finishedAt: p("finishedAt"), durationMs: p("durationMs"), responseStatus: p("responseStatus"), error: p("error"), succeeded: p("succeeded") })
+    .where(and(eq(webhookAttempts.id, p("id")), isNull(webhookAttempts.finishedAt))),
+);
+
+/** The delivery after attempt `attempt`, if it is still PENDING after attempt - 1 (`previousCount`). */
+export const advanceDeliveryStatement = preparedStatement<{
+  id: string;
+  status: "PENDING" | "SUCCEEDED" | "FAILED";
+  attemptCount: number;
+  previousCount: number;
+  nextAttemptAt: Date | null;
+  updatedAt: Date;
+}>((db, p) =>
+  db
+    .update(webhookDeliveries)
+    .set({ status: p("status"), attemptCount: p("attemptCount"), nextAttemptAt: p("nextAttemptAt"), updatedAt: p("updatedAt") })
+    .where(and(eq(webhookDeliveries.id, p("id")), eq(webhookDeliveries.attemptCount, p("previousCount")), eq(webhookDeliveries.status, "PENDING"))),
+);
+
 async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
   const { db } = deps;
   const now = deps.clock.now();
@@ -134,14 +179,15 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
   const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
   const d = loaded.delivery;
   const statements = [
-    db
-      .update(webhookAttempts)
-      .set({ finishedAt: now, durationMs: result.durationMs, responseStatus: result.responseStatus, error: result.error, succeeded: result.succeeded })
-      .where(and(eq(webhookAttempts.id, attemptId), isNull(webhookAttempts.finishedAt))),
-    db
-      .update(webhookDeliveries)
-      .set({ status, attemptCount: attempt, nextAttemptAt, updatedAt: now })
-      .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
+    finishAttemptStatement(db, {
+      id: attemptId,
+      finishedAt: now,
+      durationMs: result.durationMs,
+      responseStatus: result.responseStatus,
+      error: result.error,
+      succeeded: result.succeeded,
+    }),
+    advanceDeliveryStatement(db, { id: d.id, status, attemptCount: attempt, previousCount: attempt - 1, nextAttemptAt, updatedAt: now }),
   ];
   // A failed test event is the merchant's own probe, shown on its delivery: it raises no alert.
   if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed" && loaded.envelope.type !== "webhook.test") {
@@ -258,11 +304,13 @@ async function claimAttempts(deps: DeliveryDeps, fresh: { loaded: Loaded; attemp
   try {
     const results = await db.batch(
       fresh.map((f) =>
-        db
-          .insert(webhookAttempts)
-          .values({ id: f.attemptId, tenantId: f.loaded.delivery.tenantId, deliveryId: f.loaded.delivery.id, attempt: f.attempt, startedAt: now })
-          .onConflictDoNothing()
-          .returning({ id: webhookAttempts.id }),
+        claimAttemptStatement(db, {
+          id: f.attemptId,
+          tenantId: f.loaded.delivery.tenantId,
+          deliveryId: f.loaded.delivery.id,
+          attempt: f.attempt,
+          startedAt: now,
+        }),
       ) as [never, ...never[]],
     );
     return new Set((results as { id: string }[][]).flat().map((r) => r.id));
