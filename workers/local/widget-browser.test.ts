@@ -277,11 +277,18 @@ test("a page on a disallowed origin can neither frame the widget (CSP frame-ance
   await cdp.send("Network.enable");
   const network: { status?: number; cors?: string } = {};
   const ids = new Set<string>();
+  // Chromium may send a response's ExtraInfo before the request's requestWillBeSent: keep every status, match after.
+  const statuses = new Map<string, number>();
+  const matchStatus = () => {
+    for (const id of ids) if (statuses.has(id)) network.status = statuses.get(id);
+  };
   cdp.on("Network.requestWillBeSent", (e) => {
     if (e.request.url.endsWith(`/v1/embed/${m.embedKey}/config`)) ids.add(e.requestId);
+    matchStatus();
   });
   cdp.on("Network.responseReceivedExtraInfo", (e) => {
-    if (ids.has(e.requestId)) network.status = e.statusCode;
+    statuses.set(e.requestId, e.statusCode);
+    matchStatus();
   });
   cdp.on("Network.loadingFailed", (e) => {
     if (e.corsErrorStatus) network.cors = e.corsErrorStatus.corsError;
