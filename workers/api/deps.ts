@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oncePerEnv } from "../../shared/config/once-per-env.ts";
 import { controlDatabase, tenantDatabase } from "../../db/databases.ts";
 import { createDb, type Db } from "../../db/create-db.ts";
 import { d1ReadSessions, type ReadSessions } from "../../db/read-session.ts";
@@ -186,19 +187,5 @@ export function depsFromEnv(env: ApiEnv): ApiDeps {
   };
 }
 
-const depsOfEnv = new WeakMap<ApiEnv, ApiDeps>();
-
-/**
- * `depsFromEnv` once per env object (an isolate's bindings): nothing in the
- * deps is per request, so parsing the vars and building drizzle and the
- * ports again for every request is work no answer needs. An env made per
- * request (the chaos wrappers of development) simply gets its own.
- */
-export function depsOfIsolate(env: ApiEnv): ApiDeps {
-  let deps = depsOfEnv.get(env);
-  if (!deps) {
-    deps = depsFromEnv(env);
-    depsOfEnv.set(env, deps);
-  }
-  return deps;
-}
+/** `depsFromEnv` once per env object (an isolate's bindings): shared/config/once-per-env.ts. */
+export const depsOfIsolate: (env: ApiEnv) => ApiDeps = oncePerEnv(depsFromEnv);

@@ -1,3 +1,4 @@
+import { oncePerEnv } from "../../shared/config/once-per-env.ts";
 import { ConfigurationError } from "../../shared/config/required-secrets.ts";
 import { controlDatabase, tenantDatabase } from "../../db/databases.ts";
 import { createDb } from "../../db/create-db.ts";
@@ -43,20 +44,5 @@ export function embedDepsFromEnv(env: EmbedEnv): EmbedDeps {
   };
 }
 
-const depsOfEnv = new WeakMap<EmbedEnv, EmbedDeps>();
-
-/**
- * `embedDepsFromEnv` once per env object (an isolate's bindings), as the
- * api's `depsOfIsolate`: nothing in the deps is per request, and a new
- * drizzle instance per request rebuilt every prepared statement (they are
- * built once per database) on every request. An env made per request (the
- * chaos wrappers of development) simply gets its own.
- */
-export function embedDepsOfIsolate(env: EmbedEnv): EmbedDeps {
-  let deps = depsOfEnv.get(env);
-  if (!deps) {
-    deps = embedDepsFromEnv(env);
-    depsOfEnv.set(env, deps);
-  }
-  return deps;
-}
+/** `embedDepsFromEnv` once per env object (an isolate's bindings): shared/config/once-per-env.ts. */
+export const embedDepsOfIsolate: (env: EmbedEnv) => EmbedDeps = oncePerEnv(embedDepsFromEnv);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oncePerEnv } from "../../shared/config/once-per-env.ts";
 import { tenantDatabase } from "../../db/databases.ts";
 import { createDb } from "../../db/create-db.ts";
 import { DEV_SECRETS_KEY } from "../../shared/crypto/secret-box.ts";
@@ -52,20 +53,5 @@ export function webhookDepsFromEnv(env: WebhooksEnv): DeliveryDeps & { mail: Mai
   };
 }
 
-const depsOfEnv = new WeakMap<WebhooksEnv, ReturnType<typeof webhookDepsFromEnv>>();
-
-/**
- * `webhookDepsFromEnv` once per env object (an isolate's bindings), as the
- * api's `depsOfIsolate`: parsing the vars with zod took about 7 ms a batch
- * (`bun bench/profile.ts burst`), and a new drizzle instance per batch
- * rebuilt the prepared statements each time. An env made per batch (the
- * chaos wrappers of development) simply gets its own.
- */
-export function webhookDepsOfIsolate(env: WebhooksEnv): ReturnType<typeof webhookDepsFromEnv> {
-  let deps = depsOfEnv.get(env);
-  if (!deps) {
-    deps = webhookDepsFromEnv(env);
-    depsOfEnv.set(env, deps);
-  }
-  return deps;
-}
+/** `webhookDepsFromEnv` once per env object (an isolate's bindings), not once per batch: shared/config/once-per-env.ts. */
+export const webhookDepsOfIsolate: (env: WebhooksEnv) => ReturnType<typeof webhookDepsFromEnv> = oncePerEnv(webhookDepsFromEnv);
