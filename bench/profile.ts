@@ -96,6 +96,7 @@ try {
     report(chosen[n]!.webSocketDebuggerUrl, profile, result.requests.total);
     s.close();
   }
+  receiver?.stop(true);
 } finally {
   await stack.dispose();
 }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./create-db.ts";
 import { insertIf } from "./guarded-writes.ts";
 import { placeholderRow, preparedStatement } from "./prepared-statements.ts";
 import { events, type EventEnvelope } from "./schema/events.ts";
 import { settlements } from "./schema/loan-records.ts";
 import { createTestDb } from "./test-db.ts";
+import { builtQuery, preparedQuery } from "./statement-text.ts";
 
 let t: Awaited<ReturnType<typeof createTestDb>>;
 let db: Db;
@@ -17,9 +17,6 @@ beforeAll(async () => {
   await t.client.execute("PRAGMA foreign_keys = OFF");
 });
 afterAll(() => t.close());
-
-const queryOf = (item: BatchItem<"sqlite">) => (item as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
-const built = (item: BatchItem<"sqlite">) => (item as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL() as { sql: string; params: unknown[] };
 
 const settlementRow = () => ({
   id: crypto.randomUUID(),
@@ -47,8 +44,8 @@ const settlementInsert = preparedStatement<ReturnType<typeof settlementRow> & { 
 test("bigint units, enums, timestamps and nulls bind what drizzle binds, nulls as NULL; the second call fills the first one's SQL", () => {
   for (let i = 0; i < 2; i++) {
     const row = settlementRow();
-    const prepared = queryOf(settlementInsert(db, { ...row, ok: 1 }));
-    const plain = built(insertIf(db, settlements, row, sql`1 = ${1}`));
+    const prepared = preparedQuery(settlementInsert(db, { ...row, ok: 1 }));
+    const plain = builtQuery(insertIf(db, settlements, row, sql`1 = ${1}`));
     // drizzle writes a null value as a literal NULL; the prepared statement binds it. The rest: the same values, encoded alike.
     expect(prepared.params.filter((v) => v !== null) as unknown[]).toEqual(plain.params);
     expect(prepared.params.filter((v) => v === null)).toHaveLength(2);

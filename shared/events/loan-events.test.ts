@@ -1,32 +1,28 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { events } from "../../db/schema/events.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
-import { createLoan } from "../loans/create-loan.ts";
 import { loanCarries } from "../loans/loan-guard.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { loanCreation, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { verbCreatedLoan } from "../testing/loan-fixtures.ts";
 import { eventInsertIf, loanEnvelope, loanEventInsert } from "./loan-events.ts";
+import { builtQuery, preparedQuery } from "../../db/statement-text.ts";
 
 let t: TestApp;
 let loan: LoanRow;
 beforeAll(async () => {
   t = await createTestApp();
-  const m = await sandboxTenant(t);
-  const input = loanCreation(t, m, { borrowerRef: "events", principalAmount: "123.45" });
-  loan = (await createLoan({ db: t.db }, input)).loan;
+  loan = await verbCreatedLoan(t, { borrowerRef: "events", principalAmount: "123.45" });
 });
 afterAll(() => t.close());
-
-const queryOf = (item: BatchItem<"sqlite">) => (item as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
-const built = (item: BatchItem<"sqlite">) => (item as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
 
 test("a loan's event, prepared once: the same SQL and bound values as eventInsertIf on the loan's token", () => {
   const token = crypto.randomUUID();
   for (let i = 0; i < 2; i++) {
     const envelope = loanEnvelope("loan.funded", loan, t.clock.now(), { reason: `x${i}` });
-    expect(queryOf(loanEventInsert(t.db, envelope, loan.id, token))).toEqual(built(eventInsertIf(t.db, envelope, loan.id, loanCarries(loan.id, token))));
+    expect(preparedQuery(loanEventInsert(t.db, envelope, loan.id, token))).toEqual(
+      builtQuery(eventInsertIf(t.db, envelope, loan.id, loanCarries(loan.id, token))),
+    );
   }
 });
 

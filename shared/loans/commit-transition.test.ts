@@ -1,23 +1,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { loanCreation, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { verbCreatedLoan } from "../testing/loan-fixtures.ts";
 import { commitTransition, planTransition } from "./commit-transition.ts";
-import { createLoan } from "./create-loan.ts";
+import { preparedQuery } from "../../db/statement-text.ts";
 
 let t: TestApp;
 let loan: LoanRow;
 beforeAll(async () => {
   t = await createTestApp();
-  const m = await sandboxTenant(t);
-  const input = loanCreation(t, m, { borrowerRef: "transitions", principalAmount: "50.00" });
-  loan = (await createLoan({ db: t.db }, input)).loan;
+  loan = await verbCreatedLoan(t, { borrowerRef: "transitions", principalAmount: "50.00" });
 });
 afterAll(() => t.close());
-
-const queryOf = (item: BatchItem<"sqlite">) => (item as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
 
 test("a guarded update without a condition, prepared per set of columns, binds what drizzle's own update binds", () => {
   const now = t.clock.now();
@@ -42,7 +37,7 @@ test("a guarded update without a condition, prepared per set of columns, binds w
       .where(and(eq(loans.id, loan.id), eq(loans.tenantId, loan.tenantId), eq(loans.writeToken, loan.writeToken)))
       .returning({ id: loans.id })
       .toSQL();
-    const prepared = queryOf(plan.statements[plan.updateAt]!);
+    const prepared = preparedQuery(plan.statements[plan.updateAt]!);
     expect(prepared).toEqual(plain);
   }
 });

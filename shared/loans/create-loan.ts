@@ -358,14 +358,11 @@ async function insertLoan(
   newBorrower: boolean,
   decide: (row: LoanRow) => PlannedTransition,
 ): Promise<LoanRow | null> {
-  const condition =
-    input.program?.creditLimit === undefined
-      ? borrowerExists(row.borrowerId)
-      : and(borrowerExists(row.borrowerId), withinCreditLimit(row, input.program.creditLimit))!;
+  const creditLimit = input.program?.creditLimit;
   const loan =
-    input.program?.creditLimit === undefined
+    creditLimit === undefined
       ? loanInsert(db, { ...row, guardBorrowerId: row.borrowerId })
-      : insertIf(db, loans, row, condition)
+      : insertIf(db, loans, row, and(borrowerExists(row.borrowerId), withinCreditLimit(row, creditLimit))!)
           .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
           .returning({ id: loans.id });
   const rest = [

@@ -1,4 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { LoanRow } from "../../db/schema/loans.ts";
+import { createLoan as createLoanVerb } from "../loans/create-loan.ts";
 import { bearer, createKey, signUpTenant } from "./fixtures.ts";
 import type { TestApp, TestResponse } from "./harness.ts";
 
@@ -77,3 +79,13 @@ export const loanCreation = (t: TestApp, m: { tenantId: string; loanProductId: s
   now: t.clock.now(),
   ...overrides,
 });
+
+/**
+ * A loan row made by the creation verb itself, no HTTP (a fresh sandbox
+ * tenant's, `loanCreation` with `overrides`): for the tests of the
+ * statements a loan's changes write.
+ */
+export async function verbCreatedLoan(t: TestApp, overrides: Record<string, unknown> = {}): Promise<LoanRow> {
+  const m = await sandboxTenant(t);
+  return (await createLoanVerb({ db: t.db }, loanCreation(t, m, overrides))).loan;
+}

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, isNull } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
 import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { createTestDb } from "../../db/test-db.ts";
 import { advanceDeliveryStatement, claimAttemptStatement, finishAttemptStatement } from "./deliver.ts";
+import { builtQuery, preparedQuery } from "../../db/statement-text.ts";
 
 let t: Awaited<ReturnType<typeof createTestDb>>;
 let db: Db;
@@ -14,17 +14,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const queryOf = (item: BatchItem<"sqlite">) => (item as unknown as { _prepare(): { getQuery(): { sql: string; params: unknown[] } } })._prepare().getQuery();
-const built = (item: BatchItem<"sqlite">) => (item as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL() as { sql: string; params: unknown[] };
-
 const at = new Date("2026-11-23T08:00:00.123Z");
 const id = "5b0e1c0a-6f7d-4c1e-9a3b-2f1d0c9e8a7b";
 
 describe("an attempt's bookkeeping, built once: the SQL and binds drizzle would build each time", () => {
   test("the claim", () => {
     const values = { id, tenantId: "t-1", deliveryId: "d-1", attempt: 2, startedAt: at };
-    expect(queryOf(claimAttemptStatement(db, values))).toEqual(
-      built(db.insert(webhookAttempts).values(values).onConflictDoNothing().returning({ id: webhookAttempts.id })),
+    expect(preparedQuery(claimAttemptStatement(db, values))).toEqual(
+      builtQuery(db.insert(webhookAttempts).values(values).onConflictDoNothing().returning({ id: webhookAttempts.id })),
     );
   });
 
@@ -33,13 +30,13 @@ describe("an attempt's bookkeeping, built once: the SQL and binds drizzle would 
       { durationMs: 120, responseStatus: 204, error: null, succeeded: true },
       { durationMs: 10_000, responseStatus: null, error: "timed out after 10000 ms", succeeded: false },
     ]) {
-      const drizzle = built(
+      const drizzle = builtQuery(
         db
           .update(webhookAttempts)
           .set({ finishedAt: at, ...outcome })
           .where(and(eq(webhookAttempts.id, id), isNull(webhookAttempts.finishedAt))),
       );
-      const prepared = queryOf(finishAttemptStatement(db, { id, finishedAt: at, ...outcome }));
+      const prepared = preparedQuery(finishAttemptStatement(db, { id, finishedAt: at, ...outcome }));
       expect(prepared.params).toEqual([at.getTime(), outcome.durationMs, outcome.responseStatus, outcome.error, outcome.succeeded ? 1 : 0, id]);
       expect(prepared).toEqual(drizzle);
     }
@@ -50,10 +47,10 @@ describe("an attempt's bookkeeping, built once: the SQL and binds drizzle would 
       { status: "PENDING" as const, nextAttemptAt: new Date(at.getTime() + 30_000) },
       { status: "FAILED" as const, nextAttemptAt: null },
     ]) {
-      const prepared = queryOf(advanceDeliveryStatement(db, { id, attemptCount: 2, previousCount: 1, updatedAt: at, ...next }));
+      const prepared = preparedQuery(advanceDeliveryStatement(db, { id, attemptCount: 2, previousCount: 1, updatedAt: at, ...next }));
       expect(prepared.params).toEqual([next.status, 2, next.nextAttemptAt?.getTime() ?? null, at.getTime(), id, 1, "PENDING"]);
       expect(prepared).toEqual(
-        built(
+        builtQuery(
           db
             .update(webhookDeliveries)
             .set({ status: next.status, attemptCount: 2, nextAttemptAt: next.nextAttemptAt, updatedAt: at })
