@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { retryingOnReset } from "./integration.ts";
+import { onceMoreOnReset, retryingOnReset } from "./integration.ts";
 
 /** A D1 stand-in whose calls fail with `failures` errors first, counting calls. */
 function fakeD1(failures: string[]) {
@@ -46,6 +46,20 @@ describe("the test stack's D1 (Miniflare's proxy through Bun's keep-alive pool)"
     const other = fakeD1(["D1_ERROR: no such table"]);
     await expect(retryingOnReset(other.db).exec("SELECT 1")).rejects.toThrow("no such table");
     expect(other.calls).toHaveLength(1);
+  });
+
+  test("getting a binding through the proxy is tried once more on a reset too, and only once", async () => {
+    let calls = 0;
+    const flaky = (failures: number) => async () => {
+      calls++;
+      if (calls <= failures) throw new TypeError("ECONNRESET: The socket connection was closed unexpectedly");
+      return "binding";
+    };
+    expect(await onceMoreOnReset(flaky(1))).toBe("binding");
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect(onceMoreOnReset(flaky(2))).rejects.toThrow("ECONNRESET");
+    expect(calls).toBe(2);
   });
 
   test("a batch gets the proxy's own statements back", async () => {

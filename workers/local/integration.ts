@@ -109,8 +109,9 @@ export async function startTestStack(
     embedUrl: stack.embedUrl,
     fetch: httpClient(stack.baseUrl),
     scheduled: stack.scheduled,
-    db: async () => retryingOnReset((await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database),
-    queue: async (binding) => (await stack.mf.getQueueProducer(binding, stack.names.api)) as unknown as Queue<any>,
+    // Getting a binding goes through the same proxy, so it is tried once more on a reset too.
+    db: async () => retryingOnReset((await onceMoreOnReset(() => stack.mf.getD1Database("DB", stack.names.api))) as unknown as D1Database),
+    queue: async (binding) => (await onceMoreOnReset(() => stack.mf.getQueueProducer(binding, stack.names.api))) as unknown as Queue<any>,
     dispose: stack.dispose,
   };
 }
@@ -186,6 +187,16 @@ export async function signUpMerchant(stack: Pick<TestStack, "fetch">, companyNam
   };
 }
 
+/** `call`, and once more if it failed with ECONNRESET (Miniflare's proxy through Bun's keep-alive pool, below). */
+export async function onceMoreOnReset<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!String(err).includes("ECONNRESET")) throw err;
+    return call();
+  }
+}
+
 /**
  * The test's D1 (Miniflare's proxy of the binding), with each call tried
  * once more when it fails with ECONNRESET: the proxy's requests go through
@@ -195,14 +206,7 @@ export async function signUpMerchant(stack: Pick<TestStack, "fetch">, companyNam
  * loudly on its keys rather than silently.
  */
 export function retryingOnReset(db: D1Database): D1Database {
-  const once = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (err) {
-      if (!String(err).includes("ECONNRESET")) throw err;
-      return call();
-    }
-  };
+  const once = onceMoreOnReset;
   // The proxy's own statements, for `batch` (Miniflare recognizes only those).
   const originals = new WeakMap<object, D1PreparedStatement>();
   const statement = (s: D1PreparedStatement): D1PreparedStatement => {
