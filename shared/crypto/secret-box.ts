@@ -6,9 +6,28 @@
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
-async function keyFrom(secretsKey: string): Promise<CryptoKey> {
+async function deriveKey(secretsKey: string): Promise<CryptoKey> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secretsKey));
   return crypto.subtle.importKey("raw", digest, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+/**
+ * The AES key of each `secretsKey` seen, derived once per isolate rather than
+ * for every secret opened (a webhook batch opens one per attempt). A
+ * deployment has one (two while it rotates); a few more clear the lot.
+ */
+const derived = new Map<string, Promise<CryptoKey>>();
+const KEYS_KEPT = 4;
+
+function keyFrom(secretsKey: string): Promise<CryptoKey> {
+  let key = derived.get(secretsKey);
+  if (!key) {
+    if (derived.size >= KEYS_KEPT) derived.clear();
+    key = deriveKey(secretsKey);
+    derived.set(secretsKey, key);
+    key.catch(() => derived.delete(secretsKey));
+  }
+  return key;
 }
 
 export async function sealSecret(plaintext: string, secretsKey: string): Promise<string> {

@@ -276,6 +276,33 @@ describe("delivery", () => {
     expect(rows.map((d) => [d.status, d.attemptCount])).toEqual(Array(3).fill(["SUCCEEDED", 1]));
   });
 
+  test("one batch holding two tenants' deliveries to three endpoints: each request is signed with its own endpoint's secret", async () => {
+    const a = await setup({ "https://a1.example/hook": async () => new Response("ok"), "https://a2.example/hook": async () => new Response("ok") });
+    // Each setup empties the harness queue first: take the first attempts of one before making the other.
+    const attemptsIn = (queue: typeof a.queue) =>
+      sentItems(queue.messages.splice(0))
+        .filter((m) => m.body.kind === "delivery")
+        .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const ofA = attemptsIn(a.queue);
+    const b = await setup({ "https://b1.example/hook": async () => new Response("ok") });
+    const msgs = [...ofA, ...attemptsIn(b.queue)];
+    expect(msgs).toHaveLength(9); // 3 events × 3 endpoints
+    const fetch: FetchLike = (url, init) => (url.startsWith("https://a") ? a.deps.fetch : b.deps.fetch)(url, init);
+    const outcomes = await processDeliveryBatch({ ...a.deps, fetch }, msgs.reverse());
+    expect(outcomes).toEqual(Array(9).fill({ ack: true }));
+    const received = [...a.received, ...b.received];
+    expect(received).toHaveLength(9);
+    const secrets = { ...a.endpoints, ...b.endpoints };
+    for (const r of received) {
+      const { secret } = secrets[r.url]!;
+      expect(r.headers["x-svc-signature"]).toBe(createHmac("sha256", secret).update(r.body).digest("hex"));
+      const signed = `${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`;
+      const key = Buffer.from(secret.slice("whsec_".length), "base64");
+      expect(r.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(signed).digest("base64")}`);
+      expect(JSON.parse(r.body).tenantId).toBe(r.url.startsWith("https://a") ? a.owner.tenantId : b.owner.tenantId);
+    }
+  });
+
   test("batches of a failing endpoint's messages, each arriving three times at once: exactly 3 attempts and one webhook.delivery_failed", async () => {
     const url = "https://dead.merchant.example/batches";
     const s = await setup({ [url]: async () => new Response("no", { status: 500 }) }, { [url]: ["loan.funded", "loan.decision"] });

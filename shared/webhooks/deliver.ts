@@ -85,11 +85,17 @@ async function loadDelivery(db: Db, deliveryId: string) {
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
 type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number };
 
-/** POSTs the envelope once. Redirects are not followed (a 3xx fails), so an endpoint cannot bounce us elsewhere. */
-async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number): Promise<AttemptResult> {
+/** An endpoint's signing secret, opened from its ciphertext. */
+type SecretOpener = (ciphertext: string) => Promise<string>;
+
+/**
+ * POSTs the envelope once. Redirects are not followed (a 3xx fails), so an endpoint cannot bounce us elsewhere.
+ * `secretOf`: a batch's opener, which opens each endpoint's secret once for all its attempts.
+ */
+async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult> {
   const started = Date.now();
   try {
-    const secret = await openSecret(loaded.secretCiphertext, deps.secretsKey);
+    const secret = await (secretOf ?? ((c) => openSecret(c, deps.secretsKey)))(loaded.secretCiphertext);
     const body = JSON.stringify(loaded.envelope);
     const headers = await deliveryHeaders({
       secret,
@@ -271,9 +277,18 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   const claimed = await claimAttempts(deps, fresh);
   for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i);
   const mine = fresh.filter((f) => claimed.has(f.attemptId));
+  // Each endpoint's secret opened once for the batch (a page of events mostly goes to a few endpoints).
+  const opened = new Map<string, Promise<string>>();
+  const secretOf: SecretOpener = (ciphertext) => {
+    let secret = opened.get(ciphertext);
+    if (!secret) opened.set(ciphertext, (secret = openSecret(ciphertext, deps.secretsKey)));
+    return secret;
+  };
   const results = await Promise.all(
     mine.map((f) =>
-      f.loaded.endpointDeleted ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 } : sendOnce(deps, f.loaded, f.attempt),
+      f.loaded.endpointDeleted
+        ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
+        : sendOnce(deps, f.loaded, f.attempt, secretOf),
     ),
   );
   const records = await Promise.all(mine.map((f, k) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, results[k]!)));
