@@ -280,8 +280,8 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   // Each endpoint's secret opened once for the batch (a page of events mostly goes to a few endpoints).
   const opened = new Map<string, Promise<string>>();
   const secretOf: SecretOpener = (ciphertext) => {
-    let secret = opened.get(ciphertext);
-    if (!secret) opened.set(ciphertext, (secret = openSecret(ciphertext, deps.secretsKey)));
+    const secret = opened.get(ciphertext) ?? openSecret(ciphertext, deps.secretsKey);
+    opened.set(ciphertext, secret);
     return secret;
   };
   const results = await Promise.all(
