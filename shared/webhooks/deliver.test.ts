@@ -11,7 +11,7 @@ import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
-import { processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { DEFERRED_SECONDS, processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
@@ -301,6 +301,29 @@ describe("delivery", () => {
       expect(r.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(signed).digest("base64")}`);
       expect(JSON.parse(r.body).tenantId).toBe(r.url.startsWith("https://a") ? a.owner.tenantId : b.owner.tenantId);
     }
+  });
+
+  test("an attempt that gets no request slot in time is deferred, alone or in a batch: nothing sent, no attempt counted, its claim released, its delivery due when it comes back", async () => {
+    const url = "https://hooks.merchant.example/deferred";
+    const s = await setup({ [url]: async () => new Response("ok") });
+    const msgs = sentItems(s.queue.messages.splice(0))
+      .filter((m) => m.body.kind === "delivery")
+      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const noSlot = { ...s.deps, slots: { take: async () => undefined } };
+    const due = s.deps.clock.now().getTime() + DEFERRED_SECONDS * 1000;
+    expect(await processDeliveryMessage(noSlot, { ...msgs[0]!, messageId: newId() })).toEqual({ ack: false, retryInSeconds: DEFERRED_SECONDS });
+    expect(await processDeliveryBatch(noSlot, msgs.slice(1).map((m) => ({ ...m, messageId: newId() })))).toEqual(
+      Array(2).fill({ ack: false, retryInSeconds: DEFERRED_SECONDS }),
+    );
+    expect(s.received).toEqual([]);
+    expect(s.queue.messages).toEqual([]); // the consumer re-sends deferred attempts (consume-deliveries.ts)
+    const rows = await deliveriesOf(s.owner.tenantId);
+    expect(rows.map((d) => [d.status, d.attemptCount, d.nextAttemptAt?.getTime()])).toEqual(Array(3).fill(["PENDING", 0, due]));
+    for (const d of rows) expect(await attemptsOf(d.id)).toEqual([]);
+    // Back with a slot: attempt 1, once.
+    await processDeliveryBatch(s.deps, msgs);
+    expect(s.received).toHaveLength(3);
+    expect((await deliveriesOf(s.owner.tenantId)).map((d) => [d.status, d.attemptCount])).toEqual(Array(3).fill(["SUCCEEDED", 1]));
   });
 
   test("batches of a failing endpoint's messages, each arriving three times at once: exactly 3 attempts and one webhook.delivery_failed", async () => {

@@ -12,6 +12,7 @@ import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import { bundledAttempts, type DeliveryMessage, type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
+import { type SendSlots, slotWaitMs, unlimitedSlots } from "./send-slots.ts";
 import { deliveryHeaders } from "./signing.ts";
 
 export type DeliveryDeps = {
@@ -25,6 +26,8 @@ export type DeliveryDeps = {
   /** Delays before attempts 2 and 3 (production 30 s, 120 s). */
   retryDelaysSeconds: number[];
   log: Logger;
+  /** The invocation's requests at once and their order (send-slots.ts); none: no limit. */
+  slots?: SendSlots;
 };
 
 /**
@@ -36,16 +39,27 @@ export type MessageOutcome = { ack: true; failedForTenant?: string } | { ack: fa
 const ACK: MessageOutcome = { ack: true };
 
 /**
- * An attempt's claim is a lease of the delivery timeout plus this margin: a
- * claimed attempt unfinished after it was interrupted (its worker died; its
- * request, if it went out, was aborted at the timeout), so the next attempt
- * may go without ever running in parallel with it. The same lease bounds how
- * long a message may be missing before the recovery pass re-sends it.
+ * An attempt's claim is a lease of the longest an attempt can take (its wait
+ * for a request slot, then the delivery timeout) plus this margin: a claimed
+ * attempt unfinished after it was interrupted (its worker died; its request,
+ * if it went out, was aborted at the timeout), so the next attempt may go
+ * without ever running in parallel with it. The same lease bounds how long a
+ * message may be missing before the recovery pass re-sends it.
  */
 export const LEASE_MARGIN_MS = 5_000;
 
-/** How long a claimed attempt or a queued message may go without an outcome. */
-export const deliveryLeaseMs = (timeoutMs: number) => timeoutMs + LEASE_MARGIN_MS;
+/**
+ * An attempt that got no request slot in time (send-slots.ts) goes back to
+ * the Queue, alone, this much later; its claim is released and its delivery
+ * is due again then. A deferral is not an attempt: the endpoint was never asked.
+ */
+export const DEFERRED_SECONDS = 10;
+
+/**
+ * How long a claimed attempt or a queued message may go without an outcome:
+ * 30 s with the 10 s timeout (15 s for a slot, 10 s for the answer, 5 s).
+ */
+export const deliveryLeaseMs = (timeoutMs: number) => slotWaitMs(timeoutMs) + timeoutMs + LEASE_MARGIN_MS;
 
 const loadColumns = {
   delivery: webhookDeliveries,
@@ -84,6 +98,46 @@ async function loadDelivery(db: Db, deliveryId: string) {
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
 type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number };
+const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 };
+
+/**
+ * The attempt, sent in one of the invocation's request slots (send-slots.ts;
+ * the request's timeout starts once it has one), or "deferred" when none came
+ * in time. A retry's endpoint failed before: it counts as slow from the start.
+ */
+async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult | "deferred"> {
+  if (loaded.endpointDeleted) return ENDPOINT_DELETED;
+  const { tenantId, endpointId } = loaded.delivery;
+  const slot = await (deps.slots ?? unlimitedSlots).take({ tenantId, endpointId, slow: attempt > 1 });
+  if (!slot) return "deferred";
+  let result: AttemptResult | undefined;
+  try {
+    result = await sendOnce(deps, loaded, attempt, secretOf);
+    return result;
+  } finally {
+    slot.done({ answered: typeof result?.responseStatus === "number" });
+  }
+}
+
+/**
+ * A deferred attempt given back: its claim deleted (its request never went
+ * out) and its delivery due when the re-sent message comes back, so the
+ * recovery pass does not send it a second time meanwhile. Both only while
+ * the delivery still waits for this attempt.
+ */
+function deferralStatements(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number) {
+  const { db } = deps;
+  const d = loaded.delivery;
+  return [
+    db.delete(webhookAttempts).where(and(eq(webhookAttempts.id, attemptId), isNull(webhookAttempts.finishedAt))),
+    db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(deps.clock.now().getTime() + DEFERRED_SECONDS * 1000) })
+      .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
+  ];
+}
+
+const DEFERRED: MessageOutcome = { ack: false, retryInSeconds: DEFERRED_SECONDS };
 
 /** An endpoint's signing secret, opened from its ciphertext. */
 type SecretOpener = (ciphertext: string) => Promise<string>;
@@ -248,7 +302,9 @@ const claimIdOf = (msg: DeliveryRequest) =>
 /**
  * A Queue batch of delivery messages at the cost of a few D1 round trips
  * instead of a few per message: the deliveries in one read, every next
- * attempt claimed in one batch, the requests sent concurrently, every outcome
+ * attempt claimed in one batch, the requests sent concurrently (in the
+ * invocation's slots, send-slots.ts; one that gets none in time is deferred:
+ * its claim released, its outcome "not yet"), every outcome
  * recorded in one batch and the next attempts enqueued in one send. The same
  * rules as processDeliveryMessage (which takes the rare messages that are not
  * a delivery's next attempt, or repeat one in this batch, or whose claim
@@ -284,25 +340,23 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
     opened.set(ciphertext, secret);
     return secret;
   };
-  const results = await Promise.all(
-    mine.map((f) =>
-      f.loaded.endpointDeleted
-        ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
-        : sendOnce(deps, f.loaded, f.attempt, secretOf),
-    ),
-  );
-  const records = await Promise.all(mine.map((f, k) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, results[k]!)));
+  const results = await Promise.all(mine.map((f) => sendInSlot(deps, f.loaded, f.attempt, secretOf)));
+  const sent = mine.flatMap((f, k) => (results[k] === "deferred" ? [] : [{ ...f, result: results[k] as AttemptResult }]));
+  const deferred = mine.filter((_, k) => results[k] === "deferred");
+  const records = await Promise.all(sent.map((f) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result)));
+  const statements = [...records.flatMap((r) => r.statements), ...deferred.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
   // The requests went out: their outcomes are worth several tries against an overloaded database.
-  if (records.length > 0) await recordPersistently(() => db.batch(records.flatMap((r) => r.statements) as [never, ...never[]]));
-  const next = mine.flatMap((f, k) =>
+  if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
+  const next = sent.flatMap((f, k) =>
     records[k]!.final
       ? []
       : [{ body: { kind: "delivery" as const, deliveryId: f.loaded.delivery.id, attempt: f.attempt + 1 }, delaySeconds: records[k]!.delay }],
   );
   for (const part of chunk(next, 100)) await deps.queue.sendBatch(part);
-  mine.forEach((f, k) => {
+  sent.forEach((f, k) => {
     if (records[k]!.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
   });
+  for (const f of deferred) outcomes[f.i] = DEFERRED;
   await Promise.all(single.map(async (i) => (outcomes[i] = await processDeliveryMessage(deps, msgs[i]!))));
   return outcomes;
 }
@@ -371,9 +425,11 @@ export async function processDeliveryMessage(deps: DeliveryDeps, msg: DeliveryRe
 /** Sends a claimed attempt and records its outcome; schedules the next attempt if there is one. */
 async function sendAndRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number): Promise<MessageOutcome> {
   const d = loaded.delivery;
-  const result = loaded.endpointDeleted
-    ? { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 }
-    : await sendOnce(deps, loaded, attempt);
+  const result = await sendInSlot(deps, loaded, attempt);
+  if (result === "deferred") {
+    await recordPersistently(() => deps.db.batch(deferralStatements(deps, loaded, attemptId, attempt) as [never, ...never[]]));
+    return DEFERRED;
+  }
   // The request went out: its outcome is worth several tries against an overloaded database.
   const { final, delay, failed } = await recordPersistently(() => recordAttempt(deps, loaded, attemptId, attempt, result));
   if (!final) await deps.queue.send({ kind: "delivery", deliveryId: d.id, attempt: attempt + 1 }, { delaySeconds: delay });

@@ -18,6 +18,7 @@ import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
 import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
 import { consumeDeliveries, retryDelaySeconds } from "./consume-deliveries.ts";
+import { DEFERRED_SECONDS } from "../../shared/webhooks/deliver.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
 // Issue 17: D1 answering "overloaded" during a delivery's bookkeeping (its claim, the record of its
@@ -223,19 +224,19 @@ describe("deliveries messages (up to 10 first attempts each)", () => {
     expect(s.errors).toEqual([]);
   });
 
-  test("parts of 50 attempts go two at a time: the second part's request is sent while the first's is still waiting", async () => {
+  test("parts of 50 attempts go all at once: a part waiting on a request holds up no other part", async () => {
     let inFlight = 0;
     let most = 0;
     let release: () => void = () => undefined;
-    const bothSent = new Promise<void>((resolve) => {
+    const allSent = new Promise<void>((resolve) => {
       release = resolve;
     });
     const s = await setup(async () => {
       inFlight++;
       most = Math.max(most, inFlight);
-      if (inFlight === 2) release();
-      // Held until a second request is in flight (or 3 s, so a one-at-a-time consumer fails the test rather than hang).
-      await Promise.race([bothSent, Bun.sleep(3_000)]);
+      if (inFlight === 3) release();
+      // Held until every part's request is in flight (or 3 s, so a consumer that holds parts back fails the test rather than hang).
+      await Promise.race([allSent, Bun.sleep(3_000)]);
       inFlight--;
       return new Response("ok");
     });
@@ -252,7 +253,7 @@ describe("deliveries messages (up to 10 first attempts each)", () => {
       retry: () => undefined,
     }));
     await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages } as unknown as MessageBatch<DeliveryMessage>, s.deps);
-    expect(most).toBe(2);
+    expect(most).toBe(3);
     expect(s.requests.map((r) => r.deliveryId).sort()).toEqual([...s.ids].sort());
   });
 
@@ -268,6 +269,117 @@ describe("deliveries messages (up to 10 first attempts each)", () => {
       [...s.ids].sort().map((deliveryId) => ({ kind: "delivery", deliveryId, attempt: 2 })),
     );
     expect(outbound.messages.every((m) => m.delaySeconds === 0)).toBe(true); // retryDelaysSeconds [0, 0] in this setup
+  });
+});
+
+describe("six requests at a time, shared between tenants (send-slots.ts)", () => {
+  test("another tenant's endpoints that never answer: this tenant's deliveries still succeed at their first attempt; what got no slot in time is deferred, not failed, and goes out later as attempt 1", async () => {
+    const healthy = await setup(() => new Response("ok"));
+    const dead = await setup(() => new Response("ok"));
+    // The dead tenant: 9 more endpoints for its 3 events, so 30 first attempts, each endpoint its own.
+    const [one] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, dead.ids[0]!));
+    const events = await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, dead.ids));
+    const deadIds = [...dead.ids];
+    for (let e = 0; e < 9; e++) {
+      const secret = generateWebhookSecret();
+      const endpointId = newId();
+      await t.db.insert(webhookEndpoints).values({
+        id: endpointId,
+        tenantId: one!.tenantId,
+        url: `https://dead-${e}.merchant.example/hook`,
+        events: ["*"],
+        secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
+        secretPrefix: secret.slice(0, 12),
+        createdAt: new Date(),
+      });
+      for (const ev of events) {
+        const id = newId();
+        deadIds.push(id);
+        await t.db.insert(webhookDeliveries).values({ ...ev, id, endpointId });
+      }
+    }
+    const deadSet = new Set(deadIds);
+    let inFlight = 0;
+    let most = 0;
+    let endpointsAnswer = false;
+    const seen: { deliveryId: string; tenant: "healthy" | "dead"; aborted: boolean }[] = [];
+    const outbound = memoryDeliveryQueue();
+    const deps = {
+      ...healthy.deps,
+      queue: outbound,
+      timeoutMs: 300,
+      fetch: async (_url: string, init: RequestInit) => {
+        const deliveryId = new Headers(init.headers as Record<string, string>).get("x-svc-delivery")!;
+        const seenAs = { deliveryId, tenant: deadSet.has(deliveryId) ? ("dead" as const) : ("healthy" as const), aborted: false };
+        seen.push(seenAs);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          if (seenAs.tenant === "healthy" || endpointsAnswer) return new Response("ok");
+          // Never answers: only the request's own timeout ends it.
+          return await new Promise<Response>((_, reject) =>
+            init.signal!.addEventListener("abort", () => {
+              seenAs.aborted = true;
+              reject(init.signal!.reason);
+            }),
+          );
+        } finally {
+          inFlight--;
+        }
+      },
+    } as typeof healthy.deps;
+    const first = (deliveryId: string) => ({ kind: "delivery" as const, deliveryId, attempt: 1 });
+    const settled: string[] = [];
+    // The dead tenant's attempts first, the healthy tenant's last.
+    const messages = chunk([...deadIds, ...healthy.ids].map(first), 10).map((part) => ({
+      id: newId(),
+      timestamp: new Date(),
+      body: { kind: "deliveries", attempts: part } as DeliveryMessage,
+      attempts: 1,
+      ack: () => settled.push("ack"),
+      retry: () => settled.push("retry"),
+    }));
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages } as unknown as MessageBatch<DeliveryMessage>, deps);
+
+    expect(settled).toEqual(messages.map(() => "ack"));
+    expect(most).toBeLessThanOrEqual(6);
+    expect(await healthy.deliveries()).toEqual(Array(3).fill(["SUCCEEDED", 1]));
+    expect(seen.filter((r) => r.tenant === "healthy").every((r) => !r.aborted)).toBe(true);
+    // The dead tenant: what was sent timed out (attempt 1 recorded, attempt 2 queued); the rest waited more than
+    // 1.5 timeouts for a slot and was deferred: no attempt, its claim released, sent again alone 10 s later.
+    const sentDead = new Set(seen.filter((r) => r.tenant === "dead").map((r) => r.deliveryId));
+    expect(sentDead.size).toBeGreaterThan(0);
+    expect(sentDead.size).toBeLessThanOrEqual(12); // two rounds of 300 ms fit in the 450 ms wait, six at a time at most
+    const rows = await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deadIds));
+    const claims = await t.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deadIds));
+    const now = deps.clock.now().getTime();
+    for (const row of rows) {
+      if (sentDead.has(row.id)) {
+        expect([row.status, row.attemptCount]).toEqual(["PENDING", 1]);
+        expect(claims.filter((c) => c.deliveryId === row.id).map((c) => c.error)).toEqual(["no answer within 300 ms"]);
+      } else {
+        expect([row.status, row.attemptCount, row.nextAttemptAt?.getTime()]).toEqual(["PENDING", 0, now + DEFERRED_SECONDS * 1000]);
+        expect(claims.filter((c) => c.deliveryId === row.id)).toEqual([]);
+      }
+    }
+    const again = outbound.messages.splice(0);
+    const deferred = again.filter((m) => m.delaySeconds === DEFERRED_SECONDS).map((m) => m.body);
+    expect(deferred.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      deadIds
+        .filter((id) => !sentDead.has(id))
+        .map(first)
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    expect(again.filter((m) => m.delaySeconds !== DEFERRED_SECONDS).map((m) => m.body)).toEqual(
+      expect.arrayContaining([...sentDead].map((deliveryId) => ({ kind: "delivery", deliveryId, attempt: 2 }))),
+    );
+
+    // The deferred attempts come back once the endpoints answer: each goes out as attempt 1 and succeeds.
+    endpointsAnswer = true;
+    const back = deferred.map((body) => ({ id: newId(), timestamp: new Date(), body, attempts: 1, ack: () => undefined, retry: () => undefined }));
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages: back } as unknown as MessageBatch<DeliveryMessage>, deps);
+    const after = await t.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deadIds));
+    for (const row of after.filter((r) => !sentDead.has(r.id))) expect([row.status, row.attemptCount]).toEqual(["SUCCEEDED", 1]);
   });
 });
 

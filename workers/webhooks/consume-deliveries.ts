@@ -3,6 +3,7 @@ import { safeErrorFields } from "../../shared/observability/logger.ts";
 import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
 import { processDeliveryBatch, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
 import { type DeliveryAttempt, type DeliveryMessage, type EmailSend, itemsOf } from "../../shared/webhooks/messages.ts";
+import { sendSlots, slotWaitMs } from "../../shared/webhooks/send-slots.ts";
 import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
@@ -17,21 +18,19 @@ export const retryDelaySeconds = (attempts: number) => Math.min(300, 5 * 4 ** Ma
 
 /** Delivery attempts handled together (one processDeliveryBatch): a batch of single messages, as before bundles. */
 export const DELIVERIES_PER_PASS = 50;
-/**
- * Parts in progress at once. `npm run bench` (README "Benchmarks"), a burst of 600 events: one at a
- * time 785–886 events/s alone and 156–219 while loans are created; two at a time 966–1,031 and 242.
- */
-export const PARTS_AT_ONCE = 2;
 
-/** `items` dealt round-robin into `n` lists, each worked through in order. */
-const lanes = <T>(items: T[], n: number): T[][] => Array.from({ length: n }, (_, lane) => items.filter((_, i) => i % n === lane));
+/** The owner e-mails' share of the request slots: they go out as one "tenant" of their own. */
+const MAIL_SLOTS = { tenantId: "owner e-mail", endpointId: "owner e-mail" };
 
 /**
  * The deliveries Queue consumer. The batch's webhook delivery attempts (a
  * `deliveries` message brings up to 10, messages.ts) are handled together,
- * in parts of 50, two parts at a time (processDeliveryBatch: a few D1 round
- * trips for the 50, the requests sent concurrently); each owner e-mail on
- * its own. A "not yet"
+ * in parts of 50, all parts at once (processDeliveryBatch: a few D1 round
+ * trips for the 50); each owner e-mail on its own. Every request of the
+ * invocation, deliveries and e-mails, goes out through one set of slots
+ * (send-slots.ts): six at a time, as Cloudflare allows, shared fairly
+ * between tenants, so a part waiting on a slow endpoint holds up no other
+ * part, and a request's timeout runs only once it is sent. A "not yet"
  * outcome re-sends its item alone with its delay (rather than `retry()`,
  * which would spend the Queue's own retry budget); an error (D1 overloaded,
  * most often) retries the messages it concerns, whole, with a growing delay
@@ -67,31 +66,40 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
     if (item.kind !== "delivery" && item.kind !== "email")
       deps.log.error("unknown delivery message", { messageId: message.id, kind: String((item as { kind?: unknown }).kind) });
   }
+  // This invocation's requests: six out at a time, shared between tenants (send-slots.ts).
+  const slots = sendSlots({ waitMs: slotWaitMs(deps.timeoutMs) });
   await Promise.all([
-    // Parts of 50 attempts, each one processDeliveryBatch (its reads and writes are sized for that), two at a
-    // time: one part's D1 work overlaps the other's requests.
-    ...lanes(chunk(deliveries, DELIVERIES_PER_PASS), PARTS_AT_ONCE).map(async (parts) => {
-      for (const part of parts) {
-        try {
-          const outcomes = await processDeliveryBatch(
-            deps,
-            part.map(({ message, item }) => ({ ...item, messageId: message.id })),
-          );
-          await Promise.all(part.map(({ item }, i) => settle(item, outcomes[i]!)));
-        } catch (err) {
-          failed(
-            part.map((d) => d.message),
-            err,
-          );
-        }
+    // Parts of 50 attempts, each one processDeliveryBatch (its reads and writes are sized for that), all at once:
+    // their requests queue for the same slots, so a part waiting on a slow endpoint holds up no other.
+    ...chunk(deliveries, DELIVERIES_PER_PASS).map(async (part) => {
+      try {
+        const outcomes = await processDeliveryBatch(
+          { ...deps, slots },
+          part.map(({ message, item }) => ({ ...item, messageId: message.id })),
+        );
+        await Promise.all(part.map(({ item }, i) => settle(item, outcomes[i]!)));
+      } catch (err) {
+        failed(
+          part.map((d) => d.message),
+          err,
+        );
       }
     }),
     ...mails.map(async ({ message, item }) => {
       try {
-        await settle(
-          item,
-          await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, item.notificationId),
-        );
+        // An e-mail waits for its slot as long as it takes (the provider's own timeout bounds each send).
+        const slot = (await slots.take(MAIL_SLOTS, Number.POSITIVE_INFINITY))!;
+        let answered = false;
+        try {
+          const outcome = await sendNotificationEmail(
+            { db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds },
+            item.notificationId,
+          );
+          answered = true;
+          await settle(item, outcome);
+        } finally {
+          slot.done({ answered });
+        }
       } catch (err) {
         failed([message], err);
       }
