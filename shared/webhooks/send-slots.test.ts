@@ -12,7 +12,7 @@ const settled = async (p: Promise<unknown>) => {
 };
 
 test("at most six requests out at once: the seventh gets the first slot given back", async () => {
-  const slots = sendSlots({ waitMs: 60_000 });
+  const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
   const held = await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, () => slots.take(a())));
   expect(held.every(Boolean)).toBe(true);
   const seventh = slots.take(a());
@@ -22,7 +22,7 @@ test("at most six requests out at once: the seventh gets the first slot given ba
 });
 
 test("one tenant alone may hold all six; once another asks, it gets the next free slots until the first holds no more than three", async () => {
-  const slots = sendSlots({ waitMs: 60_000 });
+  const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
   const ofA = await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, () => slots.take(a())));
   const moreOfA = slots.take(a()); // asked first
   const ofB = [slots.take(b()), slots.take(b()), slots.take(b()), slots.take(b())];
@@ -38,7 +38,7 @@ test("one tenant alone may hold all six; once another asks, it gets the next fre
   expect(TENANT_SHARE).toBe(3);
 });
 
-test("an endpoint slower than slowAfterMs holds one slot at most; the tenant's other endpoints still get theirs", async () => {
+test("an endpoint slower than slowAfterMs (half the timeout) holds one slot at most; the tenant's other endpoints still get theirs", async () => {
   const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 20 });
   const first = (await slots.take(a("slow")))!;
   await Bun.sleep(40); // out longer than 20 ms: the endpoint is slow
@@ -50,7 +50,7 @@ test("an endpoint slower than slowAfterMs holds one slot at most; the tenant's o
 });
 
 test("an endpoint that did not answer, or whose attempt is a retry, holds one slot at most", async () => {
-  const slots = sendSlots({ waitMs: 60_000 });
+  const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
   const s = (await slots.take(a("dead")))!;
   s.done({ answered: false });
   const one = await slots.take(a("dead"));
@@ -62,7 +62,7 @@ test("an endpoint that did not answer, or whose attempt is a retry, holds one sl
 });
 
 test("a request that waits longer than waitMs gets no slot (it is deferred), and a slot given back later skips it", async () => {
-  const slots = sendSlots({ waitMs: 60_000 });
+  const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
   const held = (await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, () => slots.take(a())))) as Slot[];
   expect(await slots.take(a(), 20)).toBeUndefined();
   const next = slots.take(a(), 1_000);
@@ -74,7 +74,7 @@ test("a request that waits longer than waitMs gets no slot (it is deferred), and
 });
 
 test("without a wait limit a request waits as long as it takes", async () => {
-  const slots = sendSlots({ waitMs: 60_000 });
+  const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
   const held = (await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, () => slots.take(a())))) as Slot[];
   const patient = slots.take(b(), Number.POSITIVE_INFINITY);
   await Bun.sleep(30);

@@ -19,7 +19,7 @@
  *   seen in the invocation, `TENANT_SHARE` (3) once another tenant has asked,
  *   so one tenant's endpoints never hold more than half;
  * - a slow endpoint holds at most one: one whose request was out longer than
- *   `SLOW_AFTER_MS`, or got no answer (timed out, could not connect), in this
+ *   half the delivery timeout (`slowAfterMs`), or got no answer (timed out, could not connect), in this
  *   invocation, or whose attempt is a retry (it failed before);
  * - a request that waited `waitMs` without a slot (one and a half delivery
  *   timeouts, `slotWaitMs`: longer than a request ahead of it can take) is
@@ -30,9 +30,10 @@
 export const REQUESTS_AT_ONCE = 6;
 export const TENANT_SHARE = 3;
 export const SLOW_ENDPOINT_SHARE = 1;
-export const SLOW_AFTER_MS = 1_000;
 /** How long a request waits for a slot: longer than the delivery timeout, so one waiting behind a request that times out gets its slot. */
 export const slotWaitMs = (timeoutMs: number) => Math.ceil(timeoutMs * 1.5);
+/** When a request still out makes its endpoint slow: half the delivery timeout (5 s in production). */
+export const slowAfterMs = (timeoutMs: number) => Math.ceil(timeoutMs / 2);
 
 /** Whose request asks for a slot. `slow`: its endpoint is known to have failed (the attempt is a retry). */
 export type SlotRequest = { tenantId: string; endpointId: string; slow?: boolean };
@@ -48,10 +49,10 @@ export type SendSlots = {
 type Waiter = SlotRequest & { grant: (slot: Slot) => void; timer?: ReturnType<typeof setTimeout> };
 
 /** One invocation's slots (the consumer makes one per batch); `waitMs`: see slotWaitMs. */
-export function sendSlots(options: { waitMs: number; atOnce?: number; tenantShare?: number; slowAfterMs?: number }): SendSlots {
+export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce?: number; tenantShare?: number }): SendSlots {
   const atOnce = options.atOnce ?? REQUESTS_AT_ONCE;
   const share = options.tenantShare ?? TENANT_SHARE;
-  const slowAfterMs = options.slowAfterMs ?? SLOW_AFTER_MS;
+  const { slowAfterMs } = options;
   let out = 0;
   const byTenant = new Map<string, number>();
   const byEndpoint = new Map<string, number>();

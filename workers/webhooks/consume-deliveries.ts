@@ -3,7 +3,7 @@ import { safeErrorFields } from "../../shared/observability/logger.ts";
 import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
 import { processDeliveryBatch, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
 import { type DeliveryAttempt, type DeliveryMessage, type EmailSend, itemsOf } from "../../shared/webhooks/messages.ts";
-import { sendSlots, slotWaitMs } from "../../shared/webhooks/send-slots.ts";
+import { sendSlots, slotWaitMs, slowAfterMs } from "../../shared/webhooks/send-slots.ts";
 import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
@@ -67,7 +67,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
       deps.log.error("unknown delivery message", { messageId: message.id, kind: String((item as { kind?: unknown }).kind) });
   }
   // This invocation's requests: six out at a time, shared between tenants (send-slots.ts).
-  const slots = sendSlots({ waitMs: slotWaitMs(deps.timeoutMs) });
+  const slots = sendSlots({ waitMs: slotWaitMs(deps.timeoutMs), slowAfterMs: slowAfterMs(deps.timeoutMs) });
   await Promise.all([
     // Parts of 50 attempts, each one processDeliveryBatch (its reads and writes are sized for that), all at once:
     // their requests queue for the same slots, so a part waiting on a slow endpoint holds up no other.
