@@ -11,7 +11,7 @@ import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
-import { DEFERRED_SECONDS, processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { deferredSeconds, processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
@@ -310,10 +310,11 @@ describe("delivery", () => {
       .filter((m) => m.body.kind === "delivery")
       .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
     const noSlot = { ...s.deps, slots: { take: async () => undefined } };
-    const due = s.deps.clock.now().getTime() + DEFERRED_SECONDS * 1000;
-    expect(await processDeliveryMessage(noSlot, { ...msgs[0]!, messageId: newId() })).toEqual({ ack: false, retryInSeconds: DEFERRED_SECONDS });
+    expect(deferredSeconds(10_000)).toBe(10); // one delivery timeout: 10 s in production
+    const due = s.deps.clock.now().getTime() + deferredSeconds(s.deps.timeoutMs) * 1000;
+    expect(await processDeliveryMessage(noSlot, { ...msgs[0]!, messageId: newId() })).toEqual({ ack: false, retryInSeconds: deferredSeconds(s.deps.timeoutMs) });
     expect(await processDeliveryBatch(noSlot, msgs.slice(1).map((m) => ({ ...m, messageId: newId() })))).toEqual(
-      Array(2).fill({ ack: false, retryInSeconds: DEFERRED_SECONDS }),
+      Array(2).fill({ ack: false, retryInSeconds: deferredSeconds(s.deps.timeoutMs) }),
     );
     expect(s.received).toEqual([]);
     expect(s.queue.messages).toEqual([]); // the consumer re-sends deferred attempts (consume-deliveries.ts)

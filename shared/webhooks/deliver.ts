@@ -50,10 +50,11 @@ export const LEASE_MARGIN_MS = 5_000;
 
 /**
  * An attempt that got no request slot in time (send-slots.ts) goes back to
- * the Queue, alone, this much later; its claim is released and its delivery
- * is due again then. A deferral is not an attempt: the endpoint was never asked.
+ * the Queue, alone, one delivery timeout later (10 s in production); its
+ * claim is released and its delivery is due again then. A deferral is not an
+ * attempt: the endpoint was never asked.
  */
-export const DEFERRED_SECONDS = 10;
+export const deferredSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
 
 /**
  * How long a claimed attempt or a queued message may go without an outcome:
@@ -132,12 +133,12 @@ function deferralStatements(deps: DeliveryDeps, loaded: Loaded, attemptId: strin
     db.delete(webhookAttempts).where(and(eq(webhookAttempts.id, attemptId), isNull(webhookAttempts.finishedAt))),
     db
       .update(webhookDeliveries)
-      .set({ nextAttemptAt: new Date(deps.clock.now().getTime() + DEFERRED_SECONDS * 1000) })
+      .set({ nextAttemptAt: new Date(deps.clock.now().getTime() + deferredSeconds(deps.timeoutMs) * 1000) })
       .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
   ];
 }
 
-const DEFERRED: MessageOutcome = { ack: false, retryInSeconds: DEFERRED_SECONDS };
+const deferred = (deps: DeliveryDeps): MessageOutcome => ({ ack: false, retryInSeconds: deferredSeconds(deps.timeoutMs) });
 
 /** An endpoint's signing secret, opened from its ciphertext. */
 type SecretOpener = (ciphertext: string) => Promise<string>;
@@ -342,9 +343,9 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   };
   const results = await Promise.all(mine.map((f) => sendInSlot(deps, f.loaded, f.attempt, secretOf)));
   const sent = mine.flatMap((f, k) => (results[k] === "deferred" ? [] : [{ ...f, result: results[k] as AttemptResult }]));
-  const deferred = mine.filter((_, k) => results[k] === "deferred");
+  const postponed = mine.filter((_, k) => results[k] === "deferred");
   const records = await Promise.all(sent.map((f) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result)));
-  const statements = [...records.flatMap((r) => r.statements), ...deferred.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
+  const statements = [...records.flatMap((r) => r.statements), ...postponed.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
   // The requests went out: their outcomes are worth several tries against an overloaded database.
   if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
   const next = sent.flatMap((f, k) =>
@@ -356,7 +357,7 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   sent.forEach((f, k) => {
     if (records[k]!.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
   });
-  for (const f of deferred) outcomes[f.i] = DEFERRED;
+  for (const f of postponed) outcomes[f.i] = deferred(deps);
   await Promise.all(single.map(async (i) => (outcomes[i] = await processDeliveryMessage(deps, msgs[i]!))));
   return outcomes;
 }
@@ -428,7 +429,7 @@ async function sendAndRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
   const result = await sendInSlot(deps, loaded, attempt);
   if (result === "deferred") {
     await recordPersistently(() => deps.db.batch(deferralStatements(deps, loaded, attemptId, attempt) as [never, ...never[]]));
-    return DEFERRED;
+    return deferred(deps);
   }
   // The request went out: its outcome is worth several tries against an overloaded database.
   const { final, delay, failed } = await recordPersistently(() => recordAttempt(deps, loaded, attemptId, attempt, result));

@@ -38,27 +38,33 @@ test("one tenant alone may hold all six; once another asks, it gets the next fre
   expect(TENANT_SHARE).toBe(3);
 });
 
-test("an endpoint slower than slowAfterMs (half the timeout) holds one slot at most; the tenant's other endpoints still get theirs", async () => {
+test("an endpoint slower than slowAfterMs (half the timeout) holds one slot while another endpoint's request waits; more only when a slot would stay idle", async () => {
   const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 20 });
   const first = (await slots.take(a("slow")))!;
   await Bun.sleep(40); // out longer than 20 ms: the endpoint is slow
-  const again = slots.take(a("slow"));
+  const fast = (await Promise.all(Array.from({ length: 5 }, () => slots.take(a("fast"))))) as Slot[];
+  const again = slots.take(a("slow")); // asked first
+  const other = slots.take(a("other"));
+  fast[0]!.done({ answered: true });
+  expect(await settled(other)).toBe(true); // the slow endpoint already holds one
   expect(await settled(again)).toBe(false);
-  expect(await settled(slots.take(a("fast")))).toBe(true);
+  fast[1]!.done({ answered: true });
+  expect(await settled(again)).toBe(true); // no one else waits: the slot would stay idle
   first.done({ answered: true });
-  expect(await settled(again)).toBe(true);
 });
 
-test("an endpoint that did not answer, or whose attempt is a retry, holds one slot at most", async () => {
+test("an endpoint that did not answer, or whose attempt is a retry, counts as slow", async () => {
   const slots = sendSlots({ waitMs: 60_000, slowAfterMs: 60_000 });
-  const s = (await slots.take(a("dead")))!;
-  s.done({ answered: false });
-  const one = await slots.take(a("dead"));
-  expect(await settled(slots.take(a("dead")))).toBe(false);
-  expect(one).toBeDefined();
-  const retry = await slots.take({ ...b("flaky"), slow: true });
-  expect(retry).toBeDefined();
-  expect(await settled(slots.take(b("flaky")))).toBe(false);
+  (await slots.take(a("dead")))!.done({ answered: false });
+  const others = ["C", "C", "D", "D"].map((tenantId, i) => slots.take({ tenantId, endpointId: `x${i}` }));
+  const held = (await Promise.all([slots.take(a("dead")), slots.take({ ...b("flaky"), slow: true }), ...others])) as Slot[];
+  const dead = slots.take(a("dead"));
+  const flaky = slots.take(b("flaky"));
+  const fresh = slots.take(b("fresh"));
+  held[5]!.done({ answered: true });
+  expect(await settled(fresh)).toBe(true);
+  expect(await settled(dead)).toBe(false);
+  expect(await settled(flaky)).toBe(false);
 });
 
 test("a request that waits longer than waitMs gets no slot (it is deferred), and a slot given back later skips it", async () => {

@@ -18,9 +18,11 @@
  *   endpoint may take one: a tenant may hold all six while it is the only one
  *   seen in the invocation, `TENANT_SHARE` (3) once another tenant has asked,
  *   so one tenant's endpoints never hold more than half;
- * - a slow endpoint holds at most one: one whose request was out longer than
- *   half the delivery timeout (`slowAfterMs`), or got no answer (timed out, could not connect), in this
- *   invocation, or whose attempt is a retry (it failed before);
+ * - a slow endpoint holds at most one while any other endpoint's request
+ *   waits (more only when a slot would otherwise stay idle): one whose
+ *   request was out longer than half the delivery timeout (`slowAfterMs`),
+ *   or got no answer (timed out, could not connect), in this invocation, or
+ *   whose attempt is a retry (it failed before);
  * - a request that waited `waitMs` without a slot (one and a half delivery
  *   timeouts, `slotWaitMs`: longer than a request ahead of it can take) is
  *   not sent now: the caller defers it (deliver.ts: its claim is released and it goes back to
@@ -61,10 +63,11 @@ export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce
   const waiting: Waiter[] = [];
   const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
 
-  const fits = (w: SlotRequest) =>
+  /** Whether `w` may have a slot now; `idle`: no waiting request of another endpoint fits, so a slow endpoint may take more than one. */
+  const fits = (w: SlotRequest, idle: boolean) =>
     out < atOnce &&
     (byTenant.get(w.tenantId) ?? 0) < (tenantsSeen.size <= 1 ? atOnce : share) &&
-    (!slow.has(w.endpointId) || (byEndpoint.get(w.endpointId) ?? 0) < SLOW_ENDPOINT_SHARE);
+    (idle || !slow.has(w.endpointId) || (byEndpoint.get(w.endpointId) ?? 0) < SLOW_ENDPOINT_SHARE);
 
   const open = (w: SlotRequest): Slot => {
     out++;
@@ -86,16 +89,19 @@ export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce
     };
   };
 
+  /** Grants, in the order asked, every waiting request that fits; then, if slots are left that no one else can use, slow endpoints' too. */
   const grantWaiting = () => {
-    for (let i = 0; i < waiting.length && out < atOnce; ) {
-      const w = waiting[i]!;
-      if (!fits(w)) {
-        i++;
-        continue;
+    for (const idle of [false, true]) {
+      for (let i = 0; i < waiting.length && out < atOnce; ) {
+        const w = waiting[i]!;
+        if (!fits(w, idle)) {
+          i++;
+          continue;
+        }
+        waiting.splice(i, 1);
+        clearTimeout(w.timer);
+        w.grant(open(w));
       }
-      waiting.splice(i, 1);
-      clearTimeout(w.timer);
-      w.grant(open(w));
     }
   };
 

@@ -18,7 +18,7 @@ import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
 import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
 import { consumeDeliveries, retryDelaySeconds } from "./consume-deliveries.ts";
-import { DEFERRED_SECONDS } from "../../shared/webhooks/deliver.ts";
+import { deferredSeconds } from "../../shared/webhooks/deliver.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
 // Issue 17: D1 answering "overloaded" during a delivery's bookkeeping (its claim, the record of its
@@ -358,19 +358,19 @@ describe("six requests at a time, shared between tenants (send-slots.ts)", () =>
         expect([row.status, row.attemptCount]).toEqual(["PENDING", 1]);
         expect(claims.filter((c) => c.deliveryId === row.id).map((c) => c.error)).toEqual(["no answer within 300 ms"]);
       } else {
-        expect([row.status, row.attemptCount, row.nextAttemptAt?.getTime()]).toEqual(["PENDING", 0, now + DEFERRED_SECONDS * 1000]);
+        expect([row.status, row.attemptCount, row.nextAttemptAt?.getTime()]).toEqual(["PENDING", 0, now + deferredSeconds(deps.timeoutMs) * 1000]);
         expect(claims.filter((c) => c.deliveryId === row.id)).toEqual([]);
       }
     }
     const again = outbound.messages.splice(0);
-    const deferred = again.filter((m) => m.delaySeconds === DEFERRED_SECONDS).map((m) => m.body);
+    const deferred = again.filter((m) => m.delaySeconds === deferredSeconds(deps.timeoutMs)).map((m) => m.body);
     expect(deferred.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
       deadIds
         .filter((id) => !sentDead.has(id))
         .map(first)
         .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     );
-    expect(again.filter((m) => m.delaySeconds !== DEFERRED_SECONDS).map((m) => m.body)).toEqual(
+    expect(again.filter((m) => m.delaySeconds !== deferredSeconds(deps.timeoutMs)).map((m) => m.body)).toEqual(
       expect.arrayContaining([...sentDead].map((deliveryId) => ({ kind: "delivery", deliveryId, attempt: 2 }))),
     );
 
