@@ -312,10 +312,16 @@ describe("delivery", () => {
     const noSlot = { ...s.deps, slots: { take: async () => undefined } };
     expect(deferredSeconds(10_000)).toBe(10); // one delivery timeout: 10 s in production
     const due = s.deps.clock.now().getTime() + deferredSeconds(s.deps.timeoutMs) * 1000;
-    expect(await processDeliveryMessage(noSlot, { ...msgs[0]!, messageId: newId() })).toEqual({ ack: false, retryInSeconds: deferredSeconds(s.deps.timeoutMs) });
-    expect(await processDeliveryBatch(noSlot, msgs.slice(1).map((m) => ({ ...m, messageId: newId() })))).toEqual(
-      Array(2).fill({ ack: false, retryInSeconds: deferredSeconds(s.deps.timeoutMs) }),
-    );
+    expect(await processDeliveryMessage(noSlot, { ...msgs[0]!, messageId: newId() })).toEqual({
+      ack: false,
+      retryInSeconds: deferredSeconds(s.deps.timeoutMs),
+    });
+    expect(
+      await processDeliveryBatch(
+        noSlot,
+        msgs.slice(1).map((m) => ({ ...m, messageId: newId() })),
+      ),
+    ).toEqual(Array(2).fill({ ack: false, retryInSeconds: deferredSeconds(s.deps.timeoutMs) }));
     expect(s.received).toEqual([]);
     expect(s.queue.messages).toEqual([]); // the consumer re-sends deferred attempts (consume-deliveries.ts)
     const rows = await deliveriesOf(s.owner.tenantId);
