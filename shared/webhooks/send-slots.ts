@@ -51,9 +51,7 @@ export type SendSlots = {
 type Waiter = SlotRequest & { grant: (slot: Slot) => void; timer?: ReturnType<typeof setTimeout> };
 
 /** One invocation's slots (the consumer makes one per batch); `waitMs`: see slotWaitMs. */
-export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce?: number; tenantShare?: number }): SendSlots {
-  const atOnce = options.atOnce ?? REQUESTS_AT_ONCE;
-  const share = options.tenantShare ?? TENANT_SHARE;
+export function sendSlots(options: { waitMs: number; slowAfterMs: number }): SendSlots {
   const { slowAfterMs } = options;
   let out = 0;
   const byTenant = new Map<string, number>();
@@ -65,8 +63,8 @@ export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce
 
   /** Whether `w` may have a slot now; `idle`: no waiting request of another endpoint fits, so a slow endpoint may take more than one. */
   const fits = (w: SlotRequest, idle: boolean) =>
-    out < atOnce &&
-    (byTenant.get(w.tenantId) ?? 0) < (tenantsSeen.size <= 1 ? atOnce : share) &&
+    out < REQUESTS_AT_ONCE &&
+    (byTenant.get(w.tenantId) ?? 0) < (tenantsSeen.size <= 1 ? REQUESTS_AT_ONCE : TENANT_SHARE) &&
     (idle || !slow.has(w.endpointId) || (byEndpoint.get(w.endpointId) ?? 0) < SLOW_ENDPOINT_SHARE);
 
   const open = (w: SlotRequest): Slot => {
@@ -92,7 +90,7 @@ export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce
   /** Grants, in the order asked, every waiting request that fits; then, if slots are left that no one else can use, slow endpoints' too. */
   const grantWaiting = () => {
     for (const idle of [false, true]) {
-      for (let i = 0; i < waiting.length && out < atOnce; ) {
+      for (let i = 0; i < waiting.length && out < REQUESTS_AT_ONCE; ) {
         const w = waiting[i]!;
         if (!fits(w, idle)) {
           i++;
@@ -125,5 +123,5 @@ export function sendSlots(options: { waitMs: number; slowAfterMs: number; atOnce
   };
 }
 
-/** No limit (a lone message outside a consumer's batch, and tests that do not look at slots). */
+/** No limit: for callers outside a consumer's batch (the Bun-tier tests of deliver.ts that do not look at slots). */
 export const unlimitedSlots: SendSlots = { take: async () => ({ done: () => undefined }) };

@@ -90,16 +90,14 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
         // An e-mail waits for its slot as long as it takes (the provider's own timeout bounds each send).
         const slot = (await slots.take(MAIL_SLOTS, Number.POSITIVE_INFINITY))!;
         let answered = false;
+        let outcome: MessageOutcome;
         try {
-          const outcome = await sendNotificationEmail(
-            { db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds },
-            item.notificationId,
-          );
+          outcome = await sendNotificationEmail({ db: deps.db, mail: deps.mail, clock: deps.clock, retrySeconds: deps.emailRetrySeconds }, item.notificationId);
           answered = true;
-          await settle(item, outcome);
         } finally {
           slot.done({ answered });
         }
+        await settle(item, outcome);
       } catch (err) {
         failed([message], err);
       }
