@@ -18,10 +18,10 @@ type Delays = (timed: { createdAt: number; arrivedAt: number }[]) => { p50: numb
  * relays them as every write does (the relay after a write:
  * shared/webhooks/relay-after-commit.ts; a run is at most 800 events, so a
  * burst up to that needs no cron tick). Prints events/s from the commit to
- * the last arrival, and commit → arrival p50/p99/max; every event must arrive
- * once, signed.
+ * the last arrival, and commit → arrival p50/p99/max (and, given `cpuMillis`,
+ * the stack's CPU per event over that time); every event must arrive once, signed.
  */
-export async function deliveryBurst(stack: Stack, input: { apiKey: string; events: number; delaysOf: Delays }) {
+export async function deliveryBurst(stack: Stack, input: { apiKey: string; events: number; delaysOf: Delays; cpuMillis?: () => number }) {
   const headers = { "x-api-key": input.apiKey, "content-type": "application/json" };
   const { arrivals, state, server: receiver } = signedReceiver((envelope) => Date.parse(envelope.createdAt));
   try {
@@ -57,6 +57,7 @@ export async function deliveryBurst(stack: Stack, input: { apiKey: string; event
     // Copies: n = 0 … copies-1 of each source event (r = its rank), ids `<run>-0000-4000-8000-<12 digits>`.
     const copies = Math.ceil(input.events / source);
     const run = crypto.randomUUID().slice(0, 8);
+    const cpuBefore = input.cpuMillis?.() ?? 0;
     const committedAt = Date.now();
     const iso = new Date(committedAt).toISOString();
     await db
@@ -80,12 +81,15 @@ export async function deliveryBurst(stack: Stack, input: { apiKey: string; event
     while (arrivals.size < before + burst && Date.now() < until) await Bun.sleep(10);
     const timed = [...arrivals.entries()].filter(([id]) => id.startsWith(`${run}-`)).map(([, a]) => a);
     const last = Math.max(...timed.map((a) => a.arrivedAt));
+    const cpuMs = (input.cpuMillis?.() ?? 0) - cpuBefore;
     return {
       committed: burst,
       arrived: timed.length,
       duplicates: state.requests - arrivals.size,
       badSignatures: state.badSignatures,
       perSecond: timed.length / ((last - committedAt) / 1000),
+      /** The stack's CPU from the commit until the last arrival (or the deadline), per event that arrived. */
+      cpuPerEvent: input.cpuMillis ? cpuMs / Math.max(1, timed.length) : undefined,
       ...input.delaysOf(timed),
     };
   } finally {

@@ -75,6 +75,8 @@ const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? "gzip, deflate, br";
 const TRIP_SAMPLES = 20;
 /** Requests of the new-object probe (`POST /probe/do`), each making a Durable Object. */
 const NEW_OBJECTS = 2_000;
+/** Loans a steady load keeps in flight at most: a start that finds this many still unanswered is skipped (and counted). */
+const STEADY_IN_FLIGHT = 20;
 const only = process.env.BENCH_ONLY?.split(",");
 const emptyTrips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
 const emptyResult = { requests: { average: 0, total: 0 }, latency: { p50: 0, p99: 0 }, "2xx": 0, non2xx: 0, errors: 0, timeouts: 0 } as unknown as Result;
@@ -104,8 +106,8 @@ const stack = await startStack({
   logLevel: "error",
 });
 try {
-  const deliveries = only && !only.includes("webhook") ? undefined : await benchDeliveries(stack);
   const workerd = childWorkerdPids();
+  const deliveries = only && !only.includes("webhook") ? undefined : await benchDeliveries(stack, () => cpuMillis(workerd));
   const runs: Measured[] = [];
   const run = async (
     name: string,
@@ -240,7 +242,7 @@ try {
       console.log(
         `webhook deliveries, capacity (${c.deliveries} deliveries written at once, their messages sent in batches of 100): ` +
           `${c.perSecond.toFixed(0)} events/s to the receiver; send → arrival p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms; ` +
-          `${c.arrived} arrived, ${c.duplicates} more than once, ${c.badSignatures} with a bad signature`,
+          `${c.arrived} arrived, ${c.duplicates} more than once, ${c.badSignatures} with a bad signature; the stack's CPU ${c.cpuPerEvent.toFixed(2)} ms per event`,
       );
     }
     const capacityOk = !c || (c.arrived === c.deliveries && c.duplicates === 0 && c.badSignatures === 0);
@@ -252,6 +254,7 @@ try {
         `webhook deliveries, burst (${b.committed} events committed at once, then relayed after one write, by a tenant of their own): ` +
           `${b.perSecond.toFixed(0)} events/s from the commit to the last arrival; commit → arrival p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max} ms; ` +
           `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
+          (b.cpuPerEvent === undefined ? "" : `; the stack's CPU ${b.cpuPerEvent.toFixed(2)} ms per event`) +
           (burstOk ? "" : "; MISMATCH"),
       );
       if (!burstOk) process.exitCode = 1;
@@ -266,6 +269,19 @@ try {
           `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
           (burstOk ? "" : "; MISMATCH") +
           `; the loans' own ${u.events} events meanwhile: commit → arrival p50 ${u.p50} ms, p99 ${u.p99} ms, max ${u.max} ms`,
+      );
+      if (!burstOk) process.exitCode = 1;
+    }
+    for (const r of d.atRates) {
+      const b = r.burst;
+      const burstOk = b.arrived === b.committed && b.duplicates === 0 && b.badSignatures === 0;
+      console.log(
+        `webhook deliveries, burst beside ${r.rate} loans/s (${b.committed} events committed at once by a tenant of their own while another started a loan every ${(1000 / r.rate).toFixed(0)} ms: ` +
+          `${r.loans} loans, ${r.achieved.toFixed(1)}/s${r.skipped > 0 ? `, ${r.skipped} starts skipped with ${STEADY_IN_FLIGHT} in flight` : ""}): ` +
+          `${b.perSecond.toFixed(0)} events/s from the commit to the last arrival; commit → arrival p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max} ms; ` +
+          `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
+          (burstOk ? "" : "; MISMATCH") +
+          `; the loans' own ${r.events} events meanwhile: commit → arrival p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms`,
       );
       if (!burstOk) process.exitCode = 1;
     }
@@ -445,9 +461,10 @@ async function countBenchLoans(stack: Stack, tenantId: string): Promise<LoanCoun
  * after it start on an idle queue. Undefined (and a note) if the routes are
  * missing.
  */
-async function benchDeliveries(stack: Stack) {
+async function benchDeliveries(stack: Stack, stackCpu: () => number) {
   const maxLoans = Number(process.env.BENCH_DELIVERY_LOANS ?? 200);
   const burstEvents = Number(process.env.BENCH_BURST_EVENTS ?? 600);
+  const loadRates = (process.env.BENCH_LOAD_RATES ?? "10,25,50").split(",").filter(Boolean).map(Number);
   const IDLE_LOANS = 5;
   const apiKey = await createApiKey(stack.baseUrl);
   if (!apiKey) return undefined;
@@ -472,17 +489,20 @@ async function benchDeliveries(stack: Stack) {
     }
   };
   let loans = 0;
+  /** Loans started (their refs and keys): loans of a steady load are started before earlier ones answer. */
+  let started = 0;
   const createLoan = async () => {
+    const n = started++;
     const res = await fetch(`${stack.baseUrl}/v1/loans`, {
       method: "POST",
       headers,
       body: JSON.stringify({
         loanProductId: me.merchantConfigs[0]!.loanProductId,
-        borrowerRef: `delivery-bench-${loans}`,
+        borrowerRef: `delivery-bench-${n}`,
         borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
         chain: "POLYGON_AMOY",
         principalAmount: "10.00",
-        idempotencyKey: `delivery-bench-${me.tenant.id}-${loans}`,
+        idempotencyKey: `delivery-bench-${me.tenant.id}-${n}`,
       }),
     });
     if (res.status !== 201) throw new Error(`POST /v1/loans answered ${res.status} ${await res.text()}`);
@@ -514,8 +534,8 @@ async function benchDeliveries(stack: Stack) {
     const idle = delaysOf([...arrivals.values()]);
     const idleIds = new Set(arrivals.keys());
 
-    const started = Date.now();
-    while (loans - IDLE_LOANS < maxLoans && Date.now() - started < seconds * 1000) await createLoan();
+    const loadedFrom = Date.now();
+    while (loans - IDLE_LOANS < maxLoans && Date.now() - loadedFrom < seconds * 1000) await createLoan();
     const created = Date.now();
     const loadedLoans = loans - IDLE_LOANS;
     let committed = await drain();
@@ -523,9 +543,9 @@ async function benchDeliveries(stack: Stack) {
     const timed = [...arrivals].filter(([id]) => !idleIds.has(id)).map(([, a]) => a);
     const firstCommit = Math.min(...timed.map((a) => a.createdAt));
     const lastArrival = Math.max(...timed.map((a) => a.arrivedAt));
-    const capacity = await deliveryCapacity(stack, { apiKey, tenantId: me.tenant.id, delaysOf });
+    const capacity = await deliveryCapacity(stack, { apiKey, tenantId: me.tenant.id, delaysOf, stackCpu });
     const burstKey = await createApiKey(stack.baseUrl);
-    const burst = burstKey ? await deliveryBurst(stack, { apiKey: burstKey, events: burstEvents, delaysOf }) : undefined;
+    const burst = burstKey ? await deliveryBurst(stack, { apiKey: burstKey, events: burstEvents, delaysOf, cpuMillis: stackCpu }) : undefined;
 
     // The burst again, by another tenant, while this one creates loans one after another (as loaded above):
     // both timed, the burst's events and the loans' own.
@@ -551,23 +571,108 @@ async function benchDeliveries(stack: Stack) {
         await loading;
       }
     }
+    // The burst again at steady loan rates (an open loop: a loan started every 1/rate s, whatever the answers),
+    // so the curve says what the pipeline carries beside a given load rather than beside one that takes all it can.
+    const atRates: SteadyLoad[] = [];
+    for (const rate of loadRates) {
+      const key = await createApiKey(stack.baseUrl);
+      if (!key) break;
+      const loansBefore = loans;
+      const loadStarted = Date.now();
+      const steady = steadyLoans(rate, createLoan);
+      let b: Awaited<ReturnType<typeof deliveryBurst>>;
+      try {
+        await Bun.sleep(1_000);
+        b = await deliveryBurst(stack, { apiKey: key, events: burstEvents, delaysOf });
+      } finally {
+        await steady.stop();
+      }
+      const loadSeconds = (Date.now() - loadStarted) / 1000;
+      committed = await drain();
+      const meanwhile = [...arrivals.values()].filter((a) => a.createdAt >= loadStarted);
+      if (b)
+        atRates.push({
+          rate,
+          burst: b,
+          loans: loans - loansBefore,
+          achieved: (loans - loansBefore) / loadSeconds,
+          skipped: steady.skipped(),
+          events: meanwhile.length,
+          ...delaysOf(meanwhile),
+        });
+    }
     return {
       capacity,
       burst,
       underLoad,
+      atRates,
       loans,
       committed,
       events: arrivals.size,
       duplicates: state.requests - arrivals.size,
       badSignatures: state.badSignatures,
       idle,
-      loaded: { events: timed.length, loans: loadedLoans, createSeconds: (created - started) / 1000, ...delaysOf(timed) },
+      loaded: { events: timed.length, loans: loadedLoans, createSeconds: (created - loadedFrom) / 1000, ...delaysOf(timed) },
       perSecond: timed.length / ((lastArrival - firstCommit) / 1000),
       drainSeconds: (lastArrival - created) / 1000,
     };
   } finally {
     receiver.stop(true);
   }
+}
+
+/** The burst beside a steady load: the loan rate asked, what the load did, the burst, and the loans' own events meanwhile. */
+type SteadyLoad = {
+  rate: number;
+  burst: NonNullable<Awaited<ReturnType<typeof deliveryBurst>>>;
+  loans: number;
+  achieved: number;
+  skipped: number;
+  events: number;
+  p50: number;
+  p99: number;
+  max: number;
+};
+
+/**
+ * An open-loop load: `create` started every 1000/`rate` ms on a fixed schedule (a late tick does not
+ * shift the next ones), whether or not earlier loans have answered, with at most STEADY_IN_FLIGHT
+ * unanswered (a start beyond that is skipped and counted, so an overloaded stack shows as skips
+ * rather than as an unbounded pile of requests). `stop` waits for the loans in flight.
+ */
+function steadyLoans(rate: number, create: () => Promise<void>) {
+  const period = 1000 / rate;
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  let ticks = 0;
+  let skipped = 0;
+  let stopped = false;
+  let failure: unknown;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = () => {
+    if (stopped) return;
+    if (inFlight.size >= STEADY_IN_FLIGHT) skipped++;
+    else {
+      const p = create()
+        .catch((err) => {
+          failure ??= err;
+        })
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    ticks++;
+    timer = setTimeout(tick, Math.max(0, started + ticks * period - performance.now()));
+  };
+  tick();
+  return {
+    skipped: () => skipped,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all([...inFlight]);
+      if (failure) throw failure;
+    },
+  };
 }
 
 /**
@@ -582,7 +687,12 @@ async function benchDeliveries(stack: Stack) {
  */
 async function deliveryCapacity(
   stack: Stack,
-  input: { apiKey: string; tenantId: string; delaysOf: (t: { createdAt: number; arrivedAt: number }[]) => { p50: number; p99: number; max: number } },
+  input: {
+    apiKey: string;
+    tenantId: string;
+    delaysOf: (t: { createdAt: number; arrivedAt: number }[]) => { p50: number; p99: number; max: number };
+    stackCpu: () => number;
+  },
 ) {
   const sent = new Map<string, number>();
   const { arrivals: arrived, state, server: receiver } = signedReceiver((envelope, arrivedAt) => sent.get(envelope.id) ?? arrivedAt);
@@ -610,6 +720,7 @@ async function deliveryCapacity(
       await db.prepare("SELECT id, event_id AS eventId FROM webhook_deliveries WHERE endpoint_id = ?").bind(endpoint.id).all<{ id: string; eventId: string }>()
     ).results;
     const queue = await stack.mf.getQueueProducer<DeliveryMessage>("WEBHOOK_DELIVERIES", stack.names.api);
+    const cpuBefore = input.stackCpu();
     const started = Date.now();
     for (let i = 0; i < rows.length; i += 100) {
       const batch = rows.slice(i, i + 100);
@@ -620,8 +731,11 @@ async function deliveryCapacity(
     const deadline = Date.now() + 120_000;
     while (arrived.size < rows.length && Date.now() < deadline) await Bun.sleep(10);
     const last = Math.max(...[...arrived.values()].map((a) => a.arrivedAt));
+    const cpuMs = input.stackCpu() - cpuBefore;
     return {
       deliveries: rows.length,
+      /** The stack's CPU from the first send until the last arrival, per delivery that arrived. */
+      cpuPerEvent: cpuMs / Math.max(1, arrived.size),
       arrived: arrived.size,
       duplicates: state.requests - arrived.size,
       badSignatures: state.badSignatures,

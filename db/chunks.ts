@@ -1,12 +1,8 @@
 /**
  * D1 binds at most 100 parameters per statement (libSQL allows far more, so
- * only the workerd tier notices). Multi-row inserts and `IN (…)` lists are
- * split to stay under it.
+ * only the workerd tier notices). `IN (…)` lists are split to stay under it;
+ * many-row inserts take their rows as one JSON parameter (json-rows.ts).
  */
-export const D1_MAX_PARAMS = 100;
-
-/** Rows of a table with `columns` bound columns that fit in one insert. */
-export const rowsPerInsert = (columns: number): number => Math.max(1, Math.floor(D1_MAX_PARAMS / columns));
 
 /** Ids per `IN (…)` list, leaving room for the statement's other parameters. */
 export const IDS_PER_LIST = 90;

@@ -11,10 +11,12 @@ import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
-import { deferredSeconds, processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { fixedClock } from "../domain/clock.ts";
+import { deferredSeconds, processDeliveryBatch, processDeliveryMessage, RESIGN_AFTER_MS, type DeliveryDeps } from "./deliver.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
+import type { SendSlots } from "./send-slots.ts";
 import { generateWebhookSecret } from "./signing.ts";
 
 let t: TestApp;
@@ -331,6 +333,35 @@ describe("delivery", () => {
     await processDeliveryBatch(s.deps, msgs);
     expect(s.received).toHaveLength(3);
     expect((await deliveriesOf(s.owner.tenantId)).map((d) => [d.status, d.attemptCount])).toEqual(Array(3).fill(["SUCCEEDED", 1]));
+  });
+
+  test("a request is signed before it waits for its slot, and signed again if the wait took over 5 s: its webhook-timestamp is when it went out", async () => {
+    for (const waitMs of [RESIGN_AFTER_MS - 1_000, RESIGN_AFTER_MS + 1_000]) {
+      const url = `https://hooks.merchant.example/resign-${waitMs}`;
+      const s = await setup({ [url]: async () => new Response("ok") }, { [url]: ["loan.funded"] });
+      const msgs = sentItems(s.queue.messages.splice(0))
+        .filter((m) => m.body.kind === "delivery")
+        .map((m) => ({ ...(m.body as Extract<DeliveryMessage, { kind: "delivery" }>), messageId: newId() }));
+      expect(msgs).toHaveLength(1);
+      const clock = fixedClock(new Date("2026-11-23T12:00:00.000Z"));
+      const signedAt = clock.now().getTime() / 1000;
+      // The slot comes `waitMs` after the request asked for it.
+      const slots: SendSlots = {
+        take: async () => {
+          clock.advance(waitMs);
+          return { done: () => undefined };
+        },
+      };
+      expect(await processDeliveryMessage({ ...s.deps, clock, slots }, msgs[0]!)).toEqual({ ack: true });
+      expect(s.received).toHaveLength(1);
+      const r = s.received[0]!;
+      expect(Number(r.headers["webhook-timestamp"])).toBe(waitMs > RESIGN_AFTER_MS ? signedAt + waitMs / 1000 : signedAt);
+      const { secret } = s.endpoints[url]!;
+      const key = Buffer.from(secret.slice("whsec_".length), "base64");
+      const signed = `${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`;
+      expect(r.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(signed).digest("base64")}`);
+      expect(r.headers["x-svc-signature"]).toBe(createHmac("sha256", secret).update(r.body).digest("hex"));
+    }
   });
 
   test("batches of a failing endpoint's messages, each arriving three times at once: exactly 3 attempts and one webhook.delivery_failed", async () => {

@@ -1,6 +1,5 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
-import { preparedStatement } from "../../db/prepared-statements.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -11,6 +10,13 @@ import { eventInsertIf } from "../events/loan-events.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
+import {
+  advanceDeliveriesStatement,
+  type AttemptOutcome,
+  claimAttemptsStatement,
+  type DeliveryAdvance,
+  finishAttemptsStatement,
+} from "./attempt-statements.ts";
 import { bundledAttempts, type DeliveryMessage, type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
 import { type SendSlots, slotWaitMs, unlimitedSlots } from "./send-slots.ts";
 import { deliveryHeaders } from "./signing.ts";
@@ -102,21 +108,63 @@ type AttemptResult = { succeeded: boolean; responseStatus: number | null; error:
 const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 };
 
 /**
+ * A request signed this long before its slot came is signed again, so its
+ * `webhook-timestamp` says when it went out (receivers compare it with their
+ * clock; Standard Webhooks suggests a tolerance of minutes).
+ */
+export const RESIGN_AFTER_MS = 5_000;
+
+/**
  * The attempt, sent in one of the invocation's request slots (send-slots.ts;
  * the request's timeout starts once it has one), or "deferred" when none came
  * in time. A retry's endpoint failed before: it counts as slow from the start.
+ * The request is signed before it asks for its slot, so a slot is held only
+ * while the request is out (under load, each step inside it waits its turn
+ * on the isolate's one thread).
  */
 async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult | "deferred"> {
   if (loaded.endpointDeleted) return ENDPOINT_DELETED;
   const { tenantId, endpointId } = loaded.delivery;
+  let request = await signedRequest(deps, loaded, attempt, secretOf);
+  if ("error" in request) return request.error;
   const slot = await (deps.slots ?? unlimitedSlots).take({ tenantId, endpointId, slow: attempt > 1 });
   if (!slot) return "deferred";
   let result: AttemptResult | undefined;
   try {
-    result = await sendOnce(deps, loaded, attempt, secretOf);
+    if (deps.clock.now().getTime() - request.signedAt > RESIGN_AFTER_MS) request = await signedRequest(deps, loaded, attempt, secretOf);
+    result = "error" in request ? request.error : await sendOnce(deps, loaded.url, request);
     return result;
   } finally {
     slot.done({ answered: typeof result?.responseStatus === "number" });
+  }
+}
+
+/**
+ * A delivery's request, signed now. A secret that cannot be opened (a wrong
+ * SECRETS_KEY) is a failed attempt, as a request that could not be sent is.
+ */
+async function signedRequest(
+  deps: DeliveryDeps,
+  loaded: Loaded,
+  attempt: number,
+  secretOf?: SecretOpener,
+): Promise<{ body: string; headers: Record<string, string>; signedAt: number } | { error: AttemptResult }> {
+  const signedAt = deps.clock.now().getTime();
+  try {
+    const secret = await (secretOf ?? ((c) => openSecret(c, deps.secretsKey)))(loaded.secretCiphertext);
+    const body = JSON.stringify(loaded.envelope);
+    const headers = await deliveryHeaders({
+      secret,
+      eventId: loaded.envelope.id,
+      eventType: loaded.envelope.type,
+      deliveryId: loaded.delivery.id,
+      body,
+      now: deps.clock.now(),
+    });
+    headers["x-svc-attempt"] = String(attempt);
+    return { body, headers, signedAt };
+  } catch (err) {
+    return { error: failedToSend(err, deps.clock.now().getTime() - signedAt, deps.timeoutMs) };
   }
 }
 
@@ -143,33 +191,29 @@ const deferred = (deps: DeliveryDeps): MessageOutcome => ({ ack: false, retryInS
 /** An endpoint's signing secret, opened from its ciphertext. */
 type SecretOpener = (ciphertext: string) => Promise<string>;
 
-/**
- * POSTs the envelope once. Redirects are not followed (a 3xx fails), so an endpoint cannot bounce us elsewhere.
- * `secretOf`: a batch's opener, which opens each endpoint's secret once for all its attempts.
- */
-async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult> {
+/** POSTs the signed request once. Redirects are not followed (a 3xx fails), so an endpoint cannot bounce us elsewhere. */
+async function sendOnce(deps: DeliveryDeps, url: string, request: { body: string; headers: Record<string, string> }): Promise<AttemptResult> {
   const started = Date.now();
   try {
-    const secret = await (secretOf ?? ((c) => openSecret(c, deps.secretsKey)))(loaded.secretCiphertext);
-    const body = JSON.stringify(loaded.envelope);
-    const headers = await deliveryHeaders({
-      secret,
-      eventId: loaded.envelope.id,
-      eventType: loaded.envelope.type,
-      deliveryId: loaded.delivery.id,
-      body,
-      now: deps.clock.now(),
+    const res = await deps.fetch(url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(deps.timeoutMs),
     });
-    headers["x-svc-attempt"] = String(attempt);
-    const res = await deps.fetch(loaded.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(deps.timeoutMs) });
     await res.body?.cancel().catch(() => undefined);
     const ok = res.status >= 200 && res.status < 300;
     return { succeeded: ok, responseStatus: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Date.now() - started };
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const error = timedOut ? `no answer within ${deps.timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`;
-    return { succeeded: false, responseStatus: null, error: error.slice(0, 500), durationMs: Date.now() - started };
+    return failedToSend(err, Date.now() - started, deps.timeoutMs);
   }
+}
+
+function failedToSend(err: unknown, durationMs: number, timeoutMs: number): AttemptResult {
+  const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+  const error = timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`;
+  return { succeeded: false, responseStatus: null, error: error.slice(0, 500), durationMs };
 }
 
 /**
@@ -181,75 +225,54 @@ async function sendOnce(deps: DeliveryDeps, loaded: Loaded, attempt: number, sec
  * endpoints notify each other forever.
  */
 async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
-  const record = await attemptRecord(deps, loaded, attemptId, attempt, result, delayOverride);
-  await deps.db.batch(record.statements as [never, ...never[]]);
+  const now = deps.clock.now();
+  const record = await attemptRecord(deps, loaded, attemptId, attempt, result, now, delayOverride);
+  await deps.db.batch(recordStatements(deps.db, [record], now) as [never, ...never[]]);
   return record;
 }
 
-/** The statements that record an attempt's outcome (recordAttempt), and what follows from it. */
+type AttemptRecord = Awaited<ReturnType<typeof attemptRecord>>;
+
 /**
- * The bookkeeping of an attempt, built once per database and filled per call
- * (db/prepared-statements.ts): a batch of 50 attempts writes 50 claims and
- * 100 outcome updates, which drizzle would otherwise build statement by
- * statement. The SQL is drizzle's own (`delivery-statements.test.ts`).
+ * The statements that record attempts' outcomes, however many: every outcome
+ * in one statement, every delivery's advance in one, then the
+ * `webhook.delivery_failed` of each delivery that ended FAILED (each
+ * conditional on its delivery having ended so: after the advance).
  */
-export const claimAttemptStatement = preparedStatement<{ id: string; tenantId: string; deliveryId: string; attempt: number; startedAt: Date }>((db, p) =>
-  db
-    .insert(webhookAttempts)
-    .values({ id: p("id"), tenantId: p("tenantId"), deliveryId: p("deliveryId"), attempt: p("attempt"), startedAt: p("startedAt") })
-    .onConflictDoNothing()
-    .returning({ id: webhookAttempts.id }),
-);
+function recordStatements(db: Db, records: AttemptRecord[], now: Date) {
+  if (records.length === 0) return [];
+  return [
+    finishAttemptsStatement(
+      db,
+      records.map((r) => r.outcome),
+      now,
+    ),
+    advanceDeliveriesStatement(
+      db,
+      records.map((r) => r.advance),
+      now,
+    ),
+    ...records.flatMap((r) => r.failureEvent),
+  ];
+}
 
-/** An attempt's outcome, on its claim if still unfinished. */
-export const finishAttemptStatement = preparedStatement<{
-  id: string;
-  finishedAt: Date;
-  durationMs: number;
-  responseStatus: number | null;
-  error: string | null;
-  succeeded: boolean;
-}>((db, p) =>
-  db
-    .update(webhookAttempts)
-    .set({ finishedAt: p("finishedAt"), durationMs: p("durationMs"), responseStatus: p("responseStatus"), error: p("error"), succeeded: p("succeeded") })
-    .where(and(eq(webhookAttempts.id, p("id")), isNull(webhookAttempts.finishedAt))),
-);
-
-/** The delivery after attempt `attempt`, if it is still PENDING after attempt - 1 (`previousCount`). */
-export const advanceDeliveryStatement = preparedStatement<{
-  id: string;
-  status: "PENDING" | "SUCCEEDED" | "FAILED";
-  attemptCount: number;
-  previousCount: number;
-  nextAttemptAt: Date | null;
-  updatedAt: Date;
-}>((db, p) =>
-  db
-    .update(webhookDeliveries)
-    .set({ status: p("status"), attemptCount: p("attemptCount"), nextAttemptAt: p("nextAttemptAt"), updatedAt: p("updatedAt") })
-    .where(and(eq(webhookDeliveries.id, p("id")), eq(webhookDeliveries.attemptCount, p("previousCount")), eq(webhookDeliveries.status, "PENDING"))),
-);
-
-async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
+/** An attempt's outcome (attempt-statements.ts rows), and what follows from it. */
+async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, now: Date, delayOverride?: number) {
   const { db } = deps;
-  const now = deps.clock.now();
   const final = result.succeeded || attempt >= MAX_ATTEMPTS;
   const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
   const delay = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
   const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
   const d = loaded.delivery;
-  const statements = [
-    finishAttemptStatement(db, {
-      id: attemptId,
-      finishedAt: now,
-      durationMs: result.durationMs,
-      responseStatus: result.responseStatus,
-      error: result.error,
-      succeeded: result.succeeded,
-    }),
-    advanceDeliveryStatement(db, { id: d.id, status, attemptCount: attempt, previousCount: attempt - 1, nextAttemptAt, updatedAt: now }),
-  ];
+  const outcome: AttemptOutcome = {
+    id: attemptId,
+    durationMs: result.durationMs,
+    responseStatus: result.responseStatus,
+    error: result.error,
+    succeeded: result.succeeded,
+  };
+  const advance: DeliveryAdvance = { id: d.id, status, attempt, nextAttemptAt };
+  const failureEvent: unknown[] = [];
   // A failed test event is the merchant's own probe, shown on its delivery: it raises no alert.
   if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed" && loaded.envelope.type !== "webhook.test") {
     const envelope: EventEnvelope = {
@@ -274,7 +297,7 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       program: loaded.envelope.program,
       channel: loaded.envelope.channel,
     };
-    statements.push(
+    failureEvent.push(
       eventInsertIf(
         db,
         envelope,
@@ -283,7 +306,7 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       ) as never,
     );
   }
-  return { statements, final, delay, failed: status === "FAILED" };
+  return { outcome, advance, failureEvent, final, delay, failed: status === "FAILED" };
 }
 
 /**
@@ -344,8 +367,9 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   const results = await Promise.all(mine.map((f) => sendInSlot(deps, f.loaded, f.attempt, secretOf)));
   const sent = mine.flatMap((f, k) => (results[k] === "deferred" ? [] : [{ ...f, result: results[k] as AttemptResult }]));
   const postponed = mine.filter((_, k) => results[k] === "deferred");
-  const records = await Promise.all(sent.map((f) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result)));
-  const statements = [...records.flatMap((r) => r.statements), ...postponed.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
+  const now = deps.clock.now();
+  const records = await Promise.all(sent.map((f) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result, now)));
+  const statements = [...recordStatements(db, records, now), ...postponed.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
   // The requests went out: their outcomes are worth several tries against an overloaded database.
   if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
   const next = sent.flatMap((f, k) =>
@@ -363,27 +387,18 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
 }
 
 /**
- * Claims each attempt (the unique (delivery, attempt) row) in one batch;
+ * Claims each attempt (the unique (delivery, attempt) row) in one statement;
  * returns the ids of the claims that are ours. A transient error may hide a
- * batch that committed: the claims are read back.
+ * statement that committed: the claims are read back.
  */
 async function claimAttempts(deps: DeliveryDeps, fresh: { loaded: Loaded; attempt: number; attemptId: string }[]): Promise<Set<string>> {
   if (fresh.length === 0) return new Set();
   const { db } = deps;
   const now = deps.clock.now();
   try {
-    const results = await db.batch(
-      fresh.map((f) =>
-        claimAttemptStatement(db, {
-          id: f.attemptId,
-          tenantId: f.loaded.delivery.tenantId,
-          deliveryId: f.loaded.delivery.id,
-          attempt: f.attempt,
-          startedAt: now,
-        }),
-      ) as [never, ...never[]],
-    );
-    return new Set((results as { id: string }[][]).flat().map((r) => r.id));
+    const claims = fresh.map((f) => ({ id: f.attemptId, tenantId: f.loaded.delivery.tenantId, deliveryId: f.loaded.delivery.id, attempt: f.attempt }));
+    const [inserted] = (await db.batch([claimAttemptsStatement(db, claims, now)] as [never])) as [{ id: string }[]];
+    return new Set(inserted.map((r) => r.id));
   } catch (err) {
     if (!isTransientError(err)) throw err;
     const ids = fresh.map((f) => f.attemptId);

@@ -1,6 +1,8 @@
-import { and, asc, eq, getTableColumns, inArray, isNull } from "drizzle-orm";
-import { chunk, rowsPerInsert } from "../../db/chunks.ts";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { chunk } from "../../db/chunks.ts";
+import { jsonRows, selectJsonRows } from "../../db/json-rows.ts";
 import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
+import { preparedStatement } from "../../db/prepared-statements.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { users } from "../../db/schema/users.ts";
@@ -111,6 +113,26 @@ export function relayPageQueries(db: Db, tenantId?: string) {
   ] as const;
 }
 
+/**
+ * A page's notifications and deliveries, each insert one statement (rows as
+ * one JSON parameter, db/json-rows.ts) built once per database; idempotent.
+ * Deliveries go 500 to a statement (a page of 50 events to 10 endpoints),
+ * about 150 KB of JSON, well within D1's 1 MB for a value.
+ */
+const insertNotifications = preparedStatement<{ rows: string }>((db, p) =>
+  db
+    .insert(notifications)
+    .select(selectJsonRows(notifications, p("rows")))
+    .onConflictDoNothing({ target: notifications.eventId }),
+);
+const insertDeliveries = preparedStatement<{ rows: string }>((db, p) =>
+  db
+    .insert(webhookDeliveries)
+    .select(selectJsonRows(webhookDeliveries, p("rows")))
+    .onConflictDoNothing(),
+);
+const DELIVERIES_PER_INSERT = 500;
+
 /** The page's reads, built once per database (db/prepared-batch.ts). */
 const tenantPageReads = preparedReads((db) => relayPageQueries(db, placeholderAs<string>("tenantId")));
 const allPageReads = preparedReads((db) => relayPageQueries(db));
@@ -170,14 +192,10 @@ async function relayPage(
       createdAt: e.createdAt,
     };
   });
-  const notificationColumns = Object.keys(getTableColumns(notifications)).length;
-  const deliveryColumns = Object.keys(getTableColumns(webhookDeliveries)).length;
   const ids = pending.map((e) => e.id);
   const results = (await db.batch([
-    ...chunk(notificationRows, rowsPerInsert(notificationColumns)).map((rows) =>
-      db.insert(notifications).values(rows).onConflictDoNothing({ target: notifications.eventId }),
-    ),
-    ...chunk(deliveryRows, rowsPerInsert(deliveryColumns)).map((rows) => db.insert(webhookDeliveries).values(rows).onConflictDoNothing()),
+    insertNotifications(db, { rows: jsonRows(notifications, notificationRows) }),
+    ...chunk(deliveryRows, DELIVERIES_PER_INSERT).map((rows) => insertDeliveries(db, { rows: jsonRows(webhookDeliveries, rows) })),
     // Claim: only the relay whose update sets relayed_at messages the event.
     db
       .update(events)
