@@ -51,7 +51,11 @@ import { signedReceiver } from "./signed-receiver.ts";
  * committed at once in a tenant of their own, relayed after one write,
  * timed from commit to arrival; and the same burst again, by another tenant,
  * while the first tenant creates loans one after another (the burst and the
- * loans' own events both timed).
+ * loans' own events both timed); then again beside steady loan rates
+ * (BENCH_LOAD_RATES loans/s, an open loop: a loan started every 1/rate s
+ * whatever the answers), a curve of what the pipeline carries beside a given
+ * load rather than beside one that takes all the CPU it can. The burst alone
+ * and the capacity run also print the stack's CPU per event.
  *
  * The load's requests accept compressed answers (`accept-encoding: gzip,
  * deflate, br`), as fetch, undici's fetch, browsers and most HTTP libraries
@@ -65,7 +69,7 @@ import { signedReceiver } from "./signed-receiver.ts";
  * back (README "Benchmarks").
  *
  * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200), BENCH_BURST_EVENTS (600),
- * BENCH_ACCEPT_ENCODING (`gzip, deflate, br`).
+ * BENCH_LOAD_RATES (`10,25,50`; empty: none), BENCH_ACCEPT_ENCODING (`gzip, deflate, br`).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);

@@ -1,6 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import type { Role } from "../../db/schema/users.ts";
-import { mailbox } from "../../db/schema/webhooks.ts";
+import { mailbox, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
+import { newId } from "../domain/ids.ts";
+import { generateWebhookSecret } from "../webhooks/signing.ts";
 import type { TestApp } from "./harness.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -52,4 +56,38 @@ export async function createKey(t: TestApp, ownerToken: string, name = "backend"
   const res = await t.request("POST", "/v1/api-keys", { body: { name }, headers: bearer(ownerToken) });
   if (res.status !== 201) throw new Error(`create key failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id as string, key: res.body.key as string };
+}
+
+/** A webhook endpoint of the tenant written straight into the database (the delivery tests' receivers are fakes, not URLs the route would accept); with its secret. */
+export async function insertWebhookEndpoint(t: TestApp, tenantId: string, url: string, events: string[] = ["*"]) {
+  const id = newId();
+  const secret = generateWebhookSecret();
+  await t.db.insert(webhookEndpoints).values({
+    id,
+    tenantId,
+    url,
+    events,
+    secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
+    secretPrefix: secret.slice(0, 12),
+    createdAt: new Date(),
+  });
+  return { id, secret };
+}
+
+/** A sandbox loan of 100.00 through the API with the tenant's first product (created, approved, funded: three events); its answer. */
+export async function createSandboxLoan(t: TestApp, key: string) {
+  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+  const loan = await t.request("POST", "/v1/loans", {
+    headers: { "x-api-key": key },
+    body: {
+      loanProductId: me.body.merchantConfigs[0].loanProductId,
+      borrowerRef: "b",
+      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
+      chain: "POLYGON_AMOY",
+      principalAmount: "100.00",
+      idempotencyKey: newId(),
+    },
+  });
+  if (loan.status !== 201) throw new Error(`create loan failed: ${loan.status} ${JSON.stringify(loan.body)}`);
+  return loan.body;
 }

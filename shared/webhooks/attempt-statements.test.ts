@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
-import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
+import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { newId } from "../domain/ids.ts";
-import { createKey, signUpTenant } from "../testing/fixtures.ts";
+import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { advanceDeliveriesStatement, claimAttemptsStatement, finishAttemptsStatement } from "./attempt-statements.ts";
-import { generateWebhookSecret } from "./signing.ts";
 
 // A part's attempt bookkeeping in three statements whatever its size (rows as one JSON parameter):
 // each row keeps the condition it had as a statement of its own, and is stored as drizzle stores it.
@@ -20,32 +17,9 @@ beforeAll(async () => {
   const owner = await signUpTenant(t);
   tenantId = owner.tenantId;
   const { key } = await createKey(t, owner.token);
-  const secret = generateWebhookSecret();
   // Three endpoints: each of the loan's three events makes three deliveries.
-  for (const n of [1, 2, 3]) {
-    await t.db.insert(webhookEndpoints).values({
-      id: newId(),
-      tenantId,
-      url: `https://hooks.merchant.example/${n}`,
-      events: ["*"],
-      secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
-      secretPrefix: secret.slice(0, 12),
-      createdAt: new Date(),
-    });
-  }
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
-  const loan = await t.request("POST", "/v1/loans", {
-    headers: { "x-api-key": key },
-    body: {
-      loanProductId: me.body.merchantConfigs[0].loanProductId,
-      borrowerRef: "b",
-      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-      chain: "POLYGON_AMOY",
-      principalAmount: "100.00",
-      idempotencyKey: newId(),
-    },
-  });
-  expect(loan.status).toBe(201);
+  for (const n of [1, 2, 3]) await insertWebhookEndpoint(t, tenantId, `https://hooks.merchant.example/${n}`);
+  await createSandboxLoan(t, key);
   deliveryIds = (await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, tenantId))).map((d) => d.id);
   expect(deliveryIds.length).toBe(9);
 });

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb } from "../../db/create-db.ts";
 import { events } from "../../db/schema/events.ts";
-import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { notifications, webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { createKey, signUpTenant } from "../testing/fixtures.ts";
-import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
+import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
+import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
@@ -17,7 +16,6 @@ import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import type { SendSlots } from "./send-slots.ts";
-import { generateWebhookSecret } from "./signing.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,20 +30,7 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
   const owner = await signUpTenant(t);
   const { key } = await createKey(t, owner.token);
   const endpoints: Record<string, { id: string; secret: string }> = {};
-  for (const url of Object.keys(answers)) {
-    const secret = generateWebhookSecret();
-    const id = newId();
-    await t.db.insert(webhookEndpoints).values({
-      id,
-      tenantId: owner.tenantId,
-      url,
-      events: subscriptions[url] ?? ["*"],
-      secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
-      secretPrefix: secret.slice(0, 12),
-      createdAt: new Date(),
-    });
-    endpoints[url] = { id, secret };
-  }
+  for (const url of Object.keys(answers)) endpoints[url] = await insertWebhookEndpoint(t, owner.tenantId, url, subscriptions[url] ?? ["*"]);
   const received: Received[] = [];
   // Like a real fetch, it honours `init.signal`: once the signal aborts, the call rejects with the signal's
   // reason (a TimeoutError for AbortSignal.timeout), whatever the receiver does.
@@ -76,18 +61,7 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
     retryDelaysSeconds: [30, 120],
     log: consoleLogger,
   };
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
-  const loan = await t.request("POST", "/v1/loans", {
-    body: {
-      loanProductId: me.body.merchantConfigs[0].loanProductId,
-      borrowerRef: "b",
-      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-      chain: "POLYGON_AMOY",
-      principalAmount: "100.00",
-      idempotencyKey: newId(),
-    },
-    headers: { "x-api-key": key },
-  });
+  const loan = await createSandboxLoan(t, key);
   /** Processes queued delivery messages (and those they enqueue) until none is left; returns how many ran. */
   async function pump(max = 100) {
     let ran = 0;
@@ -98,7 +72,7 @@ async function setup(answers: Record<string, (r: Received) => Promise<Response>>
     }
     return ran;
   }
-  return { owner, key, endpoints, received, queue, deps, pump, loanId: loan.body.id as string };
+  return { owner, key, endpoints, received, queue, deps, pump, loanId: loan.id as string };
 }
 
 const deliveriesOf = (tenantId: string) => t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, tenantId));

@@ -1,22 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb } from "../../db/create-db.ts";
-import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { notifications, webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 import { faultyLibsql } from "../chaos/faulty-d1.ts";
-import { DEV_SECRETS_KEY, sealSecret } from "../crypto/secret-box.ts";
+import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
 import { fixedClock } from "../domain/clock.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { databaseMailbox } from "../notifications/mail-provider.ts";
 import { sendNotificationEmail } from "../notifications/send-notification-email.ts";
 import { consoleLogger } from "../observability/logger.ts";
-import { createKey, signUpTenant } from "../testing/fixtures.ts";
+import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { deliveryLeaseMs, type DeliveryDeps, processDeliveryMessage, requeueStalledDeliveries } from "./deliver.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { itemsOf } from "./messages.ts";
-import { generateWebhookSecret } from "./signing.ts";
 
 // Fast recovery (issue 15): work whose Queue message died with a worker (or the whole stack) is
 // re-sent by the cron tick's recovery pass a lease (timeout + 5 s) after it was due, not 5 minutes
@@ -37,34 +35,13 @@ async function setup(answer: (body: string) => Promise<Response> = async () => n
   queue.messages.length = 0;
   const owner = await signUpTenant(t);
   const { key } = await createKey(t, owner.token);
-  const secret = generateWebhookSecret();
-  await t.db.insert(webhookEndpoints).values({
-    id: newId(),
-    tenantId: owner.tenantId,
-    url: "https://hooks.merchant.example/recovery",
-    events: ["*"],
-    secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
-    secretPrefix: secret.slice(0, 12),
-    createdAt: new Date(),
-  });
+  await insertWebhookEndpoint(t, owner.tenantId, "https://hooks.merchant.example/recovery");
   const received: string[] = [];
   const fetch: FetchLike = async (_url, init) => {
     received.push(JSON.parse(String(init.body)).id);
     return answer(String(init.body));
   };
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
-  const loan = await t.request("POST", "/v1/loans", {
-    headers: { "x-api-key": key },
-    body: {
-      loanProductId: me.body.merchantConfigs[0].loanProductId,
-      borrowerRef: "b",
-      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-      chain: "POLYGON_AMOY",
-      principalAmount: "100.00",
-      idempotencyKey: newId(),
-    },
-  });
-  expect(loan.body.status).toBe("ACTIVE");
+  expect((await createSandboxLoan(t, key)).status).toBe("ACTIVE");
   // The recovery pass runs on its own clock, starting now.
   const clock = fixedClock(t.clock.now());
   const deps: DeliveryDeps = {

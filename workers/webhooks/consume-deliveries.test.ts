@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chunk } from "../../db/chunks.ts";
 import { createDb } from "../../db/create-db.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -10,7 +9,7 @@ import { fixedClock } from "../../shared/domain/clock.ts";
 import { newId } from "../../shared/domain/ids.ts";
 import { isTransientError } from "../../shared/http/transient-errors.ts";
 import type { Logger } from "../../shared/observability/logger.ts";
-import { createKey, signUpTenant } from "../../shared/testing/fixtures.ts";
+import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { OVERLOADED, overloadedLibsql } from "../../shared/testing/overloaded-libsql.ts";
 import { type DeliveryMessage, itemsOf } from "../../shared/webhooks/messages.ts";
@@ -44,29 +43,8 @@ async function setup(answer: () => Response | Promise<Response>, dbFaults?: D1Fa
   queue.messages.length = 0;
   const owner = await signUpTenant(t);
   const { key } = await createKey(t, owner.token);
-  const secret = generateWebhookSecret();
-  await t.db.insert(webhookEndpoints).values({
-    id: newId(),
-    tenantId: owner.tenantId,
-    url: "https://hooks.merchant.example/overloaded",
-    events: ["*"],
-    secretCiphertext: await sealSecret(secret, DEV_SECRETS_KEY),
-    secretPrefix: secret.slice(0, 12),
-    createdAt: new Date(),
-  });
-  const me = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
-  const loan = await t.request("POST", "/v1/loans", {
-    headers: { "x-api-key": key },
-    body: {
-      loanProductId: me.body.merchantConfigs[0].loanProductId,
-      borrowerRef: "b",
-      borrowerWalletAddress: privateKeyToAccount(generatePrivateKey()).address,
-      chain: "POLYGON_AMOY",
-      principalAmount: "100.00",
-      idempotencyKey: newId(),
-    },
-  });
-  expect(loan.body.status).toBe("ACTIVE");
+  await insertWebhookEndpoint(t, owner.tenantId, "https://hooks.merchant.example/overloaded");
+  expect((await createSandboxLoan(t, key)).status).toBe("ACTIVE");
   const ids = (await t.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, owner.tenantId))).map((d) => d.id);
   expect(ids).toHaveLength(3);
   const requests: { deliveryId: string; attempt: string }[] = [];
