@@ -326,10 +326,11 @@ const claimIdOf = (msg: DeliveryRequest) =>
 /**
  * A Queue batch of delivery messages at the cost of a few D1 round trips
  * instead of a few per message: the deliveries in one read, every next
- * attempt claimed in one batch, the requests sent concurrently (in the
+ * attempt claimed in one statement, the requests sent concurrently (in the
  * invocation's slots, send-slots.ts; one that gets none in time is deferred:
- * its claim released, its outcome "not yet"), every outcome
- * recorded in one batch and the next attempts enqueued in one send. The same
+ * its claim released, its outcome "not yet"), every outcome recorded in one
+ * batch of two statements (attempt-statements.ts) and the next attempts
+ * enqueued in one send. The same
  * rules as processDeliveryMessage (which takes the rare messages that are not
  * a delivery's next attempt, or repeat one in this batch, or whose claim
  * another worker holds): at most 3 attempts, each claimed before it is sent
