@@ -20,9 +20,12 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
  * after a SELECT with a FROM.
  */
 export function selectJsonRows(table: SQLiteTable, rows: SQL | Placeholder): SQL {
-  const fields = Object.keys(getTableColumns(table)).map((key) => sql.raw(`json_extract(j.value, '$.${checkedKey(key)}')`));
+  const fields = Object.keys(getTableColumns(table)).map(jsonField);
   return sql`SELECT ${sql.join(fields, sql`, `)} FROM json_each(${rows}) AS j WHERE true`;
 }
+
+/** The value under `key` of the row `json_each(…) AS j` is reading: for statements that read rows of their own shape. */
+export const jsonField = (key: string): SQL => sql.raw(`json_extract(j.value, '$.${checkedKey(key)}')`);
 
 /**
  * `rows` as the JSON array `selectJsonRows` reads: each value through its

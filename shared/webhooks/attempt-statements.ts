@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { jsonRows, selectJsonRows } from "../../db/json-rows.ts";
+import type { Db } from "../../db/create-db.ts";
+import { jsonField, jsonRows, selectJsonRows } from "../../db/json-rows.ts";
 import { preparedStatement } from "../../db/prepared-statements.ts";
 import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
 
@@ -28,9 +29,6 @@ export type AttemptOutcome = { id: string; durationMs: number; responseStatus: n
 /** One delivery after attempt `attempt`: its status then, and when its next attempt is due (none: null). */
 export type DeliveryAdvance = { id: string; status: "PENDING" | "SUCCEEDED" | "FAILED"; attempt: number; nextAttemptAt: Date | null };
 
-/** `json_extract(j.value, '$.<key>')` of the row being read. */
-const field = (key: string) => sql.raw(`json_extract(j.value, '$.${key}')`);
-
 /** Claims (inserts) the attempts that nobody claimed yet; returns the ids of those it inserted. */
 const claimsStatement = preparedStatement<{ rows: string }>((db, p) =>
   db
@@ -40,7 +38,7 @@ const claimsStatement = preparedStatement<{ rows: string }>((db, p) =>
     .returning({ id: webhookAttempts.id }),
 );
 
-export const claimAttemptsStatement = (db: Parameters<typeof claimsStatement>[0], rows: AttemptClaim[], startedAt: Date) =>
+export const claimAttemptsStatement = (db: Db, rows: AttemptClaim[], startedAt: Date) =>
   claimsStatement(db, {
     rows: jsonRows(
       webhookAttempts,
@@ -60,12 +58,12 @@ const outcomesStatement = preparedStatement<{ rows: string; finishedAt: Date }>(
       succeeded: sql`r.succeeded`,
     })
     .from(
-      sql`(SELECT ${field("id")} AS id, ${field("durationMs")} AS duration_ms, ${field("responseStatus")} AS response_status, ${field("error")} AS error, ${field("succeeded")} AS succeeded FROM json_each(${p("rows")}) AS j) AS r`,
+      sql`(SELECT ${jsonField("id")} AS id, ${jsonField("durationMs")} AS duration_ms, ${jsonField("responseStatus")} AS response_status, ${jsonField("error")} AS error, ${jsonField("succeeded")} AS succeeded FROM json_each(${p("rows")}) AS j) AS r`,
     )
     .where(and(eq(webhookAttempts.id, sql`r.id`), isNull(webhookAttempts.finishedAt))),
 );
 
-export const finishAttemptsStatement = (db: Parameters<typeof outcomesStatement>[0], rows: AttemptOutcome[], finishedAt: Date) =>
+export const finishAttemptsStatement = (db: Db, rows: AttemptOutcome[], finishedAt: Date) =>
   outcomesStatement(db, { rows: JSON.stringify(rows.map((r) => ({ ...r, succeeded: r.succeeded ? 1 : 0 }))), finishedAt });
 
 /** The deliveries' advance, each only if it is still PENDING after the attempt before. */
@@ -74,10 +72,10 @@ const advanceStatement = preparedStatement<{ rows: string; updatedAt: Date }>((d
     .update(webhookDeliveries)
     .set({ status: sql`r.status`, attemptCount: sql`r.attempt`, nextAttemptAt: sql`r.next_attempt_at`, updatedAt: p("updatedAt") })
     .from(
-      sql`(SELECT ${field("id")} AS id, ${field("status")} AS status, ${field("attempt")} AS attempt, ${field("nextAttemptAt")} AS next_attempt_at FROM json_each(${p("rows")}) AS j) AS r`,
+      sql`(SELECT ${jsonField("id")} AS id, ${jsonField("status")} AS status, ${jsonField("attempt")} AS attempt, ${jsonField("nextAttemptAt")} AS next_attempt_at FROM json_each(${p("rows")}) AS j) AS r`,
     )
     .where(and(eq(webhookDeliveries.id, sql`r.id`), eq(webhookDeliveries.attemptCount, sql`r.attempt - 1`), eq(webhookDeliveries.status, "PENDING"))),
 );
 
-export const advanceDeliveriesStatement = (db: Parameters<typeof advanceStatement>[0], rows: DeliveryAdvance[], updatedAt: Date) =>
+export const advanceDeliveriesStatement = (db: Db, rows: DeliveryAdvance[], updatedAt: Date) =>
   advanceStatement(db, { rows: JSON.stringify(rows.map((r) => ({ ...r, nextAttemptAt: r.nextAttemptAt?.getTime() ?? null }))), updatedAt });

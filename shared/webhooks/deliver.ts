@@ -460,11 +460,8 @@ async function sendAndRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
  */
 async function claimAttempt(deps: DeliveryDeps, d: Loaded["delivery"], attemptId: string, attempt: number): Promise<boolean> {
   try {
-    const claimed = await deps.db
-      .insert(webhookAttempts)
-      .values({ id: attemptId, tenantId: d.tenantId, deliveryId: d.id, attempt, startedAt: deps.clock.now() })
-      .onConflictDoNothing()
-      .returning({ id: webhookAttempts.id });
+    const claim = { id: attemptId, tenantId: d.tenantId, deliveryId: d.id, attempt };
+    const [claimed] = (await deps.db.batch([claimAttemptsStatement(deps.db, [claim], deps.clock.now())] as [never])) as [{ id: string }[]];
     return claimed.length > 0;
   } catch (err) {
     if (!isTransientError(err)) throw err;
