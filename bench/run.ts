@@ -5,6 +5,7 @@ import { startStack, type Stack } from "../workers/local/stack.ts";
 import { childWorkerdPids, cpuMillis, sampleMemory } from "./memory.ts";
 import { deliveryBurst } from "./delivery-burst.ts";
 import { probeWorker } from "./probes.ts";
+import { copyLoans, retryingD1 } from "./scale-data.ts";
 import { signedReceiver } from "./signed-receiver.ts";
 
 /**
@@ -69,7 +70,8 @@ import { signedReceiver } from "./signed-receiver.ts";
  * back (README "Benchmarks").
  *
  * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200), BENCH_BURST_EVENTS (600),
- * BENCH_LOAD_RATES (`10,25,50`; empty: none), BENCH_ACCEPT_ENCODING (`gzip, deflate, br`).
+ * BENCH_LOAD_RATES (`10,25,50`; empty: none), BENCH_ACCEPT_ENCODING (`gzip, deflate, br`),
+ * BENCH_LOAN_HISTORY (0: the ACTIVE loans the bench tenant holds before its loans are timed, see loadLoanHistory).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -209,7 +211,10 @@ try {
   if (loans) {
     const l = loans.measured.result;
     const loansPerSecond = l["2xx"] / (l.duration || seconds);
-    console.log(`\nloans created and funded: ${loansPerSecond.toFixed(0)} loans/s (p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, non-2xx ${l.non2xx})`);
+    const held = loans.history > 0 ? `, by a tenant already holding ${loans.history.toLocaleString("en-US")} ACTIVE loans` : "";
+    console.log(
+      `\nloans created and funded: ${loansPerSecond.toFixed(0)} loans/s (p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, non-2xx ${l.non2xx})${held}`,
+    );
     const { verified } = loans;
     // Requests cut off at the deadline (or given up on after autocannon's timeout) still create their loans.
     const cutOff = verified.loans - l["2xx"] - loans.measured.sampled;
@@ -377,6 +382,8 @@ async function benchLoanCreation(
   // Without the route the signup pool (100,000.00) holds 10,000 loans of 10.00; the count below shows if it ran dry.
   if (pool.status !== 200) console.log(`note: PUT /v1/sandbox/liquidity answered ${pool.status}; the pool stays at its signup default`);
 
+  const history = await loadLoanHistory(stack, { apiKey, tenantId: me.tenant.id, loanProductId, loans: Number(process.env.BENCH_LOAN_HISTORY ?? 0) });
+
   const runId = `${Date.now().toString(36)}`;
   let i = 0;
   const memory = sampleMemory();
@@ -397,7 +404,42 @@ async function benchLoanCreation(
     },
   });
   const memoryUse = memory.stop();
-  return { measured, memory: { pids: memory.pids, ...memoryUse }, verified: await countBenchLoans(stack, me.tenant.id) };
+  const counted = await countBenchLoans(stack, me.tenant.id);
+  // The history's loans are ACTIVE and funded too (copies of a funded loan, with their settlements): not the run's.
+  const verified = { ...counted, loans: counted.loans - history, active: counted.active - history, funded: counted.funded - history };
+  return { measured, history, memory: { pids: memory.pids, ...memoryUse }, verified };
+}
+
+/**
+ * BENCH_LOAN_HISTORY=N: the bench tenant holds N ACTIVE loans (each with its
+ * own borrower, events and funding settlement) before its loans are timed,
+ * as a merchant with a history does: one loan through the API, then copied
+ * in bulk (bench/scale-data.ts). Loan creation reads the borrower's own
+ * loans, never the tenant's, so its rate should not move with N.
+ */
+async function loadLoanHistory(stack: Stack, o: { apiKey: string; tenantId: string; loanProductId: string; loans: number }): Promise<number> {
+  if (o.loans <= 0) return 0;
+  const started = performance.now();
+  const template = await fetch(`${stack.baseUrl}/v1/loans`, {
+    method: "POST",
+    headers: { "x-api-key": o.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({
+      loanProductId: o.loanProductId,
+      borrowerRef: "bench-history-template",
+      borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+      chain: "POLYGON_AMOY",
+      principalAmount: "10.00",
+      idempotencyKey: `bench-history-${Date.now().toString(36)}`,
+    }),
+  });
+  if (template.status !== 201) throw new Error(`the history's template loan answered ${template.status}: ${await template.text()}`);
+  const templateLoanId = ((await template.json()) as { id: string }).id;
+  const db = retryingD1((await stack.mf.getD1Database("DB", stack.names.api)) as unknown as D1Database);
+  await copyLoans(db, { index: 0, tenantId: o.tenantId, templateLoanId, apiKey: o.apiKey }, 0, [1, o.loans - 1], { due: false, now: Date.now() });
+  console.log(
+    `history: the bench tenant holds ${o.loans.toLocaleString("en-US")} ACTIVE loans (made in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
+  return o.loans;
 }
 
 type LoanCount = { loans: number; active: number; funded: number; unrelayed: number; byState: { status: string; fundingState: string; count: number }[] };

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { tenantIdColumn } from "./tenant-ref.ts";
 import { borrowers } from "./borrowers.ts";
@@ -89,7 +90,10 @@ export const loans = sqliteTable(
     index("loans_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
     index("loans_tenant_mode_created_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
     index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
-    index("loans_tenant_borrower_idx").on(t.tenantId, t.borrowerId, t.status),
+    // A borrower's open loans of a mode (migration 0024: three equality terms, so the planner never takes tenant and mode alone).
+    index("loans_tenant_borrower_mode_idx").on(t.tenantId, t.borrowerId, t.mode, t.status),
+    // A credit line's open principal (widget loans only).
+    index("loans_tenant_line_idx").on(t.tenantId, t.programId, t.borrowerWalletAddress, t.status).where(sql`program_id IS NOT NULL`),
     index("loans_status_due_idx").on(t.status, t.dueAt),
     index("loans_tenant_status_due_idx").on(t.tenantId, t.status, t.dueAt),
     index("loans_funding_state_idx").on(t.fundingState, t.tenantId, t.createdAt),
