@@ -109,6 +109,21 @@ export async function resendVerificationLink(deps: VerificationDeps, input: { us
 }
 
 /**
+ * Marks verified the user whose token this batch claimed (used at `now`),
+ * while their address is still the one the link went to. The user is found
+ * by the claimed token's `user_id` (a primary-key lookup), not by testing
+ * every user against the token.
+ */
+export function verifiedUserUpdate(db: Db, tokenHash: string, now: Date) {
+  const claimedBy = (column: typeof emailVerifications.userId | typeof emailVerifications.email) =>
+    sql`(SELECT ${column} FROM ${emailVerifications} WHERE ${emailVerifications.tokenHash} = ${tokenHash} AND ${emailVerifications.usedAt} = ${now.getTime()})`;
+  return db
+    .update(users)
+    .set({ emailVerifiedAt: now })
+    .where(and(eq(users.id, claimedBy(emailVerifications.userId)), isNull(users.emailVerifiedAt), eq(users.email, claimedBy(emailVerifications.email))));
+}
+
+/**
  * Follows a link: the token must be known, unused and unexpired (400
  * otherwise, saying which). Claiming the token and marking the user verified
  * are one batch, and the claim is conditional on `used_at IS NULL`, so of
@@ -124,15 +139,7 @@ export async function verifyEmailToken({ db }: Pick<VerbDeps, "db">, input: { to
       .set({ usedAt: input.now })
       .where(and(eq(emailVerifications.tokenHash, tokenHash), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, input.now)))
       .returning({ userId: emailVerifications.userId, email: emailVerifications.email }),
-    db
-      .update(users)
-      .set({ emailVerifiedAt: input.now })
-      .where(
-        and(
-          isNull(users.emailVerifiedAt),
-          sql`EXISTS (SELECT 1 FROM ${emailVerifications} WHERE ${emailVerifications.tokenHash} = ${tokenHash} AND ${emailVerifications.usedAt} = ${input.now.getTime()} AND ${emailVerifications.userId} = ${users.id} AND ${emailVerifications.email} = ${users.email})`,
-        ),
-      ),
+    verifiedUserUpdate(db, tokenHash, input.now),
   ]);
   const row = claimed[0];
   if (!row) {

@@ -1,7 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { borrowers } from "../../db/schema/borrowers.ts";
-import { loans } from "../../db/schema/loans.ts";
-import { loanIsOpen } from "../loans/open-loans.ts";
+import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "../loans/decide-loan.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import { creditLineFor, programRequiresKyc, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -33,18 +32,12 @@ export async function checkEligibility(
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
     currentPolicy(db, program.tenant.id),
     requiresKyc({ db }, { program, line }),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(loans)
-      // The program's mode only, as underwriting counts them.
-      .where(
-        and(
-          eq(loans.tenantId, program.tenant.id),
-          eq(loans.borrowerRef, line.borrowerRef),
-          eq(loans.mode, embedKeyMode(program.program.embedKey)),
-          loanIsOpen(),
-        ),
-      ),
+    // The program's mode only, as underwriting counts them; through the borrower's own loans (by its ref's id).
+    openLoansOfBorrowerQuery(db, {
+      tenantId: program.tenant.id,
+      borrowerId: borrowerIdOfRef(program.tenant.id, line.borrowerRef),
+      mode: embedKeyMode(program.program.embedKey),
+    }),
     db
       .select({ kycStatus: borrowers.kycStatus })
       .from(borrowers)

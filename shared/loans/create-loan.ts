@@ -25,7 +25,7 @@ import { loadLoan } from "./load-loan.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
 import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import { poolQuery, type PoolRow } from "../liquidity/pools.ts";
-import { decisionPlan, openLoansOfBorrowerQuery, type UnderwritingReads } from "./decide-loan.ts";
+import { borrowerIdOfRef, decisionPlan, openLoansOfBorrowerQuery, type UnderwritingReads } from "./decide-loan.ts";
 import { planTransition, transitionOutcome, type PlannedTransition } from "./commit-transition.ts";
 import { reservationOnApproval } from "./fund-loan.ts";
 
@@ -184,7 +184,6 @@ const creationReads = preparedReads((db: Db) => {
   const tenantId = placeholderAs<string>("tenantId");
   const mode = placeholderAs<TenantMode>("mode");
   const productId = placeholderAs<string>("productId");
-  const borrowerOfRef = sql`(SELECT ${borrowers.id} FROM ${borrowers} WHERE ${borrowers.tenantId} = ${tenantId} AND ${borrowers.borrowerRef} = ${placeholderAs<string>("borrowerRef")})`;
   const stablecoinOfProduct = sql`(SELECT ${loanProducts.stablecoin} FROM ${loanProducts} WHERE ${loanProducts.id} = ${productId} AND ${loanProducts.tenantId} = ${tenantId})`;
   return [
     db
@@ -196,7 +195,7 @@ const creationReads = preparedReads((db: Db) => {
     borrowerQuery(db, tenantId, placeholderAs<string>("borrowerRef")),
     db.select({ requiresKycBeforeFunding: tenantSettings.requiresKycBeforeFunding }).from(tenantSettings).where(eq(tenantSettings.tenantId, tenantId)).limit(1),
     currentPolicyQuery(db, tenantId),
-    openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerOfRef, mode }),
+    openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerIdOfRef(tenantId, placeholderAs<string>("borrowerRef")), mode }),
     poolQuery(db, { tenantId, mode }, stablecoinOfProduct as unknown as Stablecoin),
   ] as const;
 });

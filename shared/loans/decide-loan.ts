@@ -42,6 +42,14 @@ export const underwritingQueries = (db: Db, loan: UnderwrittenLoan) =>
  * a sandbox test loan never blocks a live one. `borrowerId` may be a
  * subquery (creation reads it by the borrower's ref).
  */
+/**
+ * SQL: the id of the tenant's borrower of `borrowerRef` (NULL when there is
+ * none), for counting by ref through the borrower's index: `loans` holds
+ * the ref too, but no index that reads one borrower's loans by it.
+ */
+export const borrowerIdOfRef = (tenantId: string | SQL, borrowerRef: string | SQL): SQL =>
+  sql`(SELECT ${borrowers.id} FROM ${borrowers} WHERE ${borrowers.tenantId} = ${tenantId} AND ${borrowers.borrowerRef} = ${borrowerRef})`;
+
 export const openLoansOfBorrowerQuery = (db: Db, q: { tenantId: string; borrowerId: string | SQL; mode: LoanRow["mode"]; otherThan?: string }) =>
   db
     .select({ n: sql<number>`count(*)` })

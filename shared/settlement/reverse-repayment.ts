@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
@@ -20,24 +21,35 @@ export type OrphanedPayment = { chain: LoanRow["chain"]; txHash: string; logInde
  * re-reads the blocks afterwards, so a payment the winning chain also has is
  * credited again.
  */
+/**
+ * The loan's confirmed credits of one payment (its settlements of the
+ * transaction and log), through the loan's own settlements: the chain is
+ * compared as `+chain`, so the (chain, block) index, whose range is every
+ * settlement of the chain across tenants, is never the one read.
+ */
+export function orphanedCreditsQuery(db: Db, q: { tenantId: string; loanId: string; payment: Pick<OrphanedPayment, "chain" | "txHash" | "logIndex"> }) {
+  return db
+    .select({ id: settlements.id, kind: settlements.kind, amount: settlements.amount })
+    .from(settlements)
+    .where(
+      and(
+        eq(settlements.tenantId, q.tenantId),
+        eq(settlements.loanId, q.loanId),
+        sql`+${settlements.chain} = ${q.payment.chain}`,
+        eq(settlements.txHash, q.payment.txHash),
+        eq(settlements.logIndex, q.payment.logIndex),
+        eq(settlements.status, "CONFIRMED"),
+        inArray(settlements.kind, ["REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS"]),
+      ),
+    );
+}
+
 export async function reverseRepayment(
   { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; loanId: string; payment: OrphanedPayment; now: Date },
 ): Promise<LoanRow> {
   const loan = await loadLoan(db, input.tenantId, input.loanId);
-  const rows = await db
-    .select({ id: settlements.id, kind: settlements.kind, amount: settlements.amount })
-    .from(settlements)
-    .where(
-      and(
-        eq(settlements.loanId, loan.id),
-        eq(settlements.chain, input.payment.chain),
-        eq(settlements.txHash, input.payment.txHash),
-        eq(settlements.logIndex, input.payment.logIndex),
-        eq(settlements.status, "CONFIRMED"),
-        inArray(settlements.kind, ["REPAYMENT", "PARTIAL_REPAYMENT", "SURPLUS"]),
-      ),
-    );
+  const rows = await orphanedCreditsQuery(db, { tenantId: loan.tenantId, loanId: loan.id, payment: input.payment });
   if (rows.length === 0) return loan;
   const applied = rows.filter((r) => r.kind !== "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);
   const surplus = rows.filter((r) => r.kind === "SURPLUS").reduce((sum, r) => sum + r.amount, 0n);

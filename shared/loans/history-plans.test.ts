@@ -1,21 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq, sql } from "drizzle-orm";
-import { borrowers } from "../../db/schema/borrowers.ts";
+import { eq } from "drizzle-orm";
 import { tenants } from "../../db/schema/tenants.ts";
+import { verifiedUserUpdate } from "../auth/email-verification.ts";
+import { eventsPageQuery } from "../events/list-events.ts";
+import { orphanedCreditsQuery } from "../settlement/reverse-repayment.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { openLoansOfBorrowerQuery } from "./decide-loan.ts";
+import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "./decide-loan.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
 
 /**
- * Issue 16: loan creation counts a borrower's open loans of the loan's mode
- * twice (its reads, and the guard of its decision) and a widget draw sums
- * its credit line's open principal. Without statistics (D1 never runs
- * ANALYZE by itself) SQLite tied the two indexes matching two equality
- * terms and counted through (tenant_id, mode): every loan of the tenant's
- * mode, so creation slowed as the tenant's history grew. Each now reads
- * only the borrower's (or the line's) own loans, with or without
- * statistics. The SQL is the production builders' own.
+ * Issue 16: reads whose range must be their subject's own rows, however long
+ * the tenant's history. Loan creation counts a borrower's open loans of the
+ * loan's mode twice (its reads, and the guard of its decision), the widget's
+ * eligibility counts them by the borrower's ref, and a draw sums its credit
+ * line's open principal. Without statistics (D1 never runs ANALYZE by
+ * itself) SQLite tied the indexes matching two equality terms and counted
+ * through (tenant_id, mode): every loan of the tenant's mode, so creation
+ * slowed as the history grew. Likewise a loan's events (GET /v1/events?loanId=)
+ * were found by walking the tenant's events of the mode, a reorged payment's
+ * credits by walking every settlement of the chain, and an e-mail
+ * verification tested every user. The SQL is the production builders' own.
  */
 const BORROWERS = 20;
 const COPIES = 50;
@@ -55,19 +60,23 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
 
 const plans = async () => {
   const { db } = t;
-  const borrowerOfRef = sql`(SELECT ${borrowers.id} FROM ${borrowers} WHERE ${borrowers.tenantId} = ${tenantId} AND ${borrowers.borrowerRef} = ${"history-1"})`;
   return {
     // The decision's reads after creation (processing-reads.ts) and the guard of a creation decision (otherThan).
     borrowerOpenLoans: await planOf(openLoansOfBorrowerQuery(db, { tenantId, borrowerId: "b", mode: "sandbox" })),
     decisionGuard: await planOf(openLoansOfBorrowerQuery(db, { tenantId, borrowerId: "b", mode: "sandbox", otherThan: "l" })),
-    // Creation's reads: the borrower by its ref, in a subquery.
-    creationReads: await planOf(openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerOfRef, mode: "sandbox" })),
+    // Creation's reads and the widget's eligibility: the borrower by its ref, in a subquery.
+    creationReads: await planOf(openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerIdOfRef(tenantId, "history-1"), mode: "sandbox" })),
     // A credit line's open principal, as a draw's insert and the line's read compute it.
     creditLine: await planOf(
       db
         .select({ open: openPrincipalOfLine({ tenantId, programId, walletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72" }) })
         .from(tenants)
         .where(eq(tenants.id, tenantId)),
+    ),
+    loanEvents: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 }, null)),
+    loanEventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", type: "loan.funded", limit: 20 }, 100)),
+    orphanedCredits: await planOf(
+      orphanedCreditsQuery(db, { tenantId, loanId: "l", payment: { chain: "POLYGON", txHash: `0x${"ab".repeat(32)}`, logIndex: 0 } }),
     ),
   };
 };
@@ -78,9 +87,13 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.decisionGuard).toMatch(borrowerRange);
   expect(p.creationReads).toMatch(borrowerRange);
   expect(p.creditLine).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_line_idx \(tenant_id=\? AND program_id=\? AND borrower_wallet_address=\?/);
+  const loanRange = /SEARCH events USING (COVERING )?INDEX events_tenant_loan_idx \(tenant_id=\? AND loan_id=\?/;
+  expect(p.loanEvents).toMatch(loanRange);
+  expect(p.loanEventsOfType).toMatch(loanRange);
+  expect(p.orphanedCredits).toMatch(/SEARCH settlements USING (COVERING )?INDEX settlements_loan_idx \(tenant_id=\? AND loan_id=\?/);
   for (const plan of Object.values(p)) {
-    expect(plan).not.toMatch(/\bSCAN loans\b/);
-    expect(plan).not.toContain("loans_tenant_mode_created_idx");
+    expect(plan).not.toMatch(/\bSCAN (loans|events|settlements)\b/);
+    expect(plan).not.toMatch(/loans_tenant_mode_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);
   }
 }
 
@@ -93,6 +106,13 @@ describe(`a tenant with ${BORROWERS * (COPIES + 1)} loans of one mode`, () => {
 
   test("creation's counts read the borrower's own loans (and a draw its line's), without statistics as on D1", async () => {
     expectOwnLoansOnly(await plans());
+  });
+
+  test("an e-mail verification marks its own user, found by a unique key, never testing every user", async () => {
+    const plan = await planOf(verifiedUserUpdate(t.db, "0".repeat(64), new Date()));
+    // Its id or its (unique) address, both the claimed token's.
+    expect(plan).toMatch(/SEARCH users USING INDEX sqlite_autoindex_users_\d \((id|email)=\?\)/);
+    expect(plan).not.toMatch(/\bSCAN users\b/);
   });
 
   test("and the same once the planner has statistics (ANALYZE)", async () => {
