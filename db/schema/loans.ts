@@ -92,6 +92,10 @@ export const loans = sqliteTable(
     index("loans_tenant_status_created_idx").on(t.tenantId, t.status, t.decisionOutcome, t.createdAt, t.id),
     // A borrower's open loans of a mode (migration 0024: three equality terms, so the planner never takes tenant and mode alone).
     index("loans_tenant_borrower_mode_idx").on(t.tenantId, t.borrowerId, t.mode, t.status),
+    // GET /v1/loans filtered by status (of a key's mode), by borrower ref or by wallet (migration 0024).
+    index("loans_tenant_mode_status_created_idx").on(t.tenantId, t.mode, t.status, t.createdAt, t.id),
+    index("loans_tenant_ref_created_idx").on(t.tenantId, t.borrowerRef, t.createdAt, t.id),
+    index("loans_tenant_wallet_created_idx").on(t.tenantId, t.borrowerWalletAddress, t.createdAt, t.id),
     // A credit line's open principal (widget loans only).
     index("loans_tenant_line_idx").on(t.tenantId, t.programId, t.borrowerWalletAddress, t.status).where(sql`program_id IS NOT NULL`),
     index("loans_status_due_idx").on(t.status, t.dueAt),

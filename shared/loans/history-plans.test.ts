@@ -7,6 +7,7 @@ import { orphanedCreditsQuery } from "../settlement/reverse-repayment.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "./decide-loan.ts";
+import { loansPageQuery } from "./list-loans.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
 
 /**
@@ -73,6 +74,14 @@ const plans = async () => {
         .from(tenants)
         .where(eq(tenants.id, tenantId)),
     ),
+    // GET /v1/loans with a filter: an API key's list (its mode), and a session's (both modes).
+    listByStatus: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", status: "ACTIVE" }, limit: 20 })),
+    listDeclined: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", status: "DECLINED" }, limit: 20 })),
+    listByRef: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", borrowerRef: "history-1", status: "ACTIVE" }, limit: 20 })),
+    listByRefBothModes: await planOf(loansPageQuery(db, { tenantId, filters: { borrowerRef: "history-1" }, limit: 20 })),
+    listByWallet: await planOf(
+      loansPageQuery(db, { tenantId, filters: { mode: "sandbox", borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72" }, limit: 20 }),
+    ),
     loanEvents: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 }, null)),
     loanEventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", type: "loan.funded", limit: 20 }, 100)),
     orphanedCredits: await planOf(
@@ -87,6 +96,13 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.decisionGuard).toMatch(borrowerRange);
   expect(p.creationReads).toMatch(borrowerRange);
   expect(p.creditLine).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_line_idx \(tenant_id=\? AND program_id=\? AND borrower_wallet_address=\?/);
+  expect(p.listByStatus).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?/);
+  expect(p.listDeclined).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?/);
+  expect(p.listByRef).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?/);
+  expect(p.listByRefBothModes).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?/);
+  expect(p.listByWallet).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_wallet_created_idx \(tenant_id=\? AND borrower_wallet_address=\?/);
+  // A page comes in index order: never sorted after reading the range.
+  for (const list of [p.listByStatus, p.listByRef, p.listByRefBothModes, p.listByWallet]) expect(list).not.toContain("USE TEMP B-TREE");
   const loanRange = /SEARCH events USING (COVERING )?INDEX events_tenant_loan_idx \(tenant_id=\? AND loan_id=\?/;
   expect(p.loanEvents).toMatch(loanRange);
   expect(p.loanEventsOfType).toMatch(loanRange);

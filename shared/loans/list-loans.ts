@@ -1,4 +1,5 @@
-import { and, eq, gte, isNull, lte, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, gte, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
@@ -32,21 +33,31 @@ function statusCondition(status: LoanListStatus): SQL | undefined {
   return eq(loans.status, status);
 }
 
+type ListLoansInput = { tenantId: string; filters: LoanFilters; limit: number; cursor?: string };
+
 /**
- * The tenant's loans, newest first, with DECISIONS.md's filters. Reads go
- * through (tenant_id, status, decision_outcome, created_at) or
- * (tenant_id, created_at).
+ * The tenant's loans, newest first, with DECISIONS.md's filters (one more
+ * row than the page, to know if there is a next). Each filter reads its own
+ * range (migration 0024), never the tenant's whole history: a borrower's ref
+ * or wallet through (tenant_id, borrower_ref | borrower_wallet_address,
+ * created_at), with the mode compared as `+mode` (SQLite never reads a `+`
+ * term through an index, so (tenant_id, mode, created_at) does not tie with
+ * it and win); a status of a mode through (tenant_id, mode, status,
+ * created_at); otherwise (tenant_id, mode, created_at) or (tenant_id,
+ * created_at). The plans are tested (history-plans.test.ts).
  */
-export async function listLoans({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; filters: LoanFilters; limit: number; cursor?: string }) {
+export function loansPageQuery(db: Db, input: ListLoansInput) {
   const { filters } = input;
   const page = newestFirst(loans, input.cursor);
-  const rows = await db
+  const byBorrower = filters.borrowerRef !== undefined || filters.borrowerWalletAddress !== undefined;
+  const mode = filters.mode === undefined ? undefined : byBorrower ? sql`+${loans.mode} = ${filters.mode}` : eq(loans.mode, filters.mode);
+  return db
     .select()
     .from(loans)
     .where(
       and(
         eq(loans.tenantId, input.tenantId),
-        filters.mode ? eq(loans.mode, filters.mode) : undefined,
+        mode,
         filters.status ? statusCondition(filters.status) : undefined,
         filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
         filters.decision ? eq(loans.decisionOutcome, filters.decision) : undefined,
@@ -59,5 +70,9 @@ export async function listLoans({ db }: Pick<VerbDeps, "db">, input: { tenantId:
     )
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
-  return pageOf(rows, input.limit);
+}
+
+/** The tenant's loans, newest first, with DECISIONS.md's filters: a page, and the cursor of the next. */
+export async function listLoans({ db }: Pick<VerbDeps, "db">, input: ListLoansInput) {
+  return pageOf(await loansPageQuery(db, input), input.limit);
 }
