@@ -48,6 +48,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId).where(sql`redelivery_of IS NULL`),
     index("webhook_deliveries_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    // The history filtered by status (migration 0025).
+    index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.createdAt, t.id),
     index("webhook_deliveries_event_idx").on(t.eventId),
     // Only PENDING deliveries (migration 0022): the recovery pass's range does not grow with history.
     index("webhook_deliveries_pending_idx").on(t.nextAttemptAt).where(sql`status = 'PENDING'`),

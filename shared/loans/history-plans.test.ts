@@ -4,6 +4,7 @@ import { tenants } from "../../db/schema/tenants.ts";
 import { verifiedUserUpdate } from "../auth/email-verification.ts";
 import { eventsPageQuery } from "../events/list-events.ts";
 import { orphanedCreditsQuery } from "../settlement/reverse-repayment.ts";
+import { deliveriesPageQuery } from "../webhooks/delivery-history.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "./decide-loan.ts";
@@ -21,7 +22,8 @@ import { openPrincipalOfLine } from "./open-loans.ts";
  * slowed as the history grew. Likewise a loan's events (GET /v1/events?loanId=)
  * were found by walking the tenant's events of the mode, a reorged payment's
  * credits by walking every settlement of the chain, and an e-mail
- * verification tested every user. The SQL is the production builders' own.
+ * verification tested every user, and the delivery history filtered by
+ * status or by a loan walked the tenant's deliveries newest first. The SQL is the production builders' own.
  */
 const BORROWERS = 20;
 const COPIES = 50;
@@ -87,6 +89,9 @@ const plans = async () => {
     orphanedCredits: await planOf(
       orphanedCreditsQuery(db, { tenantId, loanId: "l", payment: { chain: "POLYGON", txHash: `0x${"ab".repeat(32)}`, logIndex: 0 } }),
     ),
+    // GET /v1/webhooks/deliveries filtered by status (an API key's: its mode), and by a loan.
+    deliveriesFailed: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", status: "FAILED", limit: 20 })),
+    deliveriesOfLoan: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 })),
   };
 };
 
@@ -107,8 +112,14 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.loanEvents).toMatch(loanRange);
   expect(p.loanEventsOfType).toMatch(loanRange);
   expect(p.orphanedCredits).toMatch(/SEARCH settlements USING (COVERING )?INDEX settlements_loan_idx \(tenant_id=\? AND loan_id=\?/);
+  // A status filter reads its own range in index order; a loan's deliveries are its events' (sorted: a loan has a few).
+  expect(p.deliveriesFailed).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_status_idx \(tenant_id=\? AND status=\?/);
+  expect(p.deliveriesFailed).not.toContain("USE TEMP B-TREE");
+  expect(p.deliveriesOfLoan).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_event_idx \(event_id=\?/);
+  expect(p.deliveriesOfLoan).toMatch(loanRange);
+  expect(p.deliveriesOfLoan).not.toContain("webhook_deliveries_tenant_idx");
   for (const plan of Object.values(p)) {
-    expect(plan).not.toMatch(/\bSCAN (loans|events|settlements)\b/);
+    expect(plan).not.toMatch(/\bSCAN (loans|events|settlements|webhook_deliveries)\b/);
     expect(plan).not.toMatch(/loans_tenant_mode_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);
   }
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
@@ -61,20 +61,23 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, De
 }
 
 /**
- * The tenant's deliveries, newest first (keyset pagination on the tenant
- * index), each with its endpoint's URL (deleted endpoints included: history
- * stays) and its attempts, loaded for the whole page in a second query.
- * Another tenant's `endpointId` simply matches nothing.
+ * A page of `listDeliveries` (one more row than the page, to know if there
+ * is a next), each with its endpoint's URL. A status filter reads
+ * (tenant_id, status, created_at) (migration 0025); a loan filter its
+ * events' deliveries; otherwise (tenant_id, created_at). Plans tested in
+ * shared/loans/history-plans.test.ts.
  */
-export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
+export function deliveriesPageQuery(db: Db, input: ListDeliveriesInput) {
   const page = newestFirst(webhookDeliveries, input.cursor);
-  const rows = await db
+  return db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
       and(
-        eq(webhookDeliveries.tenantId, input.tenantId),
+        // With a loan, `+tenant_id` (never read through an index): the page is read from the loan's
+        // events and their deliveries (by event), not by walking the tenant's history newest first.
+        input.loanId ? sql`+${webhookDeliveries.tenantId} = ${input.tenantId}` : eq(webhookDeliveries.tenantId, input.tenantId),
         input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
         input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
         input.status ? eq(webhookDeliveries.status, input.status) : undefined,
@@ -93,6 +96,15 @@ export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDe
     )
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
+}
+
+/**
+ * The tenant's deliveries, newest first (keyset pagination, `deliveriesPageQuery`), each with its endpoint's URL (deleted endpoints included: history
+ * stays) and its attempts, loaded for the whole page in a second query.
+ * Another tenant's `endpointId` simply matches nothing.
+ */
+export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
+  const rows = await deliveriesPageQuery(db, input);
   const { data, nextCursor } = pageOf(rows, input.limit);
   const attempts = await attemptsOf(
     db,
