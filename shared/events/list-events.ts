@@ -48,7 +48,8 @@ export type ListEventsInput = {
  * comparison only checks them.
  */
 export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: number | null) {
-  const mode = input.mode === undefined ? undefined : input.loanId ? sql`+${events.mode} = ${input.mode}` : eq(events.mode, input.mode);
+  // Beside a loan or a type, `+mode`: (tenant, mode, seq) would tie with their index and walk the mode's events.
+  const mode = input.mode === undefined ? undefined : input.loanId || input.type ? sql`+${events.mode} = ${input.mode}` : eq(events.mode, input.mode);
   return db
     .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)

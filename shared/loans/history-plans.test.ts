@@ -84,6 +84,10 @@ const plans = async () => {
     listByWallet: await planOf(
       loansPageQuery(db, { tenantId, filters: { mode: "sandbox", borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72" }, limit: 20 }),
     ),
+    // The review queue (a dashboard's: its mode), a session's ACTIVE ones (both modes).
+    reviewQueue: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", decision: "MANUAL_REVIEW" }, limit: 20 })),
+    activeBothModes: await planOf(loansPageQuery(db, { tenantId, filters: { status: "ACTIVE" }, limit: 20 })),
+    eventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", type: "loan.funded", limit: 20 }, null)),
     loanEvents: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 }, null)),
     loanEventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", type: "loan.funded", limit: 20 }, 100)),
     orphanedCredits: await planOf(
@@ -102,12 +106,19 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.creationReads).toMatch(borrowerRange);
   expect(p.creditLine).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_line_idx \(tenant_id=\? AND program_id=\? AND borrower_wallet_address=\?/);
   expect(p.listByStatus).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?/);
-  expect(p.listDeclined).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?/);
   expect(p.listByRef).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?/);
   expect(p.listByRefBothModes).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?/);
   expect(p.listByWallet).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_wallet_created_idx \(tenant_id=\? AND borrower_wallet_address=\?/);
+  // Loans still CREATED (in review, declined) through (tenant, status, decision), the mode compared beside.
+  const stillCreated = /SEARCH loans USING (COVERING )?INDEX loans_tenant_status_created_idx \(tenant_id=\? AND status=\? AND decision_outcome=\?\)/;
+  expect(p.reviewQueue).toMatch(stillCreated);
+  expect(p.listDeclined).toMatch(stillCreated);
+  expect(p.activeBothModes).toMatch(stillCreated);
+  expect(p.eventsOfType).toMatch(/SEARCH events USING (COVERING )?INDEX events_tenant_type_idx \(tenant_id=\? AND type=\?/);
   // A page comes in index order: never sorted after reading the range.
-  for (const list of [p.listByStatus, p.listByRef, p.listByRefBothModes, p.listByWallet]) expect(list).not.toContain("USE TEMP B-TREE");
+  for (const list of [p.listByStatus, p.listByRef, p.listByRefBothModes, p.listByWallet, p.reviewQueue, p.listDeclined, p.activeBothModes, p.eventsOfType]) {
+    expect(list).not.toContain("USE TEMP B-TREE");
+  }
   const loanRange = /SEARCH events USING (COVERING )?INDEX events_tenant_loan_idx \(tenant_id=\? AND loan_id=\?/;
   expect(p.loanEvents).toMatch(loanRange);
   expect(p.loanEventsOfType).toMatch(loanRange);
@@ -120,7 +131,7 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.deliveriesOfLoan).not.toContain("webhook_deliveries_tenant_idx");
   for (const plan of Object.values(p)) {
     expect(plan).not.toMatch(/\bSCAN (loans|events|settlements|webhook_deliveries)\b/);
-    expect(plan).not.toMatch(/loans_tenant_mode_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);
+    expect(plan).not.toMatch(/loans_tenant_mode_created_idx|loans_tenant_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);
   }
 }
 
