@@ -63,6 +63,33 @@ describe("migrateLibsql", () => {
     expect([...migrated.keys()].filter((name) => !declared.has(name))).toEqual([]);
   });
 
+  test("0026 gives every existing notification its event's seq, so the lists keep their order", async () => {
+    const client = createClient({ url: ":memory:" });
+    const all = readMigrations();
+    const at = all.findIndex((m) => m.name.startsWith("0026_"));
+    await migrateLibsql(client, all.slice(0, at));
+    await client.batch(
+      [
+        "INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)",
+        ...[7, 3].map(
+          (seq) =>
+            `INSERT INTO events (id, seq, tenant_id, type, mode, envelope, created_at) VALUES ('e${seq}', ${seq}, 't', 'loan.funded', 'sandbox', '{}', 0)`,
+        ),
+        ...[7, 3].map(
+          (seq) =>
+            `INSERT INTO notifications (id, tenant_id, event_id, event_type, title, body, email_status, created_at) VALUES ('n${seq}', 't', 'e${seq}', 'loan.funded', 't', 'b', 'SKIPPED', 0)`,
+        ),
+      ],
+      "write",
+    );
+    await migrateLibsql(client, all);
+    const rows = await client.execute("SELECT id, event_seq FROM notifications ORDER BY id");
+    expect(rows.rows.map((r) => [r.id, r.event_seq])).toEqual([
+      ["n3", 3],
+      ["n7", 7],
+    ]);
+  });
+
   test("a failing file leaves nothing half-applied", async () => {
     const client = createClient({ url: ":memory:" });
     await expect(migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }])).rejects.toThrow();

@@ -102,11 +102,15 @@ export const notifications = sqliteTable(
     emailSentAt: timestamp("email_sent_at"),
     /** When the e-mail's next attempt is due (PENDING only); the recovery pass re-sends it a lease after. */
     emailNextAttemptAt: timestamp("email_next_attempt_at"),
+    /** Its event's outbox `seq` (migration 0026): lists are newest first by it, as the events are. */
+    eventSeq: integer("event_seq").notNull(),
     createdAt: timestamp("created_at").notNull(),
   },
   (t) => [
-    index("notifications_tenant_idx").on(t.tenantId, t.createdAt, t.id),
-    index("notifications_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
+    index("notifications_tenant_seq_idx").on(t.tenantId, t.eventSeq),
+    index("notifications_tenant_mode_seq_idx").on(t.tenantId, t.mode, t.eventSeq),
+    // Only the unread ones (migration 0026): the unread list and "mark all read" never walk the read ones.
+    index("notifications_unread_idx").on(t.tenantId, t.eventSeq).where(sql`read_at IS NULL`),
     // Only PENDING e-mails (migration 0022), for the recovery pass.
     index("notifications_email_pending_idx").on(t.emailNextAttemptAt).where(sql`email_status = 'PENDING'`),
   ],

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { tenants } from "../../db/schema/tenants.ts";
 import { verifiedUserUpdate } from "../auth/email-verification.ts";
 import { eventsPageQuery } from "../events/list-events.ts";
+import { markAllReadStatement, notificationsPageQuery } from "../notifications/notification-verbs.ts";
 import { orphanedCreditsQuery } from "../settlement/reverse-repayment.ts";
 import { deliveriesPageQuery } from "../webhooks/delivery-history.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
@@ -23,7 +24,8 @@ import { openPrincipalOfLine } from "./open-loans.ts";
  * were found by walking the tenant's events of the mode, a reorged payment's
  * credits by walking every settlement of the chain, and an e-mail
  * verification tested every user, and the delivery history filtered by
- * status or by a loan walked the tenant's deliveries newest first. The SQL is the production builders' own.
+ * status or by a loan walked the tenant's deliveries newest first, and the
+ * unread notifications (every dashboard's home) walked the tenant's events. The SQL is the production builders' own.
  */
 const BORROWERS = 20;
 const COPIES = 50;
@@ -88,6 +90,11 @@ const plans = async () => {
     reviewQueue: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", decision: "MANUAL_REVIEW" }, limit: 20 })),
     activeBothModes: await planOf(loansPageQuery(db, { tenantId, filters: { status: "ACTIVE" }, limit: 20 })),
     eventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", type: "loan.funded", limit: 20 }, null)),
+    // Notifications: the unread ones (every dashboard home, of its mode; a session's of both), all of a mode, "mark all read".
+    unreadOfMode: await planOf(notificationsPageQuery(db, { tenantId, mode: "sandbox", unread: true, limit: 20 }, null)),
+    unreadBothModes: await planOf(notificationsPageQuery(db, { tenantId, unread: true, limit: 20 }, 100)),
+    notificationsOfMode: await planOf(notificationsPageQuery(db, { tenantId, mode: "sandbox", limit: 20 }, 100)),
+    markAllRead: await planOf(markAllReadStatement(db, { tenantId, mode: "sandbox", now: new Date() })),
     loanEvents: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 }, null)),
     loanEventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", type: "loan.funded", limit: 20 }, 100)),
     orphanedCredits: await planOf(
@@ -115,6 +122,12 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.listDeclined).toMatch(stillCreated);
   expect(p.activeBothModes).toMatch(stillCreated);
   expect(p.eventsOfType).toMatch(/SEARCH events USING (COVERING )?INDEX events_tenant_type_idx \(tenant_id=\? AND type=\?/);
+  const unread = /SEARCH notifications USING INDEX notifications_unread_idx \(tenant_id=\?/;
+  expect(p.unreadOfMode).toMatch(unread);
+  expect(p.unreadBothModes).toMatch(unread);
+  expect(p.markAllRead).toMatch(unread);
+  expect(p.notificationsOfMode).toMatch(/SEARCH notifications USING INDEX notifications_tenant_mode_seq_idx \(tenant_id=\? AND mode=\? AND event_seq<\?\)/);
+  for (const plan of [p.unreadOfMode, p.unreadBothModes, p.notificationsOfMode, p.markAllRead]) expect(plan).not.toMatch(/\bevents\b|USE TEMP B-TREE/);
   // A page comes in index order: never sorted after reading the range.
   for (const list of [p.listByStatus, p.listByRef, p.listByRefBothModes, p.listByWallet, p.reviewQueue, p.listDeclined, p.activeBothModes, p.eventsOfType]) {
     expect(list).not.toContain("USE TEMP B-TREE");
@@ -130,7 +143,7 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>) {
   expect(p.deliveriesOfLoan).toMatch(loanRange);
   expect(p.deliveriesOfLoan).not.toContain("webhook_deliveries_tenant_idx");
   for (const plan of Object.values(p)) {
-    expect(plan).not.toMatch(/\bSCAN (loans|events|settlements|webhook_deliveries)\b/);
+    expect(plan).not.toMatch(/\bSCAN (loans|events|settlements|webhook_deliveries|notifications)\b/);
     expect(plan).not.toMatch(/loans_tenant_mode_created_idx|loans_tenant_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);
   }
 }

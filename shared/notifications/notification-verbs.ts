@@ -1,6 +1,6 @@
 import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import { events } from "../../db/schema/events.ts";
+import type { Db } from "../../db/create-db.ts";
 import { users } from "../../db/schema/users.ts";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
@@ -12,12 +12,37 @@ import type { VerbDeps } from "../verbs.ts";
 export type Notification = typeof notifications.$inferSelect;
 
 /**
+ * A page of `listNotifications` (one more row than the page): newest first
+ * by the event's `seq`, which each notification carries (migration 0026).
+ * Unread ones are read through the index that holds only them; otherwise
+ * (tenant_id, mode, event_seq) or (tenant_id, event_seq). With the unread
+ * filter the mode is compared as `+mode`, so (tenant_id, mode, event_seq)
+ * cannot tie with the unread index and walk the mode's read ones. Plans
+ * tested (shared/loans/history-plans.test.ts).
+ */
+export function notificationsPageQuery(db: Db, input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number }, before: number | null) {
+  const mode = input.mode === undefined ? undefined : input.unread === true ? sql`+${notifications.mode} = ${input.mode}` : eq(notifications.mode, input.mode);
+  return db
+    .select()
+    .from(notifications)
+    .where(
+      and(
+        eq(notifications.tenantId, input.tenantId),
+        mode,
+        input.unread === undefined ? undefined : input.unread ? isNull(notifications.readAt) : isNotNull(notifications.readAt),
+        before === null ? undefined : lt(notifications.eventSeq, before),
+      ),
+    )
+    .orderBy(desc(notifications.eventSeq))
+    .limit(input.limit + 1);
+}
+
+/**
  * The tenant's notifications (one per event), newest first in the events'
  * commit order (the outbox `seq`, as `GET /v1/events`), so the events of one
- * loan, often recorded within one millisecond, keep their order. Read by
- * walking the tenant's events on (tenant, seq) and joining each one's
- * notification. `unread: true` gives only the unread ones, `unread: false`
- * only the read ones. Cursors are the event list's (`seq` of the last shown).
+ * loan, often recorded within one millisecond, keep their order.
+ * `unread: true` gives only the unread ones, `unread: false` only the read
+ * ones. Cursors are the event list's (`seq` of the last shown).
  */
 export async function listNotifications(
   { db }: Pick<VerbDeps, "db">,
@@ -25,24 +50,10 @@ export async function listNotifications(
 ): Promise<{ data: Notification[]; nextCursor: string | null }> {
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
   if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
-  const rows = await db
-    .select({ seq: events.seq, notification: notifications })
-    .from(events)
-    .innerJoin(notifications, eq(notifications.eventId, events.id))
-    .where(
-      and(
-        eq(events.tenantId, input.tenantId),
-        eq(notifications.tenantId, input.tenantId),
-        input.mode ? eq(notifications.mode, input.mode) : undefined,
-        input.unread === undefined ? undefined : input.unread ? isNull(notifications.readAt) : isNotNull(notifications.readAt),
-        before === null ? undefined : lt(events.seq, before),
-      ),
-    )
-    .orderBy(desc(events.seq))
-    .limit(input.limit + 1);
+  const rows = await notificationsPageQuery(db, input, before);
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  return { data: page.map((r) => r.notification), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
+  return { data: page, nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.eventSeq) : null };
 }
 
 /**
@@ -72,13 +83,16 @@ export async function markAllNotificationsRead(
   { db }: Pick<VerbDeps, "db">,
   input: { tenantId: string; mode?: TenantMode; now: Date },
 ): Promise<{ updated: number }> {
-  const changed = await db
-    .update(notifications)
-    .set({ readAt: input.now })
-    .where(and(eq(notifications.tenantId, input.tenantId), input.mode ? eq(notifications.mode, input.mode) : undefined, isNull(notifications.readAt)))
-    .returning({ id: notifications.id });
+  const changed = await markAllReadStatement(db, input).returning({ id: notifications.id });
   return { updated: changed.length };
 }
+
+/** The update of `markAllNotificationsRead`: through the unread index only (`+mode`, as the unread list). */
+export const markAllReadStatement = (db: Db, input: { tenantId: string; mode?: TenantMode; now: Date }) =>
+  db
+    .update(notifications)
+    .set({ readAt: input.now })
+    .where(and(eq(notifications.tenantId, input.tenantId), input.mode ? sql`+${notifications.mode} = ${input.mode}` : undefined, isNull(notifications.readAt)));
 
 export type MailboxMessage = typeof mailbox.$inferSelect;
 

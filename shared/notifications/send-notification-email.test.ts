@@ -26,6 +26,7 @@ type Owner = Awaited<ReturnType<typeof signUpTenant>>;
 async function notification(owner?: Owner, emailTo?: string) {
   owner ??= await signUpTenant(t);
   const eventId = newId();
+  const seq = Math.floor(Math.random() * 1e9);
   const envelope = {
     id: eventId,
     type: "liquidity.low" as const,
@@ -38,7 +39,7 @@ async function notification(owner?: Owner, emailTo?: string) {
   };
   await t.db.insert(events).values({
     id: eventId,
-    seq: Math.floor(Math.random() * 1e9),
+    seq,
     tenantId: owner.tenantId,
     type: "liquidity.low",
     loanId: null,
@@ -55,6 +56,7 @@ async function notification(owner?: Owner, emailTo?: string) {
     body: "Pool headroom: 10.00 USDC.",
     emailTo: emailTo ?? owner.email,
     emailStatus: "PENDING",
+    eventSeq: seq,
     createdAt: new Date(),
   });
   return { id, owner };

@@ -54,9 +54,9 @@ export async function insertEventHistory(client: Client, h: HistoryInput): Promi
   }
   if (h.emailStatus) {
     statements.push({
-      sql: `${counter} INSERT INTO notifications (id, tenant_id, event_id, event_type, mode, title, body, email_to, email_status, email_attempts, email_next_attempt_at, created_at)
-            SELECT 'n-' || ? || i, ${tenant}, ? || i, 'loan.funded', 'sandbox', 't', 'b', 'owner@example.com', ?, 1, ?, ? FROM n`,
-      args: [h.count, h.prefix, tenants, h.prefix, h.emailStatus, h.emailStatus === "PENDING" ? h.at : null, h.at],
+      sql: `${counter} INSERT INTO notifications (id, tenant_id, event_id, event_type, mode, title, body, email_to, email_status, email_attempts, email_next_attempt_at, event_seq, created_at)
+            SELECT 'n-' || ? || i, ${tenant}, ? || i, 'loan.funded', 'sandbox', 't', 'b', 'owner@example.com', ?, 1, ?, ? + i, ? FROM n`,
+      args: [h.count, h.prefix, tenants, h.prefix, h.emailStatus, h.emailStatus === "PENDING" ? h.at : null, h.firstSeq, h.at],
     });
   }
   await client.batch(statements, "write");

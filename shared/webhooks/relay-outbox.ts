@@ -188,6 +188,7 @@ async function relayPage(
       ...emailFor(owner, input.now),
       emailAttempts: 0,
       emailSentAt: null,
+      eventSeq: e.seq,
       // The event's own time (the tenant's clock), so notifications and events sort alike.
       createdAt: e.createdAt,
     };
