@@ -98,6 +98,8 @@ export const loans = sqliteTable(
     index("loans_tenant_wallet_created_idx").on(t.tenantId, t.borrowerWalletAddress, t.createdAt, t.id),
     // A credit line's open principal (widget loans only).
     index("loans_tenant_line_idx").on(t.tenantId, t.programId, t.borrowerWalletAddress, t.status).where(sql`program_id IS NOT NULL`),
+    // The day's numbers: a mode's loans of a stablecoin changed since midnight (migration 0027).
+    index("loans_tenant_mode_coin_updated_idx").on(t.tenantId, t.mode, t.stablecoin, t.updatedAt),
     index("loans_status_due_idx").on(t.status, t.dueAt),
     index("loans_tenant_status_due_idx").on(t.tenantId, t.status, t.dueAt),
     index("loans_funding_state_idx").on(t.fundingState, t.tenantId, t.createdAt),

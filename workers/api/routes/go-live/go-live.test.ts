@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { operatorAudit } from "../../../../db/schema/go-live.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../../../shared/auth/operator-key.ts";
-import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
 import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go-live/go-live-facts.ts";
 import { certifyTenant, goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
@@ -14,6 +12,7 @@ import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts"
 import { chainPortDouble, type ChainPortDouble } from "../../../../shared/testing/chain-port-double.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
+import { repayInSandbox } from "../../../../shared/testing/sandbox-repayment.ts";
 
 /**
  * Issue 12's certification and operator slice, through the api app: the
@@ -59,33 +58,6 @@ const walletHolding =
   (balance: bigint): LiveLiquidityReader =>
   async () => ({ verifiedAt: new Date("2026-01-01T00:00:00Z"), balance });
 
-/** Repays a funded POLYGON_AMOY loan of 100.00 (102.00 due) from the borrower's own account on the simulated chain. */
-async function repayInSandbox(key: string, account: PrivateKeyAccount, loanId: string) {
-  const faucet = await t.request("POST", "/v1/sandbox/chain/faucet", {
-    body: { chain: "POLYGON_AMOY", address: account.address, amount: "2.00" },
-    headers: apiKey(key),
-  });
-  expect(faucet.status).toBe(200);
-  const instructions = await t.request("POST", `/v1/loans/${loanId}/repay`, { headers: apiKey(key) });
-  expect(instructions.status).toBe(200);
-  let nonce = 0;
-  for (const tx of instructions.body.transactions as { to: string; data: string }[]) {
-    const signedTransaction = await account.signTransaction({
-      chainId: CHAIN_CONFIG.POLYGON_AMOY.chainId!,
-      nonce: nonce++,
-      to: tx.to as Hex,
-      data: tx.data as Hex,
-      value: 0n,
-      gas: 200_000n,
-      maxFeePerGas: 1n,
-      maxPriorityFeePerGas: 1n,
-      type: "eip1559",
-    });
-    const sent = await t.request("POST", "/v1/sandbox/chain/transactions", { body: { chain: "POLYGON_AMOY", signedTransaction }, headers: apiKey(key) });
-    expect(sent.body).toMatchObject({ status: "success" });
-  }
-}
-
 describe("GET /v1/go-live and certify", () => {
   test("the whole walk over HTTP: a verified DISBURSEMENT wallet holding the minimum ticket completes step 5, and certify → 200 live", async () => {
     const m = await sandboxTenant(t, "Whole Walk Ltd");
@@ -125,7 +97,7 @@ describe("GET /v1/go-live and certify", () => {
     ).toBe(201);
     const borrower = privateKeyToAccount(generatePrivateKey());
     const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
-    await repayInSandbox(m.key, borrower, loan.id);
+    await repayInSandbox(t, m.key, borrower, loan.id);
     res = await goLive(bearer(m.token));
     expect(statuses(res.body)).toEqual(GO_LIVE_STEP_KEYS.map(() => "DONE"));
     expect(res.body.nextStep).toBeNull();
@@ -222,7 +194,7 @@ describe("GET /v1/go-live and certify", () => {
     expect(loan).toMatchObject({ status: "ACTIVE" });
     // Funded but not repaid: not a cycle yet.
     expect(await walked()).toBe("SANDBOX_CYCLE_COMPLETED");
-    await repayInSandbox(m.key, borrower, loan.id);
+    await repayInSandbox(t, m.key, borrower, loan.id);
     expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.key) })).body.status).toBe("REPAID");
     const all = await goLiveStatus(deps, { tenantId: m.tenantId });
     expect(all.nextStep).toBeNull();

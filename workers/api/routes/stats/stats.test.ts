@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
+import { repayInSandbox } from "../../../../shared/testing/sandbox-repayment.ts";
 
 /**
  * GET /v1/stats/today, the dashboard Home's numbers: counted from the
@@ -75,6 +77,38 @@ describe("GET /v1/stats/today", () => {
     });
     expect(later.body.from).toBe(`${new Date(defaultsAt).toISOString().slice(0, 10)}T00:00:00.000Z`);
     expect(Date.parse(later.body.from)).toBeGreaterThan(Date.parse(res.body.from));
+
+    // A quiet day after: nothing happened, the review still waits, and the stablecoin the mode has loans of is still listed.
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 86_400 }, headers: apiKey(m.key) })).status).toBe(200);
+    const quiet = await stats(apiKey(m.key));
+    expect(quiet.body).toMatchObject({
+      ...ZERO,
+      awaitingReview: 1,
+      amounts: [{ stablecoin: a.stablecoin, lent: "0.000000", outstanding: "0.000000" }],
+    });
+    expect(Date.parse(quiet.body.from)).toBe(Date.parse(later.body.from) + 86_400_000);
+  });
+
+  test("repaid today counts on the day of the repayment; what is still owed is outstanding until then", async () => {
+    const m = await sandboxTenant(t, "Repaid Co");
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loan = await createdLoan(t, m.key, { principalAmount: "40.00", borrowerWalletAddress: borrower.address });
+    const before = await stats(apiKey(m.key));
+    expect(before.body).toMatchObject({
+      created: 1,
+      funded: 1,
+      repaid: 0,
+      amounts: [{ stablecoin: loan.stablecoin, lent: "40.000000", outstanding: sum(loan.totalDue) }],
+    });
+    await repayInSandbox(t, m.key, borrower, loan.id);
+    expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.key) })).body.status).toBe("REPAID");
+    const after = await stats(apiKey(m.key));
+    expect(after.body).toMatchObject({
+      created: 1,
+      funded: 1,
+      repaid: 1,
+      amounts: [{ stablecoin: loan.stablecoin, lent: "40.000000", outstanding: "0.000000" }],
+    });
   });
 
   test("tenant isolation: another tenant's loans count for nothing; a sandbox key asking for live: 403; a bad mode: 400", async () => {
