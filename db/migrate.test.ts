@@ -63,7 +63,7 @@ describe("migrateLibsql", () => {
     expect([...migrated.keys()].filter((name) => !declared.has(name))).toEqual([]);
   });
 
-  test("0026 gives every existing notification its event's seq, so the lists keep their order", async () => {
+  test("0026 gives every notification its event's seq, those of before and those the old release still writes", async () => {
     const client = createClient({ url: ":memory:" });
     const all = readMigrations();
     const at = all.findIndex((m) => m.name.startsWith("0026_"));
@@ -88,6 +88,15 @@ describe("migrateLibsql", () => {
       ["n3", 3],
       ["n7", 7],
     ]);
+    // The release before, still running until the new code deploys, inserts without event_seq: the row takes its event's.
+    await client.batch(
+      [
+        "INSERT INTO events (id, seq, tenant_id, type, mode, envelope, created_at) VALUES ('e9', 9, 't', 'loan.funded', 'sandbox', '{}', 0)",
+        "INSERT INTO notifications (id, tenant_id, event_id, event_type, title, body, email_status, created_at) VALUES ('n9', 't', 'e9', 'loan.funded', 't', 'b', 'SKIPPED', 0)",
+      ],
+      "write",
+    );
+    expect((await client.execute("SELECT event_seq FROM notifications WHERE id = 'n9'")).rows[0]!.event_seq).toBe(9);
   });
 
   test("a failing file leaves nothing half-applied", async () => {

@@ -12,3 +12,7 @@ DROP INDEX notifications_tenant_mode_idx;
 CREATE INDEX notifications_tenant_seq_idx ON notifications (tenant_id, event_seq);
 CREATE INDEX notifications_tenant_mode_seq_idx ON notifications (tenant_id, mode, event_seq);
 CREATE INDEX notifications_unread_idx ON notifications (tenant_id, event_seq) WHERE read_at IS NULL;
+-- The release before this one (still running until the new code is deployed, the migration
+-- going first) inserts notifications without event_seq: such a row takes its event's seq as it
+-- is inserted. New code always writes it, so the condition is all this costs it.
+CREATE TRIGGER notifications_event_seq_of_event AFTER INSERT ON notifications WHEN NEW.event_seq = 0 BEGIN UPDATE notifications SET event_seq = (SELECT seq FROM events WHERE events.id = NEW.event_id) WHERE id = NEW.id; END;
