@@ -755,9 +755,9 @@ async function deliveryCapacity(
     const now = Date.now();
     await db
       .prepare(
-        `INSERT INTO webhook_deliveries (id, tenant_id, event_id, event_type, endpoint_id, redelivery_of, status, attempt_count, next_attempt_at, created_at, updated_at)
+        `INSERT INTO webhook_deliveries (id, tenant_id, event_id, event_type, endpoint_id, redelivery_of, mode, status, attempt_count, next_attempt_at, created_at, updated_at)
          SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
-                tenant_id, id, type, ?, NULL, 'PENDING', 0, ?, ?, ?
+                tenant_id, id, type, ?, NULL, 'sandbox', 'PENDING', 0, ?, ?, ?
          FROM events WHERE tenant_id = ?`,
       )
       .bind(endpoint.id, now, now, now, input.tenantId)

@@ -99,6 +99,36 @@ describe("migrateLibsql", () => {
     expect((await client.execute("SELECT event_seq FROM notifications WHERE id = 'n9'")).rows[0]!.event_seq).toBe(9);
   });
 
+  test("0028 gives every delivery its endpoint's mode, those of before and those the old release still writes", async () => {
+    const client = createClient({ url: ":memory:" });
+    const all = readMigrations();
+    const at = all.findIndex((m) => m.name.startsWith("0028_"));
+    await migrateLibsql(client, all.slice(0, at));
+    const delivery = (id: string, endpoint: string, redeliveryOf = "NULL") =>
+      `INSERT INTO webhook_deliveries (id, tenant_id, event_id, event_type, endpoint_id, redelivery_of, status, created_at, updated_at) VALUES ('${id}', 't', 'e1', 'loan.funded', '${endpoint}', ${redeliveryOf}, 'SUCCEEDED', 0, 0)`;
+    await client.batch(
+      [
+        "INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)",
+        "INSERT INTO events (id, seq, tenant_id, type, mode, envelope, created_at) VALUES ('e1', 1, 't', 'loan.funded', 'sandbox', '{}', 0)",
+        ...["sandbox", "live"].map(
+          (mode) =>
+            `INSERT INTO webhook_endpoints (id, tenant_id, url, events, mode, secret_ciphertext, secret_prefix, created_at) VALUES ('ep-${mode}', 't', 'https://example.com/${mode}', '["*"]', '${mode}', 'x', 'whsec', 0)`,
+        ),
+        delivery("d-sandbox", "ep-sandbox"),
+        delivery("d-live", "ep-live"),
+      ],
+      "write",
+    );
+    await migrateLibsql(client, all);
+    await client.execute(delivery("d-late", "ep-live", "'d-live'"));
+    const rows = await client.execute("SELECT id, mode FROM webhook_deliveries ORDER BY id");
+    expect(rows.rows.map((r) => [r.id, r.mode])).toEqual([
+      ["d-late", "live"],
+      ["d-live", "live"],
+      ["d-sandbox", "sandbox"],
+    ]);
+  });
+
   test("a failing file leaves nothing half-applied", async () => {
     const client = createClient({ url: ":memory:" });
     await expect(migrateLibsql(client, [{ name: "0001_bad.sql", sql: "CREATE TABLE ok (x INTEGER);\nCREATE TABLE broken (;\n" }])).rejects.toThrow();

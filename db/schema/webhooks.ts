@@ -39,6 +39,8 @@ export const webhookDeliveries = sqliteTable(
       .notNull()
       .references(() => webhookEndpoints.id),
     redeliveryOf: text("redelivery_of"),
+    /** Its endpoint's mode (migration 0028), so a mode's history reads its own rows. */
+    mode: text("mode", { enum: TENANT_MODES }).notNull(),
     status: text("status", { enum: DELIVERY_STATUSES }).notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: timestamp("next_attempt_at"),
@@ -47,9 +49,9 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [
     uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId).where(sql`redelivery_of IS NULL`),
-    index("webhook_deliveries_tenant_idx").on(t.tenantId, t.createdAt, t.id),
-    // The history filtered by status (migration 0025).
-    index("webhook_deliveries_tenant_status_idx").on(t.tenantId, t.status, t.createdAt, t.id),
+    // The history of a mode, and filtered by status (migrations 0025, 0028).
+    index("webhook_deliveries_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
+    index("webhook_deliveries_tenant_mode_status_idx").on(t.tenantId, t.mode, t.status, t.createdAt, t.id),
     index("webhook_deliveries_event_idx").on(t.eventId),
     // Only PENDING deliveries (migration 0022): the recovery pass's range does not grow with history.
     index("webhook_deliveries_pending_idx").on(t.nextAttemptAt).where(sql`status = 'PENDING'`),

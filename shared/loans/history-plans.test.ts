@@ -104,6 +104,7 @@ const plans = async () => {
       orphanedCreditsQuery(db, { tenantId, loanId: "l", payment: { chain: "POLYGON", txHash: `0x${"ab".repeat(32)}`, logIndex: 0 } }),
     ),
     // GET /v1/webhooks/deliveries filtered by status (an API key's: its mode), and by a loan.
+    deliveriesOfMode: await planOf(deliveriesPageQuery(db, { tenantId, mode: "live", limit: 20 })),
     deliveriesFailed: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", status: "FAILED", limit: 20 })),
     deliveriesOfLoan: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 })),
   };
@@ -150,12 +151,15 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
   expect(p.loanEvents).toMatch(loanRange);
   expect(p.loanEventsOfType).toMatch(loanRange);
   expect(p.orphanedCredits).toMatch(/SEARCH settlements USING (COVERING )?INDEX settlements_loan_idx \(tenant_id=\? AND loan_id=\?/);
-  // A status filter reads its own range in index order; a loan's deliveries are its events' (sorted: a loan has a few).
-  expect(p.deliveriesFailed).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_status_idx \(tenant_id=\? AND status=\?/);
-  expect(p.deliveriesFailed).not.toContain("USE TEMP B-TREE");
+  // A mode's deliveries, and those of a status, read their own range in index order; a loan's are its events' (sorted: a loan has a few).
+  expect(p.deliveriesOfMode).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_mode_idx \(tenant_id=\? AND mode=\?\)/);
+  expect(p.deliveriesFailed).toMatch(
+    /SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_mode_status_idx \(tenant_id=\? AND mode=\? AND status=\?\)/,
+  );
+  for (const plan of [p.deliveriesOfMode, p.deliveriesFailed]) expect(plan).not.toContain("USE TEMP B-TREE");
   expect(p.deliveriesOfLoan).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_event_idx \(event_id=\?/);
   expect(p.deliveriesOfLoan).toMatch(loanRange);
-  expect(p.deliveriesOfLoan).not.toContain("webhook_deliveries_tenant_idx");
+  expect(p.deliveriesOfLoan).not.toMatch(/webhook_deliveries_tenant_mode/);
   for (const plan of Object.entries(p).flatMap(([name, plan]) => (analyzed && name === "todayStats" ? [] : plan))) {
     expect(plan).not.toMatch(/\bSCAN (loans|events|settlements|webhook_deliveries|notifications)\b/);
     expect(plan).not.toMatch(/loans_tenant_mode_created_idx|loans_tenant_created_idx|events_tenant_mode_seq_idx|settlements_chain_block_idx/);

@@ -27,7 +27,7 @@ export type DeliveryRecord = typeof webhookDeliveries.$inferSelect & { url: stri
 
 export type ListDeliveriesInput = {
   tenantId: string;
-  /** Only deliveries to endpoints of this mode (an API key's own). */
+  /** Only deliveries to endpoints of this mode (an API key's own); none: both (a dashboard session's). */
   mode?: TenantMode;
   endpointId?: string;
   status?: DeliveryStatus;
@@ -62,23 +62,27 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, De
 
 /**
  * A page of `listDeliveries` (one more row than the page, to know if there
- * is a next), each with its endpoint's URL. A status filter reads
- * (tenant_id, status, created_at) (migration 0025); a loan filter its
- * events' deliveries; otherwise (tenant_id, created_at). Plans tested in
+ * is a next), each with its endpoint's URL, of one mode or (`mode`
+ * undefined) both. A delivery carries its endpoint's mode (migration 0028):
+ * a mode's history reads (tenant_id, mode, created_at), filtered by status
+ * (tenant_id, mode, status, created_at), never the other mode's rows. A loan
+ * filter reads the loan's events and their deliveries (by event), tenant and
+ * mode compared beside (`+`). Plans tested in
  * shared/loans/history-plans.test.ts.
  */
-export function deliveriesPageQuery(db: Db, input: ListDeliveriesInput) {
+export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mode"> & { mode?: TenantMode }) {
   const page = newestFirst(webhookDeliveries, input.cursor);
+  const byLoan = input.loanId !== undefined;
   return db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
       and(
-        // With a loan, `+tenant_id` (never read through an index): the page is read from the loan's
+        // With a loan, `+` (never read through an index): the page is read from the loan's
         // events and their deliveries (by event), not by walking the tenant's history newest first.
-        input.loanId ? sql`+${webhookDeliveries.tenantId} = ${input.tenantId}` : eq(webhookDeliveries.tenantId, input.tenantId),
-        input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
+        byLoan ? sql`+${webhookDeliveries.tenantId} = ${input.tenantId}` : eq(webhookDeliveries.tenantId, input.tenantId),
+        input.mode === undefined ? undefined : byLoan ? sql`+${webhookDeliveries.mode} = ${input.mode}` : eq(webhookDeliveries.mode, input.mode),
         input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
         input.status ? eq(webhookDeliveries.status, input.status) : undefined,
         input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
@@ -98,13 +102,26 @@ export function deliveriesPageQuery(db: Db, input: ListDeliveriesInput) {
     .limit(input.limit + 1);
 }
 
+/** Newest first, as the pages are: `createdAt`, then `id`, both descending. */
+const newestFirstOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
 /**
- * The tenant's deliveries, newest first (keyset pagination, `deliveriesPageQuery`), each with its endpoint's URL (deleted endpoints included: history
- * stays) and its attempts, loaded for the whole page in a second query.
- * Another tenant's `endpointId` simply matches nothing.
+ * The tenant's deliveries, newest first (keyset pagination,
+ * `deliveriesPageQuery`), each with its endpoint's URL (deleted endpoints
+ * included: history stays) and its attempts, loaded for the whole page in a
+ * second query. Both modes (a dashboard session without `mode`): each
+ * mode's page, read in one batch, merged. Another tenant's `endpointId`
+ * simply matches nothing.
  */
 export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
-  const rows = await deliveriesPageQuery(db, input);
+  const rows =
+    input.mode !== undefined || input.loanId !== undefined
+      ? await deliveriesPageQuery(db, input)
+      : (await db.batch([deliveriesPageQuery(db, { ...input, mode: "sandbox" }), deliveriesPageQuery(db, { ...input, mode: "live" })]))
+          .flat()
+          .sort(newestFirstOrder)
+          .slice(0, input.limit + 1);
   const { data, nextCursor } = pageOf(rows, input.limit);
   const attempts = await attemptsOf(
     db,
@@ -124,7 +141,7 @@ export async function getDelivery(
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
-      and(eq(webhookDeliveries.id, input.id), eq(webhookDeliveries.tenantId, input.tenantId), input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined),
+      and(eq(webhookDeliveries.id, input.id), eq(webhookDeliveries.tenantId, input.tenantId), input.mode ? eq(webhookDeliveries.mode, input.mode) : undefined),
     )
     .limit(1);
   if (!row) throw notFound("Webhook delivery");

@@ -35,6 +35,7 @@ export async function redeliver(
     eventType: original.eventType,
     endpointId: original.endpointId,
     redeliveryOf: original.id,
+    mode: original.mode,
     status: "PENDING" as const,
     attemptCount: 0,
     nextAttemptAt: input.now,

@@ -165,6 +165,7 @@ async function relayPage(
       eventType: e.type,
       endpointId: endpoint.id,
       redeliveryOf: null,
+      mode: endpoint.mode,
       status: "PENDING" as const,
       attemptCount: 0,
       nextAttemptAt: input.now,

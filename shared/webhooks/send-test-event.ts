@@ -60,6 +60,7 @@ export async function sendTestEvent(
     eventType: envelope.type,
     endpointId: endpoint.id,
     redeliveryOf: null,
+    mode: endpoint.mode,
     status: "PENDING" as const,
     attemptCount: 0,
     // Due now: should the message below be lost, the stalled-delivery sweep sends it.

@@ -388,6 +388,23 @@ describe("webhook endpoints are per mode", () => {
     expect(await deliveriesOf(apiKey(liveKey))).toEqual(new Set([liveHook.body.id]));
     expect(await deliveriesOf(bearer(m.token))).toEqual(new Set([sandboxHook.body.id, liveHook.body.id]));
     expect(await deliveriesOf(bearer(m.token), "?mode=live")).toEqual(new Set([liveHook.body.id]));
+    // Paged one by one, the session's list of both modes is each mode's list merged newest first, each delivery once.
+    const idsOf = async (headers: Record<string, string>, limit: number) => {
+      const all: { id: string; createdAt: string }[] = [];
+      let cursor = "";
+      for (let page = 0; page < 50; page++) {
+        const res = await t.request("GET", `/v1/webhooks/deliveries?limit=${limit}${cursor}`, { headers });
+        all.push(...res.body.data);
+        if (!res.body.nextCursor) return all;
+        cursor = `&cursor=${encodeURIComponent(res.body.nextCursor)}`;
+      }
+      throw new Error("the list never ended");
+    };
+    const merged = [...(await idsOf(apiKey(m.key), 100)), ...(await idsOf(apiKey(liveKey), 100))].sort(
+      (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1),
+    );
+    expect(merged.length).toBeGreaterThan(3);
+    expect((await idsOf(bearer(m.token), 1)).map((d) => d.id)).toEqual(merged.map((d) => d.id));
 
     const listed = (await t.request("GET", "/v1/webhooks", { headers: apiKey(liveKey) })).body.data;
     expect(listed.map((e: { id: string }) => e.id)).toEqual([liveHook.body.id]);
