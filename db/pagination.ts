@@ -46,3 +46,7 @@ export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], lim
   const nextCursor = rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt.getTime(), id: last.id }) : null;
   return { data, nextCursor };
 }
+
+/** Rows in the order of `newestFirst`'s pages (`createdAt`, then `id`, both descending): to merge pages read apart. */
+export const newestFirstOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

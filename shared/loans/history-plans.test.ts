@@ -87,9 +87,11 @@ const plans = async () => {
     listByWallet: await planOf(
       loansPageQuery(db, { tenantId, filters: { mode: "sandbox", borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72" }, limit: 20 }),
     ),
-    // The review queue (a dashboard's: its mode), a session's ACTIVE ones (both modes).
+    // The review queue (a dashboard's: its mode).
     reviewQueue: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", decision: "MANUAL_REVIEW" }, limit: 20 })),
-    activeBothModes: await planOf(loansPageQuery(db, { tenantId, filters: { status: "ACTIVE" }, limit: 20 })),
+    // A session's list of both modes reads each mode's page (listLoans); CREATED, the mode's CREATED range.
+    createdOfMode: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "live", status: "CREATED" }, limit: 20 })),
+    reviewByRef: await planOf(loansPageQuery(db, { tenantId, filters: { borrowerRef: "history-1", decision: "MANUAL_REVIEW" }, limit: 20 })),
     eventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", type: "loan.funded", limit: 20 }, null)),
     // Notifications: the unread ones (every dashboard home, of its mode; a session's of both), all of a mode, "mark all read".
     unreadOfMode: await planOf(notificationsPageQuery(db, { tenantId, mode: "sandbox", unread: true, limit: 20 }, null)),
@@ -124,7 +126,9 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
   const stillCreated = /SEARCH loans USING (COVERING )?INDEX loans_tenant_status_created_idx \(tenant_id=\? AND status=\? AND decision_outcome=\?\)/;
   expect(p.reviewQueue).toMatch(stillCreated);
   expect(p.listDeclined).toMatch(stillCreated);
-  expect(p.activeBothModes).toMatch(stillCreated);
+  expect(p.createdOfMode).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?\)/);
+  // A borrower's own rows, whatever the other filters: the ref's range, never a status's across borrowers.
+  expect(p.reviewByRef).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?\)/);
   expect(p.eventsOfType).toMatch(/SEARCH events USING (COVERING )?INDEX events_tenant_type_idx \(tenant_id=\? AND type=\?/);
   const unread = /SEARCH notifications USING INDEX notifications_unread_idx \(tenant_id=\?/;
   expect(p.unreadOfMode).toMatch(unread);
@@ -144,7 +148,17 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
     expect(review).toMatch(stillCreated);
   }
   // A page comes in index order: never sorted after reading the range.
-  for (const list of [p.listByStatus, p.listByRef, p.listByRefBothModes, p.listByWallet, p.reviewQueue, p.listDeclined, p.activeBothModes, p.eventsOfType]) {
+  for (const list of [
+    p.listByStatus,
+    p.listByRef,
+    p.listByRefBothModes,
+    p.listByWallet,
+    p.reviewQueue,
+    p.listDeclined,
+    p.createdOfMode,
+    p.reviewByRef,
+    p.eventsOfType,
+  ]) {
     expect(list).not.toContain("USE TEMP B-TREE");
   }
   const loanRange = /SEARCH events USING (COVERING )?INDEX events_tenant_loan_idx \(tenant_id=\? AND loan_id=\?/;

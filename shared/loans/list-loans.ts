@@ -1,6 +1,6 @@
-import { and, eq, gte, isNull, lte, ne, or, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
-import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
 import { loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
 import type { DECISION_OUTCOMES } from "../domain/vocabularies.ts";
@@ -24,20 +24,22 @@ export type LoanFilters = {
 };
 
 /**
+ * A column as a term of a condition: itself, or with a unary `+`, which
+ * SQLite never reads through an index (so an index that would match as
+ * many equality terms cannot tie with the one meant to serve the read).
+ */
+const term = (column: AnyColumn, plus: boolean): SQL => (plus ? sql`+${column}` : sql`${column}`);
+
+/**
  * The rows of a status filter, as conditions on status and decision. The
  * derived DECLINED state (SPEC.md "Synthetic DECLINED state"): a declined
- * loan stays CREATED; the CREATED filter leaves declined loans out. Only an
- * APPROVED loan is ever funded (the state machine's FUND), so ACTIVE, REPAID
- * and DEFAULTED loans are APPROVED ones: saying so lets a list without a mode
- * (a session's) read the range (tenant_id, status, decision_outcome,
- * created_at) in order. `decision` is the decision column as the caller
- * wants it compared (`+decision_outcome` where another index should serve).
+ * loan stays CREATED; the CREATED filter leaves declined loans out.
  */
-function statusCondition(status: LoanListStatus, decision: SQL): SQL | undefined {
-  const created = eq(loans.status, "CREATED");
-  if (status === "DECLINED") return and(created, eq(loans.decisionOutcome, "DECLINED"));
-  if (status === "CREATED") return and(created, or(isNull(loans.decisionOutcome), ne(loans.decisionOutcome, "DECLINED")));
-  return and(eq(loans.status, status), sql`${decision} = 'APPROVED'`);
+function statusCondition(status: LoanListStatus, plus: boolean): SQL | undefined {
+  const [statusTerm, decisionTerm] = [term(loans.status, plus), term(loans.decisionOutcome, plus)];
+  if (status === "DECLINED") return sql`(${statusTerm} = 'CREATED' AND ${decisionTerm} = 'DECLINED')`;
+  if (status === "CREATED") return sql`(${statusTerm} = 'CREATED' AND (${decisionTerm} IS NULL OR ${decisionTerm} <> 'DECLINED'))`;
+  return sql`${statusTerm} = ${status}`;
 }
 
 /** A loan with no decision yet, in review or declined is CREATED (only an approved loan moves on). */
@@ -45,45 +47,40 @@ const STILL_CREATED: readonly string[] = ["MANUAL_REVIEW", "DECLINED"];
 
 type ListLoansInput = { tenantId: string; filters: LoanFilters; limit: number; cursor?: string };
 
+/** Whether a list reads a borrower's own rows (its ref's or wallet's), of both modes at once. */
+const byBorrower = (filters: LoanFilters) => filters.borrowerRef !== undefined || filters.borrowerWalletAddress !== undefined;
+
 /**
- * The tenant's loans, newest first, with DECISIONS.md's filters (one more
- * row than the page, to know if there is a next). Each filter reads its own
- * range (migration 0024), never the tenant's whole history, whatever its
- * length. SQLite has no statistics on D1 and ties indexes that match as many
- * equality terms, so a term another index should serve is written with a
- * `+` (never read through an index):
+ * The tenant's loans of one mode (or, with a borrower filter, of `mode` or
+ * both), newest first, with DECISIONS.md's filters (one more row than the
+ * page, to know if there is a next). Each filter reads its own range
+ * (migration 0024), never the tenant's whole history, whatever its length;
+ * a term another index should serve is written with a `+` (`term`):
  * - a borrower's ref or wallet: (tenant_id, borrower_ref |
- *   borrower_wallet_address, created_at), with `+mode`;
+ *   borrower_wallet_address, created_at), every other term `+`;
  * - the DECLINED status, and the MANUAL_REVIEW and DECLINED decisions (the
  *   review queue), loans that are still CREATED: (tenant_id, status =
  *   CREATED, decision_outcome, created_at), with `+mode`;
- * - another status: (tenant_id, mode, status, created_at), or without a mode
- *   (tenant_id, status, decision_outcome = APPROVED, created_at) for
- *   ACTIVE, REPAID and DEFAULTED (CREATED without a mode, a session's
- *   rare list, still walks the tenant's loans: its rows are every decision
- *   but one, which no single range of the index holds in order);
- * - otherwise (tenant_id, mode, created_at) or (tenant_id, created_at).
+ * - another status: (tenant_id, mode, status, created_at);
+ * - otherwise (tenant_id, mode, created_at).
  * The plans are tested (history-plans.test.ts).
  */
 export function loansPageQuery(db: Db, input: ListLoansInput) {
   const { filters } = input;
   const page = newestFirst(loans, input.cursor);
-  const byBorrower = filters.borrowerRef !== undefined || filters.borrowerWalletAddress !== undefined;
+  const borrower = byBorrower(filters);
   const stillCreated = filters.status === "DECLINED" || (filters.decision !== undefined && STILL_CREATED.includes(filters.decision));
-  const plusMode = byBorrower || stillCreated;
-  const mode = filters.mode === undefined ? undefined : plusMode ? sql`+${loans.mode} = ${filters.mode}` : eq(loans.mode, filters.mode);
-  // With a mode, an ACTIVE, REPAID or DEFAULTED filter reads (tenant_id, mode, status): its implied decision is `+`.
-  const decisionColumn = filters.mode === undefined ? sql`${loans.decisionOutcome}` : sql`+${loans.decisionOutcome}`;
+  const modeTerm = term(loans.mode, borrower || stillCreated);
   return db
     .select()
     .from(loans)
     .where(
       and(
         eq(loans.tenantId, input.tenantId),
-        mode,
-        filters.status ? statusCondition(filters.status, decisionColumn) : stillCreated ? eq(loans.status, "CREATED") : undefined,
+        filters.mode === undefined ? undefined : sql`${modeTerm} = ${filters.mode}`,
+        filters.status ? statusCondition(filters.status, borrower) : stillCreated ? sql`${term(loans.status, borrower)} = 'CREATED'` : undefined,
         filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
-        filters.decision ? eq(loans.decisionOutcome, filters.decision) : undefined,
+        filters.decision ? sql`${term(loans.decisionOutcome, borrower)} = ${filters.decision}` : undefined,
         filters.borrowerWalletAddress ? eq(loans.borrowerWalletAddress, filters.borrowerWalletAddress) : undefined,
         filters.chain ? eq(loans.chain, filters.chain) : undefined,
         filters.createdFrom ? gte(loans.createdAt, filters.createdFrom) : undefined,
@@ -95,7 +92,15 @@ export function loansPageQuery(db: Db, input: ListLoansInput) {
     .limit(input.limit + 1);
 }
 
-/** The tenant's loans, newest first, with DECISIONS.md's filters: a page, and the cursor of the next. */
+/**
+ * The tenant's loans, newest first, with DECISIONS.md's filters: a page, and
+ * the cursor of the next. Both modes (a dashboard session without `mode`),
+ * unless a borrower filter reads the borrower's rows of both at once: each
+ * mode's page, read in one batch through its own indexes, merged.
+ */
 export async function listLoans({ db }: Pick<VerbDeps, "db">, input: ListLoansInput) {
-  return pageOf(await loansPageQuery(db, input), input.limit);
+  if (input.filters.mode !== undefined || byBorrower(input.filters)) return pageOf(await loansPageQuery(db, input), input.limit);
+  const ofMode = (mode: TenantMode) => loansPageQuery(db, { ...input, filters: { ...input.filters, mode } });
+  const [sandbox, live] = await db.batch([ofMode("sandbox"), ofMode("live")]);
+  return pageOf([...sandbox, ...live].sort(newestFirstOrder).slice(0, input.limit + 1), input.limit);
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
-import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { events } from "../../db/schema/events.ts";
@@ -101,10 +101,6 @@ export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mo
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);
 }
-
-/** Newest first, as the pages are: `createdAt`, then `id`, both descending. */
-const newestFirstOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
-  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /**
  * The tenant's deliveries, newest first (keyset pagination,
