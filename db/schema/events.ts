@@ -44,7 +44,8 @@ export const events = sqliteTable(
   (t) => [
     index("events_tenant_seq_idx").on(t.tenantId, t.seq),
     index("events_tenant_mode_seq_idx").on(t.tenantId, t.mode, t.seq),
-    index("events_tenant_type_idx").on(t.tenantId, t.type, t.seq),
+    // The events of a type in a mode (migration 0029).
+    index("events_tenant_mode_type_idx").on(t.tenantId, t.mode, t.type, t.seq),
     index("events_tenant_loan_idx").on(t.tenantId, t.loanId, t.seq),
     // The cron relay's unrelayed events (NULLs first), and the retention job's range of events relayed long ago.
     index("events_unrelayed_idx").on(t.relayedAt, t.seq),

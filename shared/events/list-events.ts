@@ -41,15 +41,16 @@ export type ListEventsInput = {
 
 /**
  * A page of `listEvents` (one more row than the page, to know if there is a
- * next). With a loan, its mode is compared as `+mode`, which SQLite never
- * reads through an index: else (tenant, mode, seq) ties with (tenant, loan,
- * seq) and won, and a loan's few events were found by walking the tenant's
- * whole history of that mode. A loan's events all have its mode, so the
- * comparison only checks them.
+ * next): of a loan through (tenant, loan, seq), its mode compared as `+mode`
+ * (which SQLite never reads through an index: else (tenant, mode, seq) ties
+ * and a loan's few events were found by walking the mode's history; a loan's
+ * events all have its mode); of a type through (tenant, mode, type, seq)
+ * (migration 0029), so a type is read in its mode only; otherwise (tenant,
+ * mode, seq) or (tenant, seq). Plans tested in
+ * shared/loans/history-plans.test.ts.
  */
 export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: number | null) {
-  // Beside a loan or a type, `+mode`: (tenant, mode, seq) would tie with their index and walk the mode's events.
-  const mode = input.mode === undefined ? undefined : input.loanId || input.type ? sql`+${events.mode} = ${input.mode}` : eq(events.mode, input.mode);
+  const mode = input.mode === undefined ? undefined : input.loanId ? sql`+${events.mode} = ${input.mode}` : eq(events.mode, input.mode);
   return db
     .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)
@@ -57,7 +58,7 @@ export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, 
       and(
         eq(events.tenantId, input.tenantId),
         mode,
-        input.type ? eq(events.type, input.type) : undefined,
+        input.type ? (input.loanId ? sql`+${events.type} = ${input.type}` : eq(events.type, input.type)) : undefined,
         input.loanId ? eq(events.loanId, input.loanId) : undefined,
         before === null ? undefined : lt(events.seq, before),
       ),
@@ -68,14 +69,20 @@ export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, 
 
 /**
  * The tenant's events from the outbox, newest first (by `seq`), each as its
- * envelope (DECISIONS.md "Webhooks, notifications"). Each filter combination
- * reads one of the (tenant, seq), (tenant, type, seq) or (tenant, loan, seq)
- * indexes. A loan filter of another tenant's loan matches nothing.
+ * envelope (DECISIONS.md "Webhooks, notifications"). A type of both modes (a
+ * dashboard session's, without `mode`): each mode's page, read in one batch,
+ * merged by `seq`. A loan filter of another tenant's loan matches nothing.
  */
 export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
   const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
   if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
-  const rows = await eventsPageQuery(db, input, before);
+  const perMode = input.type !== undefined && input.mode === undefined && input.loanId === undefined;
+  const rows = perMode
+    ? (await db.batch([eventsPageQuery(db, { ...input, mode: "sandbox" }, before), eventsPageQuery(db, { ...input, mode: "live" }, before)]))
+        .flat()
+        .sort((a, b) => b.seq - a.seq)
+        .slice(0, input.limit + 1)
+    : await eventsPageQuery(db, input, before);
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
   return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };

@@ -89,8 +89,9 @@ const plans = async () => {
     ),
     // The review queue (a dashboard's: its mode).
     reviewQueue: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "sandbox", decision: "MANUAL_REVIEW" }, limit: 20 })),
-    // A session's list of both modes reads each mode's page (listLoans); CREATED, the mode's CREATED range.
-    createdOfMode: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "live", status: "CREATED" }, limit: 20 })),
+    // A CREATED list reads its undecided, APPROVED and MANUAL_REVIEW parts (listLoans), never the declined ones.
+    createdUndecided: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "live", status: "CREATED" }, undecided: true, limit: 20 })),
+    createdApproved: await planOf(loansPageQuery(db, { tenantId, filters: { mode: "live", status: "CREATED", decision: "APPROVED" }, limit: 20 })),
     reviewByRef: await planOf(loansPageQuery(db, { tenantId, filters: { borrowerRef: "history-1", decision: "MANUAL_REVIEW" }, limit: 20 })),
     eventsOfType: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", type: "loan.funded", limit: 20 }, null)),
     // Notifications: the unread ones (every dashboard home, of its mode; a session's of both), all of a mode, "mark all read".
@@ -126,10 +127,11 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
   const stillCreated = /SEARCH loans USING (COVERING )?INDEX loans_tenant_status_created_idx \(tenant_id=\? AND status=\? AND decision_outcome=\?\)/;
   expect(p.reviewQueue).toMatch(stillCreated);
   expect(p.listDeclined).toMatch(stillCreated);
-  expect(p.createdOfMode).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_mode_status_created_idx \(tenant_id=\? AND mode=\? AND status=\?\)/);
+  expect(p.createdUndecided).toMatch(stillCreated);
+  expect(p.createdApproved).toMatch(stillCreated);
   // A borrower's own rows, whatever the other filters: the ref's range, never a status's across borrowers.
   expect(p.reviewByRef).toMatch(/SEARCH loans USING (COVERING )?INDEX loans_tenant_ref_created_idx \(tenant_id=\? AND borrower_ref=\?\)/);
-  expect(p.eventsOfType).toMatch(/SEARCH events USING (COVERING )?INDEX events_tenant_type_idx \(tenant_id=\? AND type=\?/);
+  expect(p.eventsOfType).toMatch(/SEARCH events USING (COVERING )?INDEX events_tenant_mode_type_idx \(tenant_id=\? AND mode=\? AND type=\?/);
   const unread = /SEARCH notifications USING INDEX notifications_unread_idx \(tenant_id=\?/;
   expect(p.unreadOfMode).toMatch(unread);
   expect(p.unreadBothModes).toMatch(unread);
@@ -155,7 +157,8 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
     p.listByWallet,
     p.reviewQueue,
     p.listDeclined,
-    p.createdOfMode,
+    p.createdUndecided,
+    p.createdApproved,
     p.reviewByRef,
     p.eventsOfType,
   ]) {

@@ -1,7 +1,7 @@
 import { type AnyColumn, and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
-import { loans } from "../../db/schema/loans.ts";
+import { type LoanRow, loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
 import type { DECISION_OUTCOMES } from "../domain/vocabularies.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -45,7 +45,14 @@ function statusCondition(status: LoanListStatus, plus: boolean): SQL | undefined
 /** A loan with no decision yet, in review or declined is CREATED (only an approved loan moves on). */
 const STILL_CREATED: readonly string[] = ["MANUAL_REVIEW", "DECLINED"];
 
-type ListLoansInput = { tenantId: string; filters: LoanFilters; limit: number; cursor?: string };
+type ListLoansInput = {
+  tenantId: string;
+  filters: LoanFilters;
+  limit: number;
+  cursor?: string;
+  /** Only loans with no decision yet (one part of a CREATED list, `listLoans`). */
+  undecided?: boolean;
+};
 
 /** Whether a list reads a borrower's own rows (its ref's or wallet's), of both modes at once. */
 const byBorrower = (filters: LoanFilters) => filters.borrowerRef !== undefined || filters.borrowerWalletAddress !== undefined;
@@ -58,9 +65,10 @@ const byBorrower = (filters: LoanFilters) => filters.borrowerRef !== undefined |
  * a term another index should serve is written with a `+` (`term`):
  * - a borrower's ref or wallet: (tenant_id, borrower_ref |
  *   borrower_wallet_address, created_at), every other term `+`;
- * - the DECLINED status, and the MANUAL_REVIEW and DECLINED decisions (the
- *   review queue), loans that are still CREATED: (tenant_id, status =
- *   CREATED, decision_outcome, created_at), with `+mode`;
+ * - loans still CREATED of one decision (or none yet): the DECLINED status,
+ *   the MANUAL_REVIEW and DECLINED decisions (the review queue), CREATED
+ *   with a decision (`listLoans` splits a CREATED list so): (tenant_id,
+ *   status = CREATED, decision_outcome, created_at), with `+mode`;
  * - another status: (tenant_id, mode, status, created_at);
  * - otherwise (tenant_id, mode, created_at).
  * The plans are tested (history-plans.test.ts).
@@ -69,7 +77,10 @@ export function loansPageQuery(db: Db, input: ListLoansInput) {
   const { filters } = input;
   const page = newestFirst(loans, input.cursor);
   const borrower = byBorrower(filters);
-  const stillCreated = filters.status === "DECLINED" || (filters.decision !== undefined && STILL_CREATED.includes(filters.decision));
+  const stillCreated =
+    filters.status === "DECLINED" ||
+    input.undecided === true ||
+    (filters.decision !== undefined && (filters.status === "CREATED" || STILL_CREATED.includes(filters.decision)));
   const modeTerm = term(loans.mode, borrower || stillCreated);
   return db
     .select()
@@ -81,6 +92,7 @@ export function loansPageQuery(db: Db, input: ListLoansInput) {
         filters.status ? statusCondition(filters.status, borrower) : stillCreated ? sql`${term(loans.status, borrower)} = 'CREATED'` : undefined,
         filters.borrowerRef ? eq(loans.borrowerRef, filters.borrowerRef) : undefined,
         filters.decision ? sql`${term(loans.decisionOutcome, borrower)} = ${filters.decision}` : undefined,
+        input.undecided ? sql`${term(loans.decisionOutcome, borrower)} IS NULL` : undefined,
         filters.borrowerWalletAddress ? eq(loans.borrowerWalletAddress, filters.borrowerWalletAddress) : undefined,
         filters.chain ? eq(loans.chain, filters.chain) : undefined,
         filters.createdFrom ? gte(loans.createdAt, filters.createdFrom) : undefined,
@@ -92,15 +104,34 @@ export function loansPageQuery(db: Db, input: ListLoansInput) {
     .limit(input.limit + 1);
 }
 
+/** Pages read apart, merged into one: newest first, one more row than the page. */
+const merged = (pages: LoanRow[][], limit: number) =>
+  pageOf(
+    pages
+      .flat()
+      .sort(newestFirstOrder)
+      .slice(0, limit + 1),
+    limit,
+  );
+
 /**
  * The tenant's loans, newest first, with DECISIONS.md's filters: a page, and
- * the cursor of the next. Both modes (a dashboard session without `mode`),
- * unless a borrower filter reads the borrower's rows of both at once: each
- * mode's page, read in one batch through its own indexes, merged.
+ * the cursor of the next. Parts read apart, each through its own range, in
+ * one batch, and merged:
+ * - CREATED (without a decision filter or a borrower's): its rows are every
+ *   decision but DECLINED, so the undecided, the APPROVED (not yet funded)
+ *   and the MANUAL_REVIEW ones, each an exact range, never a walk past the
+ *   declined loans (of one mode or both);
+ * - both modes (a dashboard session without `mode`), unless a borrower
+ *   filter reads the borrower's rows of both at once: each mode's page.
  */
 export async function listLoans({ db }: Pick<VerbDeps, "db">, input: ListLoansInput) {
-  if (input.filters.mode !== undefined || byBorrower(input.filters)) return pageOf(await loansPageQuery(db, input), input.limit);
-  const ofMode = (mode: TenantMode) => loansPageQuery(db, { ...input, filters: { ...input.filters, mode } });
-  const [sandbox, live] = await db.batch([ofMode("sandbox"), ofMode("live")]);
-  return pageOf([...sandbox, ...live].sort(newestFirstOrder).slice(0, input.limit + 1), input.limit);
+  const { filters } = input;
+  if (filters.status === "CREATED" && filters.decision === undefined && !byBorrower(filters)) {
+    const ofDecision = (decision: "APPROVED" | "MANUAL_REVIEW") => loansPageQuery(db, { ...input, filters: { ...filters, decision } });
+    return merged(await db.batch([loansPageQuery(db, { ...input, undecided: true }), ofDecision("APPROVED"), ofDecision("MANUAL_REVIEW")]), input.limit);
+  }
+  if (filters.mode !== undefined || byBorrower(filters)) return pageOf(await loansPageQuery(db, input), input.limit);
+  const ofMode = (mode: TenantMode) => loansPageQuery(db, { ...input, filters: { ...filters, mode } });
+  return merged(await db.batch([ofMode("sandbox"), ofMode("live")]), input.limit);
 }

@@ -427,6 +427,18 @@ describe("a dashboard session sees both modes", () => {
     expect(typesOf(sandbox)).toEqual(["loan.funded", "loan.decision", "loan.application_submitted"]);
     expect((await t.request("GET", `/v1/events/${live.data[0].id}`, { headers: session })).body.mode).toBe("live");
     expect((await t.request("GET", "/v1/events?mode=both", { headers: session })).status).toBe(400);
+    // A type of both modes, paged one by one: each mode's events of the type merged newest first, each once.
+    const decisions: { id: string; mode: string }[] = [];
+    let cursor = "";
+    for (let page = 0; page < 10; page++) {
+      const res = (await t.request("GET", `/v1/events?type=loan.decision&limit=1${cursor}`, { headers: session })).body;
+      decisions.push(...res.data);
+      if (!res.nextCursor) break;
+      cursor = `&cursor=${encodeURIComponent(res.nextCursor)}`;
+    }
+    const decisionIds = all.data.filter((e: { type: string }) => e.type === "loan.decision").map((e: { id: string }) => e.id);
+    expect(decisions.map((e) => e.id)).toEqual(decisionIds);
+    expect(decisions.map((e) => e.mode).sort()).toEqual(["live", "sandbox"]);
 
     const notes = (await t.request("GET", "/v1/notifications", { headers: session })).body;
     expect(notes.data).toHaveLength(7);
