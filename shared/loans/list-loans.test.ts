@@ -4,6 +4,7 @@ import { loans } from "../../db/schema/loans.ts";
 import type { DECISION_OUTCOMES } from "../domain/vocabularies.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { pageThrough } from "../testing/page-through.ts";
 import { LOAN_LIST_STATUSES, type LoanFilters, listLoans } from "./list-loans.ts";
 
 /**
@@ -81,15 +82,7 @@ const newestFirst = (a: LoanRow, b: LoanRow) => b.createdAt.getTime() - a.create
 
 /** Every page of the list, followed to the end. */
 async function listed(filters: LoanFilters): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await listLoans({ db: t.db }, { tenantId, filters, limit: 7, cursor });
-    ids.push(...page.data.map((l) => l.id));
-    if (!page.nextCursor) return ids;
-    cursor = page.nextCursor;
-  }
-  throw new Error("the list never ended");
+  return (await pageThrough((cursor) => listLoans({ db: t.db }, { tenantId, filters, limit: 7, cursor }))).map((l) => l.id);
 }
 
 const combos: LoanFilters[] = [];
