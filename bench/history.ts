@@ -189,6 +189,16 @@ const READS: { name: string; run: (db: Db) => Promise<number>; expected: number 
     expected: 3,
   },
   {
+    name: "live deliveries of an endpoint",
+    run: async (db) => (await listDeliveries({ db }, { tenantId: TENANT, endpointId: "ep-live", limit: 20 })).data.length,
+    expected: 5,
+  },
+  {
+    name: "failed deliveries of a type",
+    run: async (db) => (await listDeliveries({ db }, { tenantId: TENANT, mode: "sandbox", eventType: "loan.funded", status: "FAILED", limit: 20 })).data.length,
+    expected: 3,
+  },
+  {
     name: "review queue (decision=MANUAL_REVIEW)",
     run: async (db) => (await listLoans({ db }, { tenantId: TENANT, filters: { mode: "sandbox", decision: "MANUAL_REVIEW" }, limit: 20 })).data.length,
     expected: 5,

@@ -52,6 +52,9 @@ export const webhookDeliveries = sqliteTable(
     // The history of a mode, and filtered by status (migrations 0025, 0028).
     index("webhook_deliveries_tenant_mode_idx").on(t.tenantId, t.mode, t.createdAt, t.id),
     index("webhook_deliveries_tenant_mode_status_idx").on(t.tenantId, t.mode, t.status, t.createdAt, t.id),
+    // An endpoint's deliveries, a mode's of one event type (migration 0030).
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt, t.id),
+    index("webhook_deliveries_tenant_mode_type_idx").on(t.tenantId, t.mode, t.eventType, t.createdAt, t.id),
     index("webhook_deliveries_event_idx").on(t.eventId),
     // Only PENDING deliveries (migration 0022): the recovery pass's range does not grow with history.
     index("webhook_deliveries_pending_idx").on(t.nextAttemptAt).where(sql`status = 'PENDING'`),

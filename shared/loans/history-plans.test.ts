@@ -109,6 +109,10 @@ const plans = async () => {
     // GET /v1/webhooks/deliveries filtered by status (an API key's: its mode), and by a loan.
     deliveriesOfMode: await planOf(deliveriesPageQuery(db, { tenantId, mode: "live", limit: 20 })),
     deliveriesFailed: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", status: "FAILED", limit: 20 })),
+    deliveriesOfEndpoint: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", endpointId: "e", status: "FAILED", limit: 20 })),
+    deliveriesOfType: await planOf(deliveriesPageQuery(db, { tenantId, mode: "live", eventType: "loan.funded", limit: 20 })),
+    failedOfType: await planOf(deliveriesPageQuery(db, { tenantId, mode: "live", eventType: "loan.funded", status: "FAILED", limit: 20 })),
+    succeededOfType: await planOf(deliveriesPageQuery(db, { tenantId, mode: "live", eventType: "loan.funded", status: "SUCCEEDED", limit: 20 })),
     deliveriesOfLoan: await planOf(deliveriesPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 })),
   };
 };
@@ -173,7 +177,16 @@ function expectOwnLoansOnly(p: Awaited<ReturnType<typeof plans>>, analyzed = fal
   expect(p.deliveriesFailed).toMatch(
     /SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_mode_status_idx \(tenant_id=\? AND mode=\? AND status=\?\)/,
   );
-  for (const plan of [p.deliveriesOfMode, p.deliveriesFailed]) expect(plan).not.toContain("USE TEMP B-TREE");
+  expect(p.deliveriesOfEndpoint).toMatch(/SEARCH webhook_deliveries USING INDEX webhook_deliveries_endpoint_idx \(endpoint_id=\?\)/);
+  expect(p.deliveriesOfType).toMatch(
+    /SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_tenant_mode_type_idx \(tenant_id=\? AND mode=\? AND event_type=\?\)/,
+  );
+  // A status and a type: the rarer one's range (few deliveries fail; most succeed).
+  expect(p.failedOfType).toMatch(/INDEX webhook_deliveries_tenant_mode_status_idx \(tenant_id=\? AND mode=\? AND status=\?\)/);
+  expect(p.succeededOfType).toMatch(/INDEX webhook_deliveries_tenant_mode_type_idx \(tenant_id=\? AND mode=\? AND event_type=\?\)/);
+  for (const plan of [p.deliveriesOfMode, p.deliveriesFailed, p.deliveriesOfEndpoint, p.deliveriesOfType, p.failedOfType, p.succeededOfType]) {
+    expect(plan).not.toContain("USE TEMP B-TREE");
+  }
   expect(p.deliveriesOfLoan).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_event_idx \(event_id=\?/);
   expect(p.deliveriesOfLoan).toMatch(loanRange);
   expect(p.deliveriesOfLoan).not.toMatch(/webhook_deliveries_tenant_mode/);

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
@@ -63,29 +63,39 @@ async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, De
 /**
  * A page of `listDeliveries` (one more row than the page, to know if there
  * is a next), each with its endpoint's URL, of one mode or (`mode`
- * undefined) both. A delivery carries its endpoint's mode (migration 0028):
- * a mode's history reads (tenant_id, mode, created_at), filtered by status
- * (tenant_id, mode, status, created_at), never the other mode's rows. A loan
- * filter reads the loan's events and their deliveries (by event), tenant and
- * mode compared beside (`+`). Plans tested in
- * shared/loans/history-plans.test.ts.
+ * undefined) both. Each filter reads its own range, never the mode's whole
+ * history; the terms another index should serve are compared beside it
+ * (`+`, which SQLite never reads through an index), so no index that matches
+ * as many equality terms can tie and win:
+ * - a loan's: its events (by loan), then their deliveries (by event);
+ * - an endpoint's: (endpoint_id, created_at) (migration 0030);
+ * - a status's, an event type's: (tenant_id, mode, status | event_type,
+ *   created_at) (migrations 0028, 0030); both: FAILED or PENDING through the
+ *   status (few deliveries are), SUCCEEDED through the type;
+ * - otherwise (tenant_id, mode, created_at): a delivery carries its
+ *   endpoint's mode (migration 0028).
+ * Plans tested in shared/loans/history-plans.test.ts.
  */
 export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mode"> & { mode?: TenantMode }) {
   const page = newestFirst(webhookDeliveries, input.cursor);
   const byLoan = input.loanId !== undefined;
+  const byEndpoint = !byLoan && input.endpointId !== undefined;
+  const beside = byLoan || byEndpoint;
+  // Both a status and a type: the rarer one's range. FAILED and PENDING deliveries are few (most succeed), so the status's; SUCCEEDED, the type's.
+  const byTypeFirst = input.eventType !== undefined && input.status === "SUCCEEDED";
+  const equals = (column: AnyColumn, value: string | undefined, plus: boolean) =>
+    value === undefined ? undefined : plus ? sql`+${column} = ${value}` : eq(column, value);
   return db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
       and(
-        // With a loan, `+` (never read through an index): the page is read from the loan's
-        // events and their deliveries (by event), not by walking the tenant's history newest first.
-        byLoan ? sql`+${webhookDeliveries.tenantId} = ${input.tenantId}` : eq(webhookDeliveries.tenantId, input.tenantId),
-        input.mode === undefined ? undefined : byLoan ? sql`+${webhookDeliveries.mode} = ${input.mode}` : eq(webhookDeliveries.mode, input.mode),
-        input.endpointId ? eq(webhookDeliveries.endpointId, input.endpointId) : undefined,
-        input.status ? eq(webhookDeliveries.status, input.status) : undefined,
-        input.eventType ? eq(webhookDeliveries.eventType, input.eventType) : undefined,
+        equals(webhookDeliveries.tenantId, input.tenantId, beside),
+        equals(webhookDeliveries.mode, input.mode, beside),
+        equals(webhookDeliveries.endpointId, input.endpointId, byLoan),
+        equals(webhookDeliveries.status, input.status, beside || byTypeFirst),
+        equals(webhookDeliveries.eventType, input.eventType, beside || (input.status !== undefined && !byTypeFirst)),
         input.loanId
           ? inArray(
               webhookDeliveries.eventId,
@@ -106,13 +116,14 @@ export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mo
  * The tenant's deliveries, newest first (keyset pagination,
  * `deliveriesPageQuery`), each with its endpoint's URL (deleted endpoints
  * included: history stays) and its attempts, loaded for the whole page in a
- * second query. Both modes (a dashboard session without `mode`): each
- * mode's page, read in one batch, merged. Another tenant's `endpointId`
- * simply matches nothing.
+ * second query. Both modes (a dashboard session without `mode`, unless a
+ * loan or an endpoint, each of one mode, narrows it): each mode's page, read
+ * in one batch, merged. Another tenant's `endpointId` simply matches
+ * nothing.
  */
 export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
   const rows =
-    input.mode !== undefined || input.loanId !== undefined
+    input.mode !== undefined || input.loanId !== undefined || input.endpointId !== undefined
       ? await deliveriesPageQuery(db, input)
       : (await db.batch([deliveriesPageQuery(db, { ...input, mode: "sandbox" }), deliveriesPageQuery(db, { ...input, mode: "live" })]))
           .flat()
