@@ -1,5 +1,6 @@
-import { type AnyColumn, and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { term } from "../../db/index-terms.ts";
 import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
 import { type LoanRow, loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
@@ -22,13 +23,6 @@ export type LoanFilters = {
   createdFrom?: Date;
   createdTo?: Date;
 };
-
-/**
- * A column as a term of a condition: itself, or with a unary `+`, which
- * SQLite never reads through an index (so an index that would match as
- * many equality terms cannot tie with the one meant to serve the read).
- */
-const term = (column: AnyColumn, plus: boolean): SQL => (plus ? sql`+${column}` : sql`${column}`);
 
 /**
  * The rows of a status filter, as conditions on status and decision. The
@@ -62,7 +56,7 @@ const byBorrower = (filters: LoanFilters) => filters.borrowerRef !== undefined |
  * both), newest first, with DECISIONS.md's filters (one more row than the
  * page, to know if there is a next). Each filter reads its own range
  * (migration 0024), never the tenant's whole history, whatever its length;
- * a term another index should serve is written with a `+` (`term`):
+ * a term another index should serve is written with a `+` (db/index-terms.ts):
  * - a borrower's ref or wallet: (tenant_id, borrower_ref |
  *   borrower_wallet_address, created_at), every other term `+`;
  * - loans still CREATED of one decision (or none yet): the DECLINED status,

@@ -1,5 +1,6 @@
-import { type AnyColumn, and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { equalsTerm } from "../../db/index-terms.ts";
 import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
@@ -83,19 +84,17 @@ export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mo
   const beside = byLoan || byEndpoint;
   // Both a status and a type: the rarer one's range. FAILED and PENDING deliveries are few (most succeed), so the status's; SUCCEEDED, the type's.
   const byTypeFirst = input.eventType !== undefined && input.status === "SUCCEEDED";
-  const equals = (column: AnyColumn, value: string | undefined, plus: boolean) =>
-    value === undefined ? undefined : plus ? sql`+${column} = ${value}` : eq(column, value);
   return db
     .select({ ...getTableColumns(webhookDeliveries), url: webhookEndpoints.url })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
       and(
-        equals(webhookDeliveries.tenantId, input.tenantId, beside),
-        equals(webhookDeliveries.mode, input.mode, beside),
-        equals(webhookDeliveries.endpointId, input.endpointId, byLoan),
-        equals(webhookDeliveries.status, input.status, beside || byTypeFirst),
-        equals(webhookDeliveries.eventType, input.eventType, beside || (input.status !== undefined && !byTypeFirst)),
+        equalsTerm(webhookDeliveries.tenantId, input.tenantId, beside),
+        equalsTerm(webhookDeliveries.mode, input.mode, beside),
+        equalsTerm(webhookDeliveries.endpointId, input.endpointId, byLoan),
+        equalsTerm(webhookDeliveries.status, input.status, beside || byTypeFirst),
+        equalsTerm(webhookDeliveries.eventType, input.eventType, beside || (input.status !== undefined && !byTypeFirst)),
         input.loanId
           ? inArray(
               webhookDeliveries.eventId,
