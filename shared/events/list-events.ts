@@ -1,5 +1,6 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { equalsTerm } from "../../db/index-terms.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
@@ -50,15 +51,15 @@ export type ListEventsInput = {
  * shared/loans/history-plans.test.ts.
  */
 export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: number | null) {
-  const mode = input.mode === undefined ? undefined : input.loanId ? sql`+${events.mode} = ${input.mode}` : eq(events.mode, input.mode);
+  const byLoan = input.loanId !== undefined;
   return db
     .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)
     .where(
       and(
         eq(events.tenantId, input.tenantId),
-        mode,
-        input.type ? (input.loanId ? sql`+${events.type} = ${input.type}` : eq(events.type, input.type)) : undefined,
+        equalsTerm(events.mode, input.mode, byLoan),
+        equalsTerm(events.type, input.type, byLoan),
         input.loanId ? eq(events.loanId, input.loanId) : undefined,
         before === null ? undefined : lt(events.seq, before),
       ),

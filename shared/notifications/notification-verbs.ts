@@ -1,5 +1,6 @@
 import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
+import { equalsTerm } from "../../db/index-terms.ts";
 import type { Db } from "../../db/create-db.ts";
 import { users } from "../../db/schema/users.ts";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
@@ -21,7 +22,7 @@ export type Notification = typeof notifications.$inferSelect;
  * tested (shared/loans/history-plans.test.ts).
  */
 export function notificationsPageQuery(db: Db, input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number }, before: number | null) {
-  const mode = input.mode === undefined ? undefined : input.unread === true ? sql`+${notifications.mode} = ${input.mode}` : eq(notifications.mode, input.mode);
+  const mode = equalsTerm(notifications.mode, input.mode, input.unread === true);
   return db
     .select()
     .from(notifications)
@@ -92,7 +93,7 @@ export const markAllReadStatement = (db: Db, input: { tenantId: string; mode?: T
   db
     .update(notifications)
     .set({ readAt: input.now })
-    .where(and(eq(notifications.tenantId, input.tenantId), input.mode ? sql`+${notifications.mode} = ${input.mode}` : undefined, isNull(notifications.readAt)));
+    .where(and(eq(notifications.tenantId, input.tenantId), equalsTerm(notifications.mode, input.mode, true), isNull(notifications.readAt)));
 
 export type MailboxMessage = typeof mailbox.$inferSelect;
 
