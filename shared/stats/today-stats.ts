@@ -37,8 +37,9 @@ export function utcDay(now: Date): { from: Date; to: Date } {
  * review, the amount outstanding).
  *
  * Every change of a loan sets its `updatedAt` to the change's time (on the
- * mode's clock, commit-transition.ts), so a loan with any of today's
- * timestamps was updated today: today's figures read, per stablecoin, the
+ * mode's clock, commit-transition.ts), and sets no timestamp later than
+ * that; the clocks only move forward (a sandbox clock is advanced, never set
+ * back). So a loan with any of today's timestamps was updated today: today's figures read, per stablecoin, the
  * loans updated since midnight through (tenant_id, mode, stablecoin,
  * updated_at) (migration 0027), which also says whether the mode has loans
  * of that stablecoin at all, and `outstanding` the ACTIVE loans ((tenant_id,
