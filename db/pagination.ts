@@ -47,6 +47,21 @@ export function pageOf<T extends { createdAt: Date; id: string }>(rows: T[], lim
   return { data, nextCursor };
 }
 
-/** Rows in the order of `newestFirst`'s pages (`createdAt`, then `id`, both descending): to merge pages read apart. */
-export const newestFirstOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
+/** Rows in the order of `newestFirst`'s pages (`createdAt`, then `id`, both descending). */
+const newestFirstOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * One page of pages read apart over disjoint rows (each with `limit + 1`
+ * rows after the same cursor, as `newestFirst` reads them), merged newest
+ * first: `pageOf` over the first `limit + 1`.
+ */
+export function mergedPageOf<T extends { createdAt: Date; id: string }>(pages: T[][], limit: number): { data: T[]; nextCursor: string | null } {
+  return pageOf(
+    pages
+      .flat()
+      .sort(newestFirstOrder)
+      .slice(0, limit + 1),
+    limit,
+  );
+}

@@ -24,9 +24,11 @@ import { openPrincipalOfLine } from "./open-loans.ts";
  * slowed as the history grew. Likewise a loan's events (GET /v1/events?loanId=)
  * were found by walking the tenant's events of the mode, a reorged payment's
  * credits by walking every settlement of the chain, and an e-mail
- * verification tested every user, and the delivery history filtered by
- * status or by a loan walked the tenant's deliveries newest first, and the
- * unread notifications (every dashboard's home) walked the tenant's events. The SQL is the production builders' own.
+ * verification tested every user; the delivery history of a mode, a status,
+ * an endpoint or a type walked the tenant's deliveries, the unread
+ * notifications (every dashboard's home) the tenant's events, the review
+ * queue and the Home's numbers the mode's loans. The SQL is the production
+ * builders' own.
  */
 const BORROWERS = 20;
 const COPIES = 50;
@@ -203,7 +205,7 @@ describe(`a tenant with ${BORROWERS * (COPIES + 1)} loans of one mode`, () => {
     expect(Number(rows.rows[0]!.b)).toBe(BORROWERS);
   });
 
-  test("creation's counts read the borrower's own loans (and a draw its line's), without statistics as on D1", async () => {
+  test("every read served often stays within its own rows (creation's counts, a draw's line, the lists, the Home's numbers), without statistics as on D1", async () => {
     expectOwnLoansOnly(await plans());
   });
 

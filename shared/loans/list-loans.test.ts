@@ -13,8 +13,9 @@ import { LOAN_LIST_STATUSES, type LoanFilters, listLoans } from "./list-loans.ts
  * (history-plans.test.ts): on loans of every state the state machine allows
  * (CREATED undecided, approved, in review or declined; ACTIVE, REPAID and
  * DEFAULTED approved), of both modes, several borrowers, wallets and chains,
- * with ties on `createdAt`, every filter combination is paged through to
- * the end and must give exactly the matching loans, newest first.
+ * with ties on `createdAt`, beside another tenant's loans of the same
+ * states, every filter combination is paged through to the end and must
+ * give exactly the tenant's matching loans, newest first.
  */
 let t: TestApp;
 let tenantId: string;
@@ -62,6 +63,10 @@ beforeAll(async () => {
   }
   for (let i = 0; i < rows.length; i += 20) await t.db.insert(loans).values(rows.slice(i, i + 20));
   all = [base, ...rows];
+  // Another tenant's loans of every state, refs and wallets alike: never listed.
+  const other = await sandboxTenant(t);
+  const otherId = (await t.request("GET", "/v1/me", { headers: apiKey(other.key) })).body.tenant.id as string;
+  await t.db.insert(loans).values(rows.slice(0, 14).map((r, i) => ({ ...r, id: `00000000-0000-4000-9000-${String(i).padStart(12, "0")}`, tenantId: otherId })));
 });
 afterAll(() => t.close());
 

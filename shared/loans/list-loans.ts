@@ -1,8 +1,8 @@
 import { and, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { term } from "../../db/index-terms.ts";
-import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
-import { type LoanRow, loans } from "../../db/schema/loans.ts";
+import { mergedPageOf, newestFirst, pageOf } from "../../db/pagination.ts";
+import { loans } from "../../db/schema/loans.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
 import type { DECISION_OUTCOMES } from "../domain/vocabularies.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -98,16 +98,6 @@ export function loansPageQuery(db: Db, input: ListLoansInput) {
     .limit(input.limit + 1);
 }
 
-/** Pages read apart, merged into one: newest first, one more row than the page. */
-const merged = (pages: LoanRow[][], limit: number) =>
-  pageOf(
-    pages
-      .flat()
-      .sort(newestFirstOrder)
-      .slice(0, limit + 1),
-    limit,
-  );
-
 /**
  * The tenant's loans, newest first, with DECISIONS.md's filters: a page, and
  * the cursor of the next. Parts read apart, each through its own range, in
@@ -123,9 +113,9 @@ export async function listLoans({ db }: Pick<VerbDeps, "db">, input: ListLoansIn
   const { filters } = input;
   if (filters.status === "CREATED" && filters.decision === undefined && !byBorrower(filters)) {
     const ofDecision = (decision: "APPROVED" | "MANUAL_REVIEW") => loansPageQuery(db, { ...input, filters: { ...filters, decision } });
-    return merged(await db.batch([loansPageQuery(db, { ...input, undecided: true }), ofDecision("APPROVED"), ofDecision("MANUAL_REVIEW")]), input.limit);
+    return mergedPageOf(await db.batch([loansPageQuery(db, { ...input, undecided: true }), ofDecision("APPROVED"), ofDecision("MANUAL_REVIEW")]), input.limit);
   }
   if (filters.mode !== undefined || byBorrower(filters)) return pageOf(await loansPageQuery(db, input), input.limit);
   const ofMode = (mode: TenantMode) => loansPageQuery(db, { ...input, filters: { ...filters, mode } });
-  return merged(await db.batch([ofMode("sandbox"), ofMode("live")]), input.limit);
+  return mergedPageOf(await db.batch([ofMode("sandbox"), ofMode("live")]), input.limit);
 }

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { equalsTerm } from "../../db/index-terms.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
@@ -35,7 +36,7 @@ export function orphanedCreditsQuery(db: Db, q: { tenantId: string; loanId: stri
       and(
         eq(settlements.tenantId, q.tenantId),
         eq(settlements.loanId, q.loanId),
-        sql`+${settlements.chain} = ${q.payment.chain}`,
+        equalsTerm(settlements.chain, q.payment.chain, true),
         eq(settlements.txHash, q.payment.txHash),
         eq(settlements.logIndex, q.payment.logIndex),
         eq(settlements.status, "CONFIRMED"),

@@ -1,5 +1,6 @@
 import { type AnyColumn, and, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { equalsTerm } from "../../db/index-terms.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { STABLECOINS, type Stablecoin, type TenantMode } from "../domain/rails.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -71,7 +72,7 @@ export function todayStatsQueries(db: Db, input: { tenantId: string; mode: Tenan
         // Whether the mode has loans of this stablecoin at all: one entry of the same index.
         any: sql<number>`EXISTS (SELECT 1 FROM ${loans} WHERE ${and(ofMode, eq(loans.stablecoin, stablecoin))})`,
         // What its ACTIVE loans owe, through (tenant_id, mode, status): the stablecoin compared beside (`+`).
-        outstanding: sql<number>`(SELECT COALESCE(SUM(MAX(0, ${loans.principal} + ${loans.processingFee} + ${loans.dailyLateFee} * ${loans.lateFeeDays} - ${loans.paid})), 0) FROM ${loans} WHERE ${and(ofMode, eq(loans.status, "ACTIVE"))} AND +${loans.stablecoin} = ${stablecoin})`,
+        outstanding: sql<number>`(SELECT COALESCE(SUM(MAX(0, ${loans.principal} + ${loans.processingFee} + ${loans.dailyLateFee} * ${loans.lateFeeDays} - ${loans.paid})), 0) FROM ${loans} WHERE ${and(ofMode, eq(loans.status, "ACTIVE"))} AND ${equalsTerm(loans.stablecoin, stablecoin, true)})`,
       })
       .from(loans)
       .where(and(ofMode, eq(loans.stablecoin, stablecoin), gte(loans.updatedAt, from)));
@@ -84,7 +85,12 @@ export function todayStatsQueries(db: Db, input: { tenantId: string; mode: Tenan
       .select({ n: sql<number>`COUNT(*)` })
       .from(loans)
       .where(
-        and(eq(loans.tenantId, input.tenantId), sql`+${loans.mode} = ${input.mode}`, eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "MANUAL_REVIEW")),
+        and(
+          eq(loans.tenantId, input.tenantId),
+          equalsTerm(loans.mode, input.mode, true),
+          eq(loans.status, "CREATED"),
+          eq(loans.decisionOutcome, "MANUAL_REVIEW"),
+        ),
       ),
   ] as const;
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableColumns, inArray } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { equalsTerm } from "../../db/index-terms.ts";
-import { newestFirst, newestFirstOrder, pageOf } from "../../db/pagination.ts";
+import { mergedPageOf, newestFirst, pageOf } from "../../db/pagination.ts";
 import type { DELIVERY_STATUSES } from "../domain/vocabularies.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { events } from "../../db/schema/events.ts";
@@ -121,14 +121,13 @@ export function deliveriesPageQuery(db: Db, input: Omit<ListDeliveriesInput, "mo
  * nothing.
  */
 export async function listDeliveries({ db }: Pick<VerbDeps, "db">, input: ListDeliveriesInput): Promise<{ data: DeliveryRecord[]; nextCursor: string | null }> {
-  const rows =
+  const { data, nextCursor } =
     input.mode !== undefined || input.loanId !== undefined || input.endpointId !== undefined
-      ? await deliveriesPageQuery(db, input)
-      : (await db.batch([deliveriesPageQuery(db, { ...input, mode: "sandbox" }), deliveriesPageQuery(db, { ...input, mode: "live" })]))
-          .flat()
-          .sort(newestFirstOrder)
-          .slice(0, input.limit + 1);
-  const { data, nextCursor } = pageOf(rows, input.limit);
+      ? pageOf(await deliveriesPageQuery(db, input), input.limit)
+      : mergedPageOf(
+          await db.batch([deliveriesPageQuery(db, { ...input, mode: "sandbox" }), deliveriesPageQuery(db, { ...input, mode: "live" })]),
+          input.limit,
+        );
   const attempts = await attemptsOf(
     db,
     data.map((d) => d.id),

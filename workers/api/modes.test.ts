@@ -11,6 +11,7 @@ import { programContext } from "../../shared/embed/program-context.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { apiKey, createdLoan, createLoan, newWallet, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
+import { pageThrough } from "../../shared/testing/page-through.ts";
 
 /**
  * DECISIONS.md "Modes: sandbox and live side by side": keys carry a mode, a
@@ -389,17 +390,11 @@ describe("webhook endpoints are per mode", () => {
     expect(await deliveriesOf(bearer(m.token))).toEqual(new Set([sandboxHook.body.id, liveHook.body.id]));
     expect(await deliveriesOf(bearer(m.token), "?mode=live")).toEqual(new Set([liveHook.body.id]));
     // Paged one by one, the session's list of both modes is each mode's list merged newest first, each delivery once.
-    const idsOf = async (headers: Record<string, string>, limit: number) => {
-      const all: { id: string; createdAt: string }[] = [];
-      let cursor = "";
-      for (let page = 0; page < 50; page++) {
-        const res = await t.request("GET", `/v1/webhooks/deliveries?limit=${limit}${cursor}`, { headers });
-        all.push(...res.body.data);
-        if (!res.body.nextCursor) return all;
-        cursor = `&cursor=${encodeURIComponent(res.body.nextCursor)}`;
-      }
-      throw new Error("the list never ended");
-    };
+    const idsOf = (headers: Record<string, string>, limit: number) =>
+      pageThrough<{ id: string; createdAt: string }>(
+        async (cursor) =>
+          (await t.request("GET", `/v1/webhooks/deliveries?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers })).body,
+      );
     const merged = [...(await idsOf(apiKey(m.key), 100)), ...(await idsOf(apiKey(liveKey), 100))].sort(
       (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1),
     );
@@ -428,14 +423,10 @@ describe("a dashboard session sees both modes", () => {
     expect((await t.request("GET", `/v1/events/${live.data[0].id}`, { headers: session })).body.mode).toBe("live");
     expect((await t.request("GET", "/v1/events?mode=both", { headers: session })).status).toBe(400);
     // A type of both modes, paged one by one: each mode's events of the type merged newest first, each once.
-    const decisions: { id: string; mode: string }[] = [];
-    let cursor = "";
-    for (let page = 0; page < 10; page++) {
-      const res = (await t.request("GET", `/v1/events?type=loan.decision&limit=1${cursor}`, { headers: session })).body;
-      decisions.push(...res.data);
-      if (!res.nextCursor) break;
-      cursor = `&cursor=${encodeURIComponent(res.nextCursor)}`;
-    }
+    const decisions = await pageThrough<{ id: string; mode: string }>(
+      async (cursor) =>
+        (await t.request("GET", `/v1/events?type=loan.decision&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: session })).body,
+    );
     const decisionIds = all.data.filter((e: { type: string }) => e.type === "loan.decision").map((e: { id: string }) => e.id);
     expect(decisions.map((e) => e.id)).toEqual(decisionIds);
     expect(decisions.map((e) => e.mode).sort()).toEqual(["live", "sandbox"]);
