@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { TransferRequest } from "../../chain-port.ts";
 import type { LiveChainSettings } from "../../live/live-config.ts";
 import type { SignerSource } from "../../live/signer-source.ts";
-import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, startAnvil } from "../testing/anvil.ts";
+import { type AnvilNode, broadcastTransaction, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, startAnvil } from "../testing/anvil.ts";
 import { evmLivePort, type EvmLivePortOptions } from "./evm-live-port.ts";
 import { memoryEvmSenders } from "./memory-evm-senders.ts";
 
@@ -76,7 +76,7 @@ const request = (from: string, overrides: Partial<TransferRequest> = {}): Transf
 
 const tokenBalance = (address: string) =>
   node.public.readContract({ address: deployment.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address as `0x${string}`] });
-const nonceOf = async (hash: string) => (await node.public.getTransaction({ hash: hash as Hash })).nonce;
+const nonceOf = async (hash: string) => (await broadcastTransaction(node, hash)).nonce;
 
 function port(signers: SignerSource, options: Partial<EvmLivePortOptions> = {}) {
   return evmLivePort({ settings: settings(), signers, env: {}, senders: memoryEvmSenders(), ...options });

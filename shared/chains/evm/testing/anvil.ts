@@ -19,6 +19,7 @@ import {
   createWalletClient,
   defineChain,
   getContractAddress,
+  type Hash,
   type Hex,
   http,
   type PublicClient,
@@ -191,4 +192,21 @@ export async function mintUsdc(node: AnvilNode, deployment: RehearsalDeployment,
     chain: wallet.chain,
   });
   await node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+}
+
+/**
+ * The transaction of `hash` that a test just saw broadcast. Anvil automines in
+ * the background, and between a transaction leaving its pool and its block
+ * being stored `eth_getTransactionByHash` briefly answers "not found" (a CI
+ * run saw it once): asked again until found, for up to 5 s.
+ */
+export async function broadcastTransaction(node: AnvilNode, hash: string) {
+  for (let waited = 0; ; waited += 20) {
+    const tx = await node.public.getTransaction({ hash: hash as Hash }).catch((error: unknown) => {
+      if (waited >= 5_000) throw error;
+      return null;
+    });
+    if (tx) return tx;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
