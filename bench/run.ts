@@ -141,6 +141,8 @@ try {
     await run("GET /v1/me (x-api-key)", "/v1/me", { headers, probe: "GET /probe/read" });
     await run("POST /probe/write", "/probe/write", { method: "POST" });
     loans = await benchLoanCreation(stack, apiKey, run);
+    // A loan's platform work with nothing around it (bench/probe-worker.ts), against which the loans' rate is also printed.
+    await run("POST /probe/loans", `/probe/loans?id=${me.tenant.id}`, { method: "POST" });
   }
   // A new object each time: workerd runs out of memory for their storage after about 3,500 new objects in
   // one process (SQLITE_NOMEM), so this probe makes a fixed number of them rather than running for a time.
@@ -215,6 +217,15 @@ try {
     console.log(
       `\nloans created and funded: ${loansPerSecond.toFixed(0)} loans/s (p50 ${l.latency.p50} ms, p99 ${l.latency.p99} ms, non-2xx ${l.non2xx})${held}`,
     );
+    const storage = byName.get("POST /probe/loans");
+    if (storage && storage.result.requests.total > 0) {
+      const cpu = (m: Measured) => m.cpuMs / Math.max(1, m.result.requests.total);
+      console.log(
+        `against a loan's platform work alone (POST /probe/loans: the same D1 round trips, statements and Durable Object calls, nothing else): ` +
+          `${(perSecond(loans.measured.result) / perSecond(storage.result)).toFixed(2)} of its rate; ` +
+          `the stack's CPU ${cpu(loans.measured).toFixed(2)} ms per loan, ${cpu(storage).toFixed(2)} ms per probe`,
+      );
+    }
     const { verified } = loans;
     // Requests cut off at the deadline (or given up on after autocannon's timeout) still create their loans.
     const cutOff = verified.loans - l["2xx"] - loans.measured.sampled;
