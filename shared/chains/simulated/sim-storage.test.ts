@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { memorySimStorage, type SimStorage } from "./sim-storage.ts";
+import { cachedSimStorage, memorySimStorage, type SimStorage } from "./sim-storage.ts";
 
 test("a Durable Object's storage is a SimStorage as is (the compiler checks this line)", () => {
   const asSimStorage = (storage: DurableObjectStorage): SimStorage => storage;
@@ -38,4 +38,94 @@ test("list filters by prefix, starts at start (inclusive), orders by key, stops 
   expect(await keys({ prefix: "block:", limit: 2 })).toEqual(["block:01", "block:02"]);
   expect(await keys({ prefix: "block:", start: "block:04" })).toEqual([]);
   expect(await keys({ prefix: "b" })).toEqual(["bal:x", "block:01", "block:02", "block:03", "blocks"]);
+});
+
+/** A memory storage that counts its reads and can be told to fail its next write or hold its next read. */
+function countedStorage() {
+  const inner = memorySimStorage();
+  const counts = { gets: 0 };
+  const control: { failNextPut: boolean; holdNextGet?: Promise<void> } = { failNextPut: false };
+  const storage: SimStorage = {
+    async get<T>(key: string) {
+      counts.gets++;
+      const value = await inner.get<T>(key);
+      const hold = control.holdNextGet;
+      control.holdNextGet = undefined;
+      if (hold) await hold;
+      return value;
+    },
+    async put<T>(keyOrEntries: string | Record<string, T>, value?: T) {
+      if (control.failNextPut) {
+        control.failNextPut = false;
+        throw new Error("storage write failed");
+      }
+      return typeof keyOrEntries === "string" ? inner.put(keyOrEntries, value as T) : inner.put(keyOrEntries);
+    },
+    list: (options) => inner.list(options),
+  };
+  return { storage, inner, counts, control };
+}
+
+test("cached: a key is read from storage once (missing keys too), then from memory, as a copy", async () => {
+  const { storage, inner, counts } = countedStorage();
+  await inner.put("balance", { amount: 5n });
+  const cached = cachedSimStorage(storage);
+  const first = await cached.get<{ amount: bigint }>("balance");
+  first!.amount = 0n;
+  expect(await cached.get<{ amount: bigint }>("balance")).toEqual({ amount: 5n });
+  expect(await cached.get("missing")).toBeUndefined();
+  expect(await cached.get("missing")).toBeUndefined();
+  expect(counts.gets).toBe(2);
+});
+
+test("cached: a write is stored, then read back from memory; list reads storage", async () => {
+  const { storage, inner, counts } = countedStorage();
+  const cached = cachedSimStorage(storage);
+  expect(await cached.get("nonce")).toBeUndefined();
+  const tx = { hash: "0x01", logs: [1] };
+  await cached.put({ nonce: 1, "tx:1": tx });
+  tx.logs.push(2);
+  expect(await inner.get("nonce")).toBe(1);
+  expect(await cached.get("nonce")).toBe(1);
+  expect(await cached.get("tx:1")).toEqual({ hash: "0x01", logs: [1] });
+  expect(counts.gets).toBe(1);
+  expect([...(await cached.list({ prefix: "tx:" })).keys()]).toEqual(["tx:1"]);
+});
+
+test("cached: a failed write is forgotten, so the next read asks storage", async () => {
+  const { storage, inner, counts, control } = countedStorage();
+  await inner.put("balance", 5n);
+  const cached = cachedSimStorage(storage);
+  expect(await cached.get("balance")).toBe(5n);
+  control.failNextPut = true;
+  await expect(cached.put({ balance: 7n })).rejects.toThrow("storage write failed");
+  expect(await cached.get("balance")).toBe(5n);
+  expect(counts.gets).toBe(2);
+});
+
+test("cached: a read that a write overtook is not remembered", async () => {
+  const { storage, counts, control } = countedStorage();
+  const cached = cachedSimStorage(storage);
+  let release!: () => void;
+  control.holdNextGet = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slowRead = cached.get("head");
+  await cached.put("head", 2);
+  release();
+  expect(await slowRead).toBeUndefined();
+  expect(await cached.get("head")).toBe(2);
+  expect(counts.gets).toBe(1);
+});
+
+test("cached: at most maxEntries keys are kept, the least recently used go first", async () => {
+  const { storage, counts } = countedStorage();
+  const cached = cachedSimStorage(storage, 2);
+  await cached.put({ a: 1, b: 2 });
+  expect(await cached.get("a")).toBe(1);
+  await cached.put("c", 3);
+  expect([await cached.get("a"), await cached.get("c")]).toEqual([1, 3]);
+  expect(counts.gets).toBe(0);
+  expect(await cached.get("b")).toBe(2);
+  expect(counts.gets).toBe(1);
 });

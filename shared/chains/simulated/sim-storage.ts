@@ -43,3 +43,53 @@ export function memorySimStorage(): SimStorage {
     },
   };
 }
+
+/**
+ * A SimStorage that remembers what it read and wrote, in front of the
+ * storage of the object that is its only writer (a simulated chain's Durable
+ * Object): a balance, a nonce or the chain's head is read from storage once,
+ * then from memory. Writes go to storage first and are remembered once
+ * stored, so a failed write leaves memory as storage is (and a Durable Object
+ * whose write fails is reset anyway, memory and all). A read that a write
+ * overtook is not remembered. Values are copied on the way in and out, as
+ * storage copies them. At most `maxEntries` keys are kept (the least
+ * recently used go first); `list` always reads storage.
+ *
+ * @example new SimChainEngine(chain, cachedSimStorage(ctx.storage), clock, name)
+ */
+export function cachedSimStorage(storage: SimStorage, maxEntries = 10_000): SimStorage {
+  const kept = new Map<string, { value: unknown }>();
+  let writes = 0;
+  const keep = (key: string, value: unknown) => {
+    kept.delete(key);
+    kept.set(key, { value: structuredClone(value) });
+    if (kept.size > maxEntries) kept.delete(kept.keys().next().value!);
+  };
+  return {
+    async get<T>(key: string) {
+      const hit = kept.get(key);
+      if (hit) {
+        kept.delete(key);
+        kept.set(key, hit);
+        return structuredClone(hit.value) as T | undefined;
+      }
+      const before = writes;
+      const value = await storage.get<T>(key);
+      if (writes === before) keep(key, value);
+      return value;
+    },
+    async put<T>(keyOrEntries: string | Record<string, T>, value?: T) {
+      const entries = typeof keyOrEntries === "string" ? { [keyOrEntries]: value as T } : keyOrEntries;
+      writes++;
+      try {
+        await storage.put(entries);
+      } catch (error) {
+        // What was stored is unknown: forget those keys rather than guess.
+        for (const key of Object.keys(entries)) kept.delete(key);
+        throw error;
+      }
+      for (const [key, v] of Object.entries(entries)) keep(key, v);
+    },
+    list: (options) => storage.list(options),
+  };
+}

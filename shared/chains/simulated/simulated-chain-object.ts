@@ -17,6 +17,7 @@ import {
   type SimTransferResult,
 } from "./sim-chain-engine.ts";
 import { toRpcResult, type SimRpcResult } from "./sim-chain-rejected.ts";
+import { cachedSimStorage } from "./sim-storage.ts";
 
 /** Which ledger a call is for: the chain, and the object's name `<tenantId>:<chain>`. */
 export type SimLedger = { chain: Chain; name: string };
@@ -78,7 +79,7 @@ export class SimulatedChainObject extends DurableObject {
   }
 
   private engineFor(ledger: SimLedger): SimChainEngine {
-    if (!this.engine) this.engine = new SimChainEngine(ledger.chain, this.ctx.storage, systemClock, ledger.name);
+    if (!this.engine) this.engine = new SimChainEngine(ledger.chain, cachedSimStorage(this.ctx.storage), systemClock, ledger.name);
     else if (this.engine.chain !== ledger.chain || this.engine.ledger !== ledger.name) {
       throw new Error(`this object simulates ${this.engine.ledger}, not ${ledger.name}`);
     }
