@@ -45,19 +45,21 @@ export function memorySimStorage(): SimStorage {
 }
 
 /**
- * A SimStorage that remembers what it read and wrote, in front of the
- * storage of the object that is its only writer (a simulated chain's Durable
- * Object): a balance, a nonce or the chain's head is read from storage once,
- * then from memory. Writes go to storage first and are remembered once
- * stored, so a failed write leaves memory as storage is (and a Durable Object
+ * A SimStorage that remembers what it read, in front of the storage of the
+ * object that is its only writer (a simulated chain's Durable Object): a
+ * balance, a nonce or the chain's head is read from storage once, then from
+ * memory. Writes go to storage first; a key already remembered is updated
+ * once the write is stored (a key only written, such as a new block, is not
+ * kept), so a failed write leaves memory as storage is (and a Durable Object
  * whose write fails is reset anyway, memory and all). A read that a write
  * overtook is not remembered. Values are copied on the way in and out, as
  * storage copies them. At most `maxEntries` keys are kept (the least
- * recently used go first); `list` always reads storage.
+ * recently used go first): the keys every operation reads are few. `list`
+ * always reads storage.
  *
  * @example new SimChainEngine(chain, cachedSimStorage(ctx.storage), clock, name)
  */
-export function cachedSimStorage(storage: SimStorage, maxEntries = 10_000): SimStorage {
+export function cachedSimStorage(storage: SimStorage, maxEntries = 1_000): SimStorage {
   const kept = new Map<string, { value: unknown }>();
   let writes = 0;
   const keep = (key: string, value: unknown) => {
@@ -88,7 +90,7 @@ export function cachedSimStorage(storage: SimStorage, maxEntries = 10_000): SimS
         for (const key of Object.keys(entries)) kept.delete(key);
         throw error;
       }
-      for (const [key, v] of Object.entries(entries)) keep(key, v);
+      for (const [key, v] of Object.entries(entries)) if (kept.has(key)) keep(key, v);
     },
     list: (options) => storage.list(options),
   };
