@@ -208,7 +208,14 @@ describe("live POLYGON funding on Anvil", () => {
       expect(await node.public.getTransactionCount({ address: m.disbursement.address, blockTag: "pending" })).toBe(0);
 
       const next = await m.liveLoan("100.00");
-      const sent = await broadcastTransaction(node, next.fundingTxHash!);
+      // Should the node still not know it after 5 s (not the automine window then), the failure says what the loan and its events said.
+      const sent = await broadcastTransaction(node, next.fundingTxHash!).catch(async (error) => {
+        const nextEvents = (await t.request("GET", `/v1/events?loanId=${next.id}`, { headers: apiKey(m.liveKey) })).body.data;
+        const pendingNonce = await node.public.getTransactionCount({ address: m.disbursement.address, blockTag: "pending" });
+        throw new Error(
+          `the node does not know ${next.fundingTxHash} (${error}); loan ${JSON.stringify(next)}; events ${JSON.stringify(nextEvents)}; pending nonce ${pendingNonce}`,
+        );
+      });
       expect(sent.nonce).toBe(0);
       await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
       const retried = await loanOf(m.liveKey, refused.id);

@@ -195,10 +195,11 @@ export async function mintUsdc(node: AnvilNode, deployment: RehearsalDeployment,
 }
 
 /**
- * The transaction of `hash` that a test just saw broadcast. Anvil automines in
- * the background, and between a transaction leaving its pool and its block
- * being stored `eth_getTransactionByHash` briefly answers "not found" (a CI
- * run saw it once): asked again until found, for up to 5 s.
+ * The transaction of `hash` that a test just saw broadcast, asked again until
+ * the node knows it (for up to 5 s). Anvil automines in the background: a
+ * transaction between its pool and its stored block may briefly be "not
+ * found", the likeliest reading of one CI failure in which the node did not
+ * know a transaction the api had just broadcast.
  */
 export async function broadcastTransaction(node: AnvilNode, hash: string) {
   for (let waited = 0; ; waited += 20) {
