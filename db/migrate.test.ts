@@ -135,4 +135,18 @@ describe("migrateLibsql", () => {
     const rs = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ok'");
     expect(rs.rows.length).toBe(0);
   });
+
+  test("the pending files apply together: one that fails leaves the files before it unapplied too, and a run after the fix applies them all", async () => {
+    const client = createClient({ url: ":memory:" });
+    const good = { name: "0001_good.sql", sql: "CREATE TABLE good (x INTEGER);\n" };
+    await expect(migrateLibsql(client, [good, { name: "0002_bad.sql", sql: "CREATE TABLE broken (;\n" }])).rejects.toThrow();
+    expect((await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'good'")).rows.length).toBe(0);
+    expect((await client.execute("SELECT name FROM d1_migrations")).rows.length).toBe(0);
+    expect(await migrateLibsql(client, [good, { name: "0002_fixed.sql", sql: "CREATE TABLE fixed (y INTEGER);\n" }])).toEqual([
+      "0001_good.sql",
+      "0002_fixed.sql",
+    ]);
+    expect(await migrateLibsql(client, [good, { name: "0002_fixed.sql", sql: "CREATE TABLE fixed (y INTEGER);\n" }])).toEqual([]);
+    expect((await client.execute("SELECT name FROM d1_migrations ORDER BY id")).rows.map((r) => r.name)).toEqual(["0001_good.sql", "0002_fixed.sql"]);
+  });
 });

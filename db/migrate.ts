@@ -2,8 +2,11 @@ import type { Client as LibsqlClient } from "@libsql/client";
 
 /**
  * One migration runner for D1 and libSQL. Migrations are the plain SQL files
- * of db/migrations, applied in name order, each file in one batch (atomic on
- * both: D1 runs a batch as a transaction; libSQL's batch is one too). The
+ * of db/migrations, applied in name order, all the pending files in one batch
+ * (atomic on both: D1 runs a batch as a transaction; libSQL's batch is one
+ * too): a file that fails leaves none of them applied. One batch rather than
+ * one per file: a local stack's fresh database took 0.6 s in 29 batches,
+ * 0.3 s in one, at every start. The
  * bookkeeping table is the one `wrangler d1 migrations apply` keeps, so the
  * two tools agree on what has been applied.
  */
@@ -46,13 +49,10 @@ const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 async function run(target: MigrationTarget, migrations: Migration[]): Promise<string[]> {
   const applied = await target.appliedNames();
-  const done: string[] = [];
-  for (const m of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
-    if (applied.has(m.name)) continue;
-    await target.apply([...splitStatements(m.sql), `INSERT INTO d1_migrations (name) VALUES (${quote(m.name)})`]);
-    done.push(m.name);
-  }
-  return done;
+  const pending = [...migrations].sort((a, b) => a.name.localeCompare(b.name)).filter((m) => !applied.has(m.name));
+  if (pending.length === 0) return [];
+  await target.apply(pending.flatMap((m) => [...splitStatements(m.sql), `INSERT INTO d1_migrations (name) VALUES (${quote(m.name)})`]));
+  return pending.map((m) => m.name);
 }
 
 export function migrateD1(d1: D1Database, migrations: Migration[]): Promise<string[]> {

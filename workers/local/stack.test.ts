@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestStack, testBundles, type TestStack } from "./integration.ts";
-import { startStack } from "./stack.ts";
+import { bundleModules, startStack } from "./stack.ts";
 
 describe("local stack (bundled workers in miniflare)", () => {
   let stack: TestStack;
@@ -78,4 +79,23 @@ describe("a stack that keeps nothing", () => {
     },
     60_000,
   );
+});
+
+describe("a bundle goes to workerd as one module", () => {
+  test("a bundle alone is listed (no parse to find its imports); one with a chunk or a .wasm beside it is left to Miniflare", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-credit-bundle-"));
+    try {
+      const entry = join(dir, "index.js");
+      writeFileSync(entry, "export default {};");
+      for (const f of ["index.js.map", "README.md", "wrangler-output.txt"]) writeFileSync(join(dir, f), "");
+      expect(bundleModules(entry)).toEqual({ modules: [{ type: "ESModule", path: entry }] });
+      for (const f of ["chunk-1.js", "module.wasm"]) {
+        writeFileSync(join(dir, f), "");
+        expect(bundleModules(entry)).toEqual({ scriptPath: entry, modules: true });
+        rmSync(join(dir, f));
+      }
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
 });
