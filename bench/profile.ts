@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import autocannon, { type Result } from "autocannon";
 import { type Stack, startStack } from "../workers/local/stack.ts";
 import { deliveryBurst } from "./delivery-burst.ts";
@@ -10,14 +12,16 @@ import { deliveryBurst } from "./delivery-burst.ts";
  *
  * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile), PROFILE_TOP (40),
  * PROFILE_INCLUSIVE (off; a number N prints the bundle's N named functions with the most inclusive time),
- * PROFILE_HOOKS (off; 1 registers a webhook endpoint for every event, so `PROFILE_WORKERS=webhooks` has deliveries to profile).
+ * PROFILE_HOOKS (off; 1 registers a webhook endpoint for every event, so `PROFILE_WORKERS=webhooks` has deliveries to profile),
+ * PROFILE_SOURCES (off; 1 maps the bundle's self time through its source map to where it came from: a package of
+ * node_modules, or a folder of this repository, e.g. `shared/loans`).
  */
 const which = process.argv[2] ?? "me";
 const seconds = Number(process.env.PROFILE_SECONDS ?? 10);
 const UNLIMITED = { limit: 100_000_000, period: 60 as const };
 const inspectorPort = 9329;
 
-type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
+type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; hitCount?: number; children?: number[] };
 type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
 const stack = await startStack({
@@ -132,6 +136,78 @@ function report(name: string, profile: Profile, requests: number) {
     console.log(`  ${((100 * v) / busy).toFixed(1).padStart(5)}%  ${(v / 1000 / requests).toFixed(3)} ms  ${k}`);
   }
   if (process.env.PROFILE_INCLUSIVE) inclusive(profile, byId, self, busy, requests);
+  if (process.env.PROFILE_SOURCES) sources(name, byId, self, busy, requests);
+}
+
+/**
+ * `PROFILE_SOURCES=1`: the bundle's self time by where its code came from
+ * (the worker's dist/<worker>/index.js.map): a package of node_modules, or a
+ * folder of this repository. The runtime's own (native, workerd's internal
+ * modules) is left out: the top functions above show it.
+ */
+function sources(name: string, byId: Map<number, Node>, self: Map<number, number>, busy: number, requests: number) {
+  const worker = ["api", "cron", "embed", "webhooks"].find((w) => name.includes(`svc-credit-${w}`));
+  if (!worker) return;
+  const map = new TraceMap(readFileSync(`dist/${worker}/index.js.map`, "utf8"));
+  const parent = new Map<number, number>();
+  for (const n of byId.values()) for (const c of n.children ?? []) parent.set(c, n.id);
+  const origin = new Map<number, { group: string; at: string } | null>();
+  /** Where a frame's code came from (null: not the bundle's). */
+  const originOf = (id: number) => {
+    if (origin.has(id)) return origin.get(id)!;
+    const f = byId.get(id)!.callFrame;
+    let found: { group: string; at: string } | null = null;
+    if (f.url.endsWith("index.js")) {
+      const pos = originalPositionFor(map, { line: f.lineNumber + 1, column: f.columnNumber });
+      // Repository paths come back absolute (the map's root), packages' as node_modules/<name>/…; drizzle-orm's own
+      // source maps name its files node_modules/src/….
+      const at = (pos.source ?? "(unmapped)")
+        .replace(`${process.cwd()}/`, "")
+        .replace(/^(\.\.\/)+/, "")
+        .replace(/^node_modules\/src\//, "node_modules/drizzle-orm/");
+      const pkg = at.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+      const group = pkg
+        ? pkg[1]!
+        : at
+            .split("/")
+            .slice(0, at.startsWith("workers/") || at.startsWith("shared/") ? 2 : 1)
+            .join("/");
+      found = { group, at: `${f.functionName || "(anon)"} ${at}:${pos.line}` };
+    }
+    origin.set(id, found);
+    return found;
+  };
+  const bySource = new Map<string, number>();
+  /** A package's self time by the first frame of this repository's code above it: who asked for that work. */
+  const byCaller = new Map<string, Map<string, number>>();
+  for (const [id, us] of self) {
+    const o = originOf(id);
+    if (!o) continue;
+    bySource.set(o.group, (bySource.get(o.group) ?? 0) + us);
+    if (!/^(shared|db|workers)\b/.test(o.group)) {
+      let caller = "(none)";
+      for (let at = parent.get(id); at !== undefined; at = parent.get(at)) {
+        const up = originOf(at);
+        if (up && /^(shared|db|workers)\b/.test(up.group)) {
+          caller = up.at;
+          break;
+        }
+      }
+      const callers = byCaller.get(o.group) ?? new Map<string, number>();
+      callers.set(caller, (callers.get(caller) ?? 0) + us);
+      byCaller.set(o.group, callers);
+    }
+  }
+  const line = (k: string, v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%  ${(v / 1000 / requests).toFixed(3)} ms  ${k}`;
+  console.log("\n  self time by source (the bundle's code):");
+  for (const [k, v] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${line(k, v)}`);
+  for (const [pkg] of [...bySource]
+    .filter(([k]) => byCaller.has(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)) {
+    console.log(`\n  ${pkg}'s self time by the repository's code that called it:`);
+    for (const [k, v] of [...byCaller.get(pkg)!].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`    ${line(k, v)}`);
+  }
 }
 
 /** `PROFILE_INCLUSIVE=1`: the named functions of the bundle by inclusive time (self time of everything they called). */
