@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { countingD1, countRoundTrips, newRoundTripCounter, totalRoundTrips, withRoundTripCount } from "./round-trips.ts";
+import { countingD1, countRoundTrips, newRoundTripCounter, totalRoundTrips, uncounted, withRoundTripCount } from "./round-trips.ts";
 
 /** A D1 stand-in that answers every statement with one row. */
 function fakeD1(): D1Database {
@@ -58,6 +58,23 @@ test("each request counts into its own counter, however they interleave", async 
   ]);
   expect(a.d1).toBe(2);
   expect(b.d1).toBe(1);
+});
+
+test("work left running after the response (uncounted) is not the request's, even the statement it sends at once", async () => {
+  const env = withRoundTripCount({ ENVIRONMENT: "development", COUNT_ROUND_TRIPS: "1", DB: fakeD1() })!;
+  const counter = newRoundTripCounter();
+  let after: Promise<unknown> | undefined;
+  await countRoundTrips(counter, async () => {
+    await env.DB.prepare("SELECT 1").first();
+    after = uncounted(async () => {
+      await env.DB.prepare("SELECT 2").first();
+      await env.DB.batch([env.DB.prepare("SELECT 3")]);
+    });
+    // The request's answer is counted here, with the work after it started but not finished.
+    expect(counter.d1).toBe(1);
+  });
+  await after;
+  expect(counter.d1).toBe(1);
 });
 
 test("a Durable Object call counts one, plus what the object reports it did", async () => {

@@ -42,6 +42,14 @@ const countingEnvs = new WeakMap<object, object>();
 /** Runs `fn` (a request, a Durable Object call) counting its round trips into `counter`. */
 export const countRoundTrips = <T>(counter: RoundTripCounter, fn: () => T): T => scope.run(counter, fn);
 
+/**
+ * Runs `fn` outside the current request's count: work the request leaves
+ * running after its response (the relay after a write, in `waitUntil`).
+ * Its first statement goes out before the response does, so without this
+ * the request's count would include it.
+ */
+export const uncounted = <T>(fn: () => T): T => scope.run(newRoundTripCounter(), fn);
+
 /** The counter of the request running now; outside `countRoundTrips`, one that nobody reads. */
 const current = (): RoundTripCounter => scope.getStore() ?? newRoundTripCounter();
 

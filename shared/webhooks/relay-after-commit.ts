@@ -1,4 +1,5 @@
 import { type Logger, safeErrorFields } from "../observability/logger.ts";
+import { uncounted } from "../observability/round-trips.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { drainOutbox } from "./relay-outbox.ts";
 
@@ -54,7 +55,8 @@ export async function relayAfterRequest(
   input: { tenantId: string; executionCtx: () => { waitUntil(promise: Promise<unknown>): void }; failure: string },
 ): Promise<void> {
   const { tenantId } = input;
-  const task = relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId }).catch((err) =>
+  // Not the request's own round trips (the bench's count, development only): the relay is after the response.
+  const task = uncounted(() => relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId })).catch((err) =>
     deps.log.error(input.failure, { tenantId, ...safeErrorFields(err) }),
   );
   let ctx: { waitUntil(promise: Promise<unknown>): void } | undefined;

@@ -18,7 +18,8 @@ describe("loan scenarios on workerd", () => {
   const DAY_MS = 86_400_000;
 
   beforeAll(async () => {
-    stack = await startTestStack({ ratelimits: { IP_LIMITER: { limit: 1000 } } });
+    // COUNT_ROUND_TRIPS: a request that sends `x-round-trips` is answered with its round trips (development only).
+    stack = await startTestStack({ ratelimits: { IP_LIMITER: { limit: 1000 } }, vars: { COUNT_ROUND_TRIPS: "1" } });
   }, 60_000);
   afterAll(() => stack?.dispose());
 
@@ -96,6 +97,16 @@ describe("loan scenarios on workerd", () => {
     expect(Date.parse(moved.body.now)).toBeGreaterThanOrEqual(Date.parse(target) + extraMs);
     return moved.body.now as string;
   }
+
+  test("a loan is created, underwritten and funded in 4 D1 round trips and 2 Durable Object calls before its answer", async () => {
+    const m = await newMerchant();
+    const res = await m.api("/v1/loans", { json: loanBody(m), headers: { "x-round-trips": "1" } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
+    // The api: the key's lookup, creation's reads, creation's write (with the decision and reservation); one call to
+    // the loan's object, which calls the chain's and commits the funding. The relay after the response is not counted.
+    expect(JSON.parse(res.headers.get("x-round-trips") ?? "null")).toEqual({ d1: 3, doCalls: 1, inObjects: { d1: 1, doCalls: 1 } });
+  });
 
   test("Happy path up to ACTIVE: created, approved, funded on the simulated chain, one id throughout", async () => {
     const m = await newMerchant();
