@@ -25,9 +25,11 @@ const AUTH_TEXT: Record<AuthMode, string> = {
 const ERROR_TEXT: Record<number, string> = {
   400: "Validation failure (message: one string per bad field) or malformed JSON",
   401: "Missing, invalid or revoked credentials, or an expired session",
-  403: "Authenticated but not permitted (role)",
+  403: "Authenticated but not permitted (role; or `mode` naming the other mode's data, for a key of one mode)",
   404: "Not found for this tenant",
   409: "Conflict with the resource's current state",
+  413: "Body over 64 KiB",
+  415: "A body that is not `application/json`",
   429: "Rate limited; see Retry-After",
   500: "Service fault",
 };
@@ -71,8 +73,12 @@ export function defineRoute<const R extends RouteConfig & { operationId: string 
   if (spec.mode) middleware.push(requireMode(spec.mode));
   const statuses = new Set<number>([429, 500, ...(spec.errors ?? [])]);
   if (route.request) statuses.add(400);
+  // Every worker caps bodies at 64 KiB (shared/http/body-limit.ts); a JSON body route refuses any other media type.
+  if (route.request?.body) for (const s of [413, 415]) statuses.add(s);
   if (spec.auth !== "NONE") statuses.add(401);
-  if (spec.roles || spec.mode) statuses.add(403);
+  // A `mode` filter: a sandbox key asking for live data (or a live key for sandbox) gets 403 (DECISIONS.md "Modes").
+  const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
+  if (spec.roles || spec.mode || query?.shape?.mode) statuses.add(403);
   if (route.request?.params) statuses.add(404);
   if (spec.rateLimit === false) statuses.delete(429);
   const roleText =

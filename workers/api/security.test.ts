@@ -336,6 +336,36 @@ describe("every route, by its auth spec", () => {
     expect(failures).toEqual([]);
   });
 
+  test("what the worker answers is in the document: a body route's 413 and 415, a mode filter's 403, login's 401", async () => {
+    const failures: string[] = [];
+    const documented = (r: ApiRouteModule) => Object.keys(doc.paths[r.route.path]?.[r.route.method]?.responses ?? {}).map(Number);
+    for (const r of ROUTES) {
+      const spec = specOf(r);
+      const headers = spec.auth === "NONE" ? {} : ownerCredential(r, caller);
+      if (r.route.request?.body) {
+        const path = pathFor(r, caller);
+        const method = r.route.method.toUpperCase();
+        const plain = await t.request(method, path, { headers: { ...headers, "content-type": "text/plain" }, rawBody: JSON.stringify(bodyFor(r, caller)) });
+        failures.push(...expectError(plain, 415, `${routeKey(r)} with a text/plain body`));
+        const big = await t.request(method, path, { headers: { ...headers, "content-type": "application/json" }, rawBody: JSON.stringify({ pad: "x".repeat(70_000) }) });
+        failures.push(...expectError(big, 413, `${routeKey(r)} with a 70 KB body`));
+        for (const status of [413, 415]) if (!documented(r).includes(status)) failures.push(`${routeKey(r)}: ${status} not documented`);
+      }
+      const query = r.route.request?.query as { shape?: Record<string, unknown> } | undefined;
+      if (query?.shape?.mode && acceptsKey(spec)) {
+        // The caller's key is a sandbox key: live data is not its to read.
+        const res = await t.request("GET", `${pathFor(r, caller)}?mode=live`, { headers: apiKey(caller.key) });
+        failures.push(...expectError(res, 403, `${routeKey(r)} ?mode=live with a sandbox key`));
+        if (!documented(r).includes(403)) failures.push(`${routeKey(r)}: 403 not documented`);
+      }
+    }
+    const login = ROUTES.find((r) => r.route.path === "/v1/auth/login")!;
+    const wrong = await t.request("POST", "/v1/auth/login", { body: { email: uniqueEmail("nobody"), password: "not the password at all" } });
+    failures.push(...expectError(wrong, 401, "login with wrong credentials"));
+    if (!documented(login).includes(401)) failures.push("POST /v1/auth/login: 401 not documented");
+    expect(failures).toEqual([]);
+  });
+
   test("every route went through every check that applies to it", () => {
     const missing: string[] = [];
     for (const r of ROUTES) {

@@ -138,6 +138,23 @@ describe("limits", () => {
     expect(unknown.status).toBe(413);
   });
 
+  test("a body that is not application/json is refused with 415 on every embed call with a body, and the document says so", async () => {
+    const m = await merchant();
+    const doc = (await e.request("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>> };
+    const withBody = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.requestBody)
+        .map(([method, op]) => ({ path, method, op })),
+    );
+    expect(withBody.length).toBeGreaterThanOrEqual(4);
+    for (const { path, method, op } of withBody) {
+      const url = path.replace("{embedKey}", m.embedKey).replace(/\{\w+\}/g, "00000000-0000-4000-8000-000000000000");
+      const res = await e.app.request(url, { method: method.toUpperCase(), headers: { "content-type": "text/plain" }, body: "{}" }, {} as EmbedEnv);
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 415, body: expect.objectContaining({ statusCode: 415, error: "Unsupported Media Type" }) });
+      expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(["413", "415"]));
+    }
+  });
+
   test("unknown embed keys spend the client IP's miss budget: then 429 for every embed call and page from it, before any lookup", async () => {
     const limited = createEmbedTestApp(t, { missLimit: 3 });
     const m = await merchant();

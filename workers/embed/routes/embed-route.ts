@@ -8,6 +8,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "Unknown or deleted embed key, or a loan not of this program",
   409: "Conflict with the resource's current state",
   413: "Body over 64 KiB",
+  415: "A body that is not `application/json`",
   429: "Rate limited per embed key and client IP, or the IP's 404s passed 60 a minute; see Retry-After",
   500: "Service fault",
 };
@@ -29,7 +30,7 @@ export function defineEmbedRoute<const R extends RouteConfig & { operationId: st
   // Everything under /v1/embed/{embedKey}: the key is looked up (404), the Origin checked (403), the key and IP limited (429).
   if (route.path.startsWith("/v1/embed/")) for (const s of [403, 404, 429]) statuses.add(s);
   if (route.request) statuses.add(400);
-  if (route.request?.body) statuses.add(413);
+  if (route.request?.body) for (const s of [413, 415]) statuses.add(s);
   const responses = { ...route.responses } as RouteConfig["responses"];
   for (const [status, response] of Object.entries(responses)) {
     // A documented error without a body shape (e.g. the wallet session's 401) gets the error body.

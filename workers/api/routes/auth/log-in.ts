@@ -12,7 +12,8 @@ const BodySchema = z.object({ email: z.string().max(254), password: z.string().m
 const ResponseSchema = SessionSchema.extend({ user: UserSchema }).openapi("LoginResponse");
 
 export const route = defineRoute(
-  { auth: "NONE" },
+  // Wrong credentials: 401 (DECISIONS.md).
+  { auth: "NONE", errors: [401] },
   {
     method: "post",
     path: "/v1/auth/login",
