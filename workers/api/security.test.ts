@@ -347,7 +347,10 @@ describe("every route, by its auth spec", () => {
         const method = r.route.method.toUpperCase();
         const plain = await t.request(method, path, { headers: { ...headers, "content-type": "text/plain" }, rawBody: JSON.stringify(bodyFor(r, caller)) });
         failures.push(...expectError(plain, 415, `${routeKey(r)} with a text/plain body`));
-        const big = await t.request(method, path, { headers: { ...headers, "content-type": "application/json" }, rawBody: JSON.stringify({ pad: "x".repeat(70_000) }) });
+        const big = await t.request(method, path, {
+          headers: { ...headers, "content-type": "application/json" },
+          rawBody: JSON.stringify({ pad: "x".repeat(70_000) }),
+        });
         failures.push(...expectError(big, 413, `${routeKey(r)} with a 70 KB body`));
         for (const status of [413, 415]) if (!documented(r).includes(status)) failures.push(`${routeKey(r)}: ${status} not documented`);
       }

@@ -140,7 +140,9 @@ describe("limits", () => {
 
   test("a body that is not application/json is refused with 415 on every embed call with a body, and the document says so", async () => {
     const m = await merchant();
-    const doc = (await e.request("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>> };
+    const doc = (await e.request("GET", "/openapi.json")).body as {
+      paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>>;
+    };
     const withBody = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => op.requestBody)
@@ -150,7 +152,11 @@ describe("limits", () => {
     for (const { path, method, op } of withBody) {
       const url = path.replace("{embedKey}", m.embedKey).replace(/\{\w+\}/g, "00000000-0000-4000-8000-000000000000");
       const res = await e.app.request(url, { method: method.toUpperCase(), headers: { "content-type": "text/plain" }, body: "{}" }, {} as EmbedEnv);
-      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 415, body: expect.objectContaining({ statusCode: 415, error: "Unsupported Media Type" }) });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status: 415,
+        body: expect.objectContaining({ statusCode: 415, error: "Unsupported Media Type" }),
+      });
       expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(["413", "415"]));
     }
   });
