@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { sign } from "hono/jwt";
 import { generateApiKey, generateEmbedKey, hashApiKey } from "./api-keys.ts";
 import { DUMMY_HASH, hashPassword, PBKDF2_ITERATIONS, timingSafeEqual, verifyPassword } from "./passwords.ts";
 import { issueSessionToken, verifySessionToken } from "./session-tokens.ts";
@@ -64,5 +65,13 @@ describe("session tokens", () => {
     expect(await verifySessionToken("garbage", secret)).toBeNull();
     const none = `${btoa(JSON.stringify({ alg: "none", typ: "JWT" })).replace(/=+$/, "")}.${forged}.`;
     expect(await verifySessionToken(none, secret)).toBeNull();
+  });
+  test("a token signed with the right secret but without an expiry is null: a session always expires", async () => {
+    const iat = Math.floor(Date.now() / 1000);
+    const claims = { sub: user.id, tid: user.tenantId, role: "ADMIN", iat };
+    expect(await verifySessionToken(await sign(claims, secret, "HS256"), secret)).toBeNull();
+    expect(await verifySessionToken(await sign({ ...claims, exp: "9999999999" } as never, secret, "HS256"), secret)).toBeNull();
+    // Control: the same claims with an expiry are a session.
+    expect(await verifySessionToken(await sign({ ...claims, exp: iat + 60 }, secret, "HS256"), secret)).toMatchObject({ sub: user.id });
   });
 });

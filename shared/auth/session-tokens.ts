@@ -20,11 +20,16 @@ export async function issueSessionToken(
   return { accessToken: await sign(claims, secret, "HS256"), expiresAt: new Date(exp * 1000) };
 }
 
-/** Returns the claims, or null for a token that is malformed, forged or expired. */
+/**
+ * Returns the claims, or null for a token that is malformed, forged or
+ * expired, or that has no expiry at all: a session always expires (SPEC.md
+ * "Authentication"), and this service never issues one without `exp`.
+ */
 export async function verifySessionToken(token: string, secret: string): Promise<SessionClaims | null> {
   try {
     const payload = await verify(token, secret, "HS256");
     if (typeof payload.sub !== "string" || typeof payload.tid !== "string") return null;
+    if (typeof payload.exp !== "number" || !Number.isFinite(payload.exp)) return null;
     return payload as unknown as SessionClaims;
   } catch {
     return null;

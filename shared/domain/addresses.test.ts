@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Address } from "@ton/core";
 import fc from "fast-check";
-import { canonicalAddress, decodeBase58, encodeBase58 } from "./addresses.ts";
+import { canonicalAddress, decodeBase58, encodeBase58, tonAccountAddress } from "./addresses.ts";
 import { CHAINS, type Chain } from "./rails.ts";
 
 const EVM_CHAINS: Chain[] = ["POLYGON_AMOY", "BASE_SEPOLIA", "POLYGON", "BASE"];
@@ -128,10 +128,15 @@ describe("canonicalAddress on TON chains", () => {
     if (r.ok) expect(r.address).toMatch(/^0:[0-9a-f]{64}$/);
   });
 
-  test("masterchain (-1) accounts in friendly and raw form", () => {
+  test("masterchain (-1) accounts are refused in friendly and raw form: SPEC.md takes raw addresses with the prefix 0: only", () => {
     const master = `-1:${raw.slice(2)}`;
-    expect(canonicalAddress("TON", "Ef_tFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p3X-")).toEqual(ok(master));
-    expect(canonicalAddress("TON", master)).toEqual(ok(master));
+    // The friendly form is valid (its CRC holds) and names a masterchain account.
+    expect(Address.parseFriendly("Ef_tFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p3X-").address.toRawString()).toBe(master);
+    expect(reasonOf("TON", "Ef_tFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p3X-")).toBe("must be on TON workchain 0");
+    expect(reasonOf("TON", master)).toBe("must be on TON workchain 0");
+    expect(reasonOf("TON", `1:${raw.slice(2)}`)).toBe("must be on TON workchain 0");
+    // Control: the same account id on the basechain.
+    expect(canonicalAddress("TON", raw)).toEqual(ok(raw.toLowerCase()));
   });
 
   test("a friendly address with a bad CRC is refused", () => {
@@ -151,14 +156,14 @@ describe("canonicalAddress on TON chains", () => {
 
   test("a friendly address on an unsupported workchain is refused", () => {
     const wc5 = new Address(5, Address.parse(raw).hash).toString();
-    expect(reasonOf("TON", wc5)).toBe("must be on TON workchain 0 or -1");
+    expect(reasonOf("TON", wc5)).toBe("must be on TON workchain 0");
   });
 
-  test("raw addresses must be workchain 0 or -1 with exactly 64 hex digits", () => {
+  test("raw addresses must be workchain 0 with exactly 64 hex digits", () => {
     const hex = raw.slice(2);
-    expect(reasonOf("TON", `1:${hex}`)).toBe("must be on TON workchain 0 or -1");
-    expect(reasonOf("TON", `00:${hex}`)).toBe("must be on TON workchain 0 or -1");
-    expect(reasonOf("TON", `-0:${hex}`)).toBe("must be on TON workchain 0 or -1");
+    expect(reasonOf("TON", `1:${hex}`)).toBe("must be on TON workchain 0");
+    expect(reasonOf("TON", `00:${hex}`)).toBe("must be on TON workchain 0");
+    expect(reasonOf("TON", `-0:${hex}`)).toBe("must be on TON workchain 0");
     expect(reasonOf("TON", `0:${hex.slice(1)}`)).toBe("must be a raw TON address of the form 0:<64 hex digits>");
     expect(reasonOf("TON", `0:${hex}0`)).toBe("must be a raw TON address of the form 0:<64 hex digits>");
     expect(reasonOf("TON", "0:")).toBe("must be a raw TON address of the form 0:<64 hex digits>");
@@ -194,8 +199,17 @@ describe("canonicalAddress on TON chains", () => {
         (hash, wc, bounceable, testOnly, urlSafe) => {
           const a = new Address(wc, Buffer.from(hash));
           const expected = ok(a.toRawString());
-          expect(canonicalAddress("TON", a.toString({ bounceable, testOnly, urlSafe }))).toEqual(expected);
-          expect(canonicalAddress("TON_TESTNET", a.toRawString())).toEqual(expected);
+          const friendly = a.toString({ bounceable, testOnly, urlSafe });
+          // A signing wallet may be on either chain; an address a loan or wallet names, on the basechain only.
+          expect(tonAccountAddress(friendly)).toEqual(expected);
+          expect(tonAccountAddress(a.toRawString())).toEqual(expected);
+          if (wc === 0) {
+            expect(canonicalAddress("TON", friendly)).toEqual(expected);
+            expect(canonicalAddress("TON_TESTNET", a.toRawString())).toEqual(expected);
+          } else {
+            expect(canonicalAddress("TON", friendly)).toEqual({ ok: false, reason: "must be on TON workchain 0" });
+            expect(canonicalAddress("TON_TESTNET", a.toRawString())).toEqual({ ok: false, reason: "must be on TON workchain 0" });
+          }
         },
       ),
     );

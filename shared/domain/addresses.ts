@@ -59,7 +59,13 @@ function canonicalEvmAddress(input: string): AddressResult {
 }
 
 const TON_RAW = /^(-?\d+):([0-9a-fA-F]*)$/;
-const TON_WORKCHAINS = [0, -1];
+/**
+ * An address a loan or a wallet may name: basechain only. SPEC.md takes raw
+ * addresses "prefix `0:`" (DECISIONS.md: raw `0:<64 hex>`), so a masterchain
+ * (-1) account is refused. A TON Connect signature (wallet-signatures.ts)
+ * may still come from either (`tonAccountAddress`).
+ */
+const TON_WORKCHAINS: readonly number[] = [0];
 
 /**
  * Testnet-only friendly forms (kQ…, 0Q…) are accepted on both TON chains, and
@@ -67,11 +73,11 @@ const TON_WORKCHAINS = [0, -1];
  * network the user meant, the account id is the same on both, and wallets are
  * inconsistent about setting it. The canonical raw form drops the flag anyway.
  */
-function canonicalTonAddress(input: string): AddressResult {
+function canonicalTonAddress(input: string, workchains: readonly number[] = TON_WORKCHAINS): AddressResult {
   const raw = TON_RAW.exec(input);
   if (raw) {
     const [, wc, hex] = raw;
-    if (wc !== "0" && wc !== "-1") return fail("must be on TON workchain 0 or -1");
+    if (!workchains.map(String).includes(wc!)) return fail("must be on TON workchain 0");
     if (hex!.length !== 64) return fail("must be a raw TON address of the form 0:<64 hex digits>");
     return { ok: true, address: `${wc}:${hex!.toLowerCase()}` };
   }
@@ -87,9 +93,12 @@ function canonicalTonAddress(input: string): AddressResult {
     // @ton/core throws (sometimes a bare string) for a bad CRC16 or an unknown tag byte.
     return fail("is not a valid TON address: its checksum or tag is wrong");
   }
-  if (!TON_WORKCHAINS.includes(parsed.address.workChain)) return fail("must be on TON workchain 0 or -1");
+  if (!workchains.includes(parsed.address.workChain)) return fail("must be on TON workchain 0");
   return { ok: true, address: parsed.address.toRawString() };
 }
+
+/** A TON account in raw form, on the basechain or the masterchain (a wallet that signs, not an address a loan names), by the rules above. */
+export const tonAccountAddress = (input: string): AddressResult => canonicalTonAddress(input, [0, -1]);
 
 function canonicalSolanaAddress(input: string): AddressResult {
   // 32 bytes take 32 (all zero) to 44 base58 characters; the bound also keeps decoding cheap.

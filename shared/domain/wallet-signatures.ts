@@ -13,7 +13,7 @@ import { Address } from "@ton/core";
 // the embed worker has no use for. The wallet modules depend on @ton/core only.
 import { WalletContractV4 } from "@ton/ton/dist/wallets/v4/WalletContractV4";
 import { WalletContractV5R1 } from "@ton/ton/dist/wallets/v5r1/WalletContractV5R1";
-import { canonicalAddress, decodeBase58 } from "./addresses.ts";
+import { decodeBase58, tonAccountAddress } from "./addresses.ts";
 
 // ---------------------------------------------------------------------------
 // Solana
@@ -257,9 +257,9 @@ async function signDataTextHash(account: Address, domain: string, timestamp: num
   return new Uint8Array(await crypto.subtle.digest("SHA-256", message));
 }
 
-/** Friendly or raw, workchain 0 or -1 (the rules of `canonicalAddress`), else null. */
+/** Friendly or raw, workchain 0 or -1 (`tonAccountAddress`), else null. */
 function parseTonAddress(input: string): Address | null {
-  const canonical = canonicalAddress("TON", input);
+  const canonical = tonAccountAddress(input);
   if (!canonical.ok) return null;
   try {
     return Address.parseRaw(canonical.address);

@@ -15,7 +15,7 @@ export const CreateLoanSchema = z
     borrowerRef: z.string().trim().min(1).max(255).openapi({ description: "Your own reference for the borrower", example: "user-42" }),
     borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({
       description:
-        "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… or 0:<hex>; Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",
+        "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… (checked, with its CRC) or raw 0:<64 hex>, basechain only (a masterchain -1 account: 400); Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",
       example: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
     }),
     chain: z.enum(CHAINS).openapi({
