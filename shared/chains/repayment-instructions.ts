@@ -18,7 +18,7 @@
  */
 import { Address } from "@ton/core";
 import { encodeFunctionData, erc20Abi, getAddress } from "viem";
-import { formatAmount } from "../domain/money.ts";
+import { displayAmount, formatAmount } from "../domain/money.ts";
 import type { Chain, Stablecoin } from "../domain/rails.ts";
 import { CHAIN_CONFIG, type ChainConfig } from "./chain-config.ts";
 import { SVC_POOL_ABI } from "./evm/svc-pool-abi.ts";
@@ -173,7 +173,6 @@ export type RepaymentInstructionsInput = {
 const unsupported = (chain: Chain, reason: string): UnsupportedRepayment => ({ supported: false, chain, reason });
 
 /** Whole cents as "102.00" (DECISIONS.md "Conventions"); a total with sub-cent units keeps all 6 rather than round. */
-const displayAmount = (units: bigint): string => (units % 10_000n === 0n ? formatAmount(units, 2) : formatAmount(units, 6));
 
 function evmInstructions(
   chain: EvmChain,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { formatAmount, parseAmount, roundUnits, TICKET_CAP_UNITS, UNITS_PER_COIN } from "./money.ts";
+import { displayAmount, formatAmount, parseAmount, roundUnits, TICKET_CAP_UNITS, UNITS_PER_COIN } from "./money.ts";
 
 describe("parseAmount", () => {
   test("exact base units", () => {
@@ -70,4 +70,14 @@ describe("roundUnits", () => {
       }),
     );
   });
+});
+
+test("displayAmount: exactly 2 decimals for whole cents, all 6 otherwise, never rounded", () => {
+  expect(displayAmount(102_000000n)).toBe("102.00");
+  expect(displayAmount(0n)).toBe("0.00");
+  expect(displayAmount(3_550000n)).toBe("3.55");
+  expect(displayAmount(101_999999n)).toBe("101.999999");
+  expect(displayAmount(1n)).toBe("0.000001");
+  expect(displayAmount(40_005000n)).toBe("40.005000");
+  expect(displayAmount(-1_500000n)).toBe("-1.50");
 });

@@ -44,6 +44,20 @@ export function formatAmount(units: bigint, decimals = 2): string {
   return `${negative ? "-" : ""}${whole}${decimals > 0 ? `.${frac}` : ""}`;
 }
 
+const UNITS_PER_CENT = 10n ** BigInt(UNIT_DECIMALS - 2);
+
+/**
+ * An amount as the API shows it (DECISIONS.md: principal, fees and totals
+ * with exactly 2 decimals): 2 decimals when it is a whole number of cents,
+ * which every principal, fee and total the service computes is; all 6 when
+ * it is not, as a payment of sub-cent base units and what it leaves due or
+ * over can be (never rounded: what a borrower owes is shown exactly).
+ *
+ * @example displayAmount(102_000000n) // "102.00"
+ * @example displayAmount(101_999999n) // "101.999999"
+ */
+export const displayAmount = (units: bigint): string => formatAmount(units, units % UNITS_PER_CENT === 0n ? 2 : 6);
+
 /** Rounds base units to `decimals` fraction digits, half up (away from zero for positives). */
 export function roundUnits(units: bigint, decimals = 2): bigint {
   const step = 10n ** BigInt(UNIT_DECIMALS - decimals);

@@ -6,7 +6,7 @@
  * rather than one per retry.
  */
 import { DECISION_OUTCOMES, KYC_STATUSES } from "./vocabularies.ts";
-import { formatAmount } from "./money.ts";
+import { displayAmount } from "./money.ts";
 
 export { DECISION_OUTCOMES, KYC_STATUSES };
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
@@ -99,7 +99,6 @@ export const DEFAULT_POLICY: UnderwritingPolicy = {
 };
 
 /** Two decimals when exact (every amount the API accepts), full precision otherwise, never a throw. */
-const showAmount = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
 
 /** The message of each rule when it fires; null when it does not. */
 const CHECKS: Record<UnderwritingRuleCode, (p: UnderwritingPolicy, i: UnderwritingInput) => string | null> = {
@@ -112,7 +111,7 @@ const CHECKS: Record<UnderwritingRuleCode, (p: UnderwritingPolicy, i: Underwriti
       : null,
   MANUAL_REVIEW_AMOUNT: (p, i) =>
     p.manualReviewAbove !== null && i.principal > p.manualReviewAbove
-      ? `Principal ${showAmount(i.principal)} is above the manual review threshold of ${showAmount(p.manualReviewAbove)}`
+      ? `Principal ${displayAmount(i.principal)} is above the manual review threshold of ${displayAmount(p.manualReviewAbove)}`
       : null,
   LIVE_KYC_POLICY_REQUIRED: (p, i) =>
     i.live && !p.requireKycVerified && !i.requiresKycBeforeFunding

@@ -9,7 +9,7 @@ import { chainConfig } from "../chains/chain-config.ts";
 import type { WalletBalances } from "../chains/chain-port.ts";
 import { conflict } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
-import { formatAmount } from "../domain/money.ts";
+import { displayAmount, formatAmount } from "../domain/money.ts";
 import { dueAtFor } from "../domain/pricing.ts";
 import { isSandboxChain } from "../domain/rails.ts";
 import { loanEnvelope, preparedEventInsert } from "../events/loan-events.ts";
@@ -26,15 +26,14 @@ import { loanCarries } from "./loan-guard.ts";
  * is its wallet's balance), and formatting must never throw in the middle of
  * funding.
  */
-const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
 
 const poolSummary = (pool: PoolRow, headroom: bigint) => ({
   id: pool.id,
   stablecoin: pool.stablecoin,
-  available: show(pool.available),
-  reserved: show(pool.reserved),
-  headroom: show(headroom),
-  lowThreshold: show(pool.lowThreshold),
+  available: displayAmount(pool.available),
+  reserved: displayAmount(pool.reserved),
+  headroom: displayAmount(headroom),
+  lowThreshold: displayAmount(pool.lowThreshold),
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { LoanRow } from "../../db/schema/loans.ts";
-import { formatAmount } from "../domain/money.ts";
+import { displayAmount, formatAmount } from "../domain/money.ts";
 import { lateFeeDays, totalDueUnits } from "../domain/pricing.ts";
 
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
@@ -61,9 +61,9 @@ export function loanView(loan: LoanRow, now: Date) {
     dailyLateFee: formatAmount(loan.dailyLateFee),
     lateFeeDays: lateDays,
     totalDue: formatAmount(totalDue),
-    amountPaid: formatAmount(loan.paid, 6),
-    amountDue: formatAmount(remaining, 6),
-    surplus: formatAmount(loan.surplus, 6),
+    amountPaid: displayAmount(loan.paid),
+    amountDue: displayAmount(remaining),
+    surplus: displayAmount(loan.surplus),
     tenureDays: loan.tenureDays,
     gracePeriodDays: loan.gracePeriodDays,
     decision: loan.decisionOutcome

@@ -6,7 +6,7 @@ import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
-import { formatAmount } from "../domain/money.ts";
+import { displayAmount } from "../domain/money.ts";
 import type { Stablecoin } from "../domain/rails.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import { headroomOf, type PoolRow } from "../liquidity/pools.ts";
@@ -16,16 +16,15 @@ import { SANDBOX_POOL_LOW_THRESHOLD_UNITS } from "../tenants/sign-up.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 
 /** Pool amounts move in whole cents; anything else (a pool edited by hand) is shown exactly rather than refused. */
-const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
 
 /** A pool as the API shows it (also the `pool` of `liquidity.low`). */
 export const poolView = (pool: PoolRow) => ({
   id: pool.id,
   stablecoin: pool.stablecoin,
-  available: show(pool.available),
-  reserved: show(pool.reserved),
-  headroom: show(headroomOf(pool)),
-  lowThreshold: show(pool.lowThreshold),
+  available: displayAmount(pool.available),
+  reserved: displayAmount(pool.reserved),
+  headroom: displayAmount(headroomOf(pool)),
+  lowThreshold: displayAmount(pool.lowThreshold),
 });
 
 const ownPool = async (db: Db, tenantId: string, stablecoin: Stablecoin) =>
@@ -125,7 +124,7 @@ export async function setSandboxLiquidity(
   ]);
   if (updated.length !== 1) {
     const reserved = (await ownPool(db, tenant.id, input.stablecoin))?.reserved ?? pool.reserved;
-    throw validationError([`available: must be at least ${show(reserved)}, the amount reserved for loans being funded`]);
+    throw validationError([`available: must be at least ${displayAmount(reserved)}, the amount reserved for loans being funded`]);
   }
 
   const retried = await retryFunding({ db, writer }, { tenantId: tenant.id });

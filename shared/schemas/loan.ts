@@ -85,9 +85,17 @@ export const LoanSchema = z
     dailyLateFee: Money,
     lateFeeDays: z.number().int(),
     totalDue: Money.openapi({ description: "principal + processing fee + accrued late fees, now" }),
-    amountPaid: z.string().openapi({ description: "Repaid so far (6 decimals: on-chain payments need not be whole cents)", example: "50.000000" }),
-    amountDue: z.string().openapi({ description: "What remains due now: totalDue − amountPaid (0 once repaid)", example: "52.000000" }),
-    surplus: z.string().openapi({ description: "Received beyond the total due; refundable to the borrower", example: "0.000000" }),
+    amountPaid: z.string().openapi({
+      description: "Repaid so far. 2 decimals like every amount; all 6 only when it is not a whole number of cents (an on-chain payment need not be)",
+      example: "50.00",
+    }),
+    amountDue: z.string().openapi({
+      description: "What remains due now: totalDue − amountPaid (0.00 once repaid). 2 decimals; all 6 only after a payment of sub-cent units",
+      example: "52.00",
+    }),
+    surplus: z
+      .string()
+      .openapi({ description: "Received beyond the total due; refundable to the borrower. 2 decimals, or 6 (as amountPaid)", example: "0.00" }),
     tenureDays: z.number().int(),
     gracePeriodDays: z.number().int(),
     decision: DecisionSchema.nullable(),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { canonicalAddress } from "../domain/addresses.ts";
-import { formatAmount, parseAmount, UNITS_PER_COIN } from "../domain/money.ts";
+import { displayAmount, formatAmount, parseAmount, UNITS_PER_COIN } from "../domain/money.ts";
 import type { Chain } from "../domain/rails.ts";
 import { UNDERWRITING_RULES, type UnderwritingPolicy } from "../domain/underwriting.ts";
 import { isoOrNull, TimestampSchema } from "./common.ts";
@@ -109,12 +109,11 @@ export function policyFromBody(body: PolicyBody): Omit<UnderwritingPolicy, "vers
 }
 
 /** A threshold stored by an older writer may carry more than 2 decimals; show it exactly rather than throw. */
-const showThreshold = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
 
 export const policyView = (p: UnderwritingPolicy & { createdAt: Date | null }) => ({
   version: p.version,
   requireKycVerified: p.requireKycVerified,
-  manualReviewAbove: p.manualReviewAbove === null ? null : showThreshold(p.manualReviewAbove),
+  manualReviewAbove: p.manualReviewAbove === null ? null : displayAmount(p.manualReviewAbove),
   maxOpenLoansPerBorrower: p.maxOpenLoansPerBorrower,
   blockedWallets: p.blockedWallets,
   createdAt: isoOrNull(p.createdAt),

@@ -219,7 +219,7 @@ describe("live repayment through the non-custodial pool on Anvil", () => {
     const undone = await poll();
     expect(undone.reorg).toMatchObject({ reversed: 1 });
     expect(undone.payments).toBe(0);
-    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
     expect((await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT")).toEqual([
       expect.objectContaining({ status: "REVERSED", blockNumber: firstCredit!.blockNumber }),
     ]);
@@ -270,7 +270,7 @@ describe("a reorg after a recovery", () => {
     await node.test.mine({ blocks: 4 });
     expect((await poll()).reorg).toMatchObject({ reversed: 1 });
     const back = await loanOf(tenant.liveKey, loan.id);
-    expect(back).toMatchObject({ status: "DEFAULTED", amountPaid: "0.000000" });
+    expect(back).toMatchObject({ status: "DEFAULTED", amountPaid: "0.00" });
     // What is due is due again, as before the orphaned repayment.
     expect((await repayInstructions(tenant.liveKey, loan.id)).amountUnits).toBe(instructions.amountUnits);
   });
@@ -328,7 +328,7 @@ describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender'
     const report = await poll();
     expect(report.error).toBeUndefined();
     expect(report.payments).toBe(0);
-    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
     expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([]);
 
     // Money that did reach a COLLECTIONS wallet is kept as unmatched for that wallet's lender, never for the loan.

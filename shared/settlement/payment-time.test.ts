@@ -130,7 +130,7 @@ describe("a payment the listener sees after a sweep is judged at its transfer's 
     await unpolledTransfer(m, loan.borrowerWalletAddress, 10_200_000n, `svc:repay:${loan.id}`);
     t.clock.set(new Date(dueAt + 60_000));
     await sweep();
-    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFeeDays: 1, amountDue: "11.200000", overdue: true });
+    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFeeDays: 1, amountDue: "11.20", overdue: true });
 
     await poll(m);
     expect(moneyOf(await getLoan(m, loan.id))).toEqual({
@@ -138,9 +138,9 @@ describe("a payment the listener sees after a sweep is judged at its transfer's 
       lateFeeDays: 0,
       lateFee: "0.00",
       totalDue: "10.20",
-      amountPaid: "10.200000",
-      amountDue: "0.000000",
-      surplus: "0.000000",
+      amountPaid: "10.20",
+      amountDue: "0.00",
+      surplus: "0.00",
       // loan.overdue was sent before the payment was seen: it stays in the history, and so does the flag.
       overdue: true,
       repaidAt: dueAt - 60_000,
@@ -157,7 +157,7 @@ describe("a payment the listener sees after a sweep is judged at its transfer's 
     await unpolledTransfer(m, loan.borrowerWalletAddress, 11_200_000n, `svc:repay:${loan.id}`);
     t.clock.set(new Date(dueAt + 5 * DAY_MS));
     await sweep();
-    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "DEFAULTED", lateFeeDays: 3, amountDue: "13.200000" });
+    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "DEFAULTED", lateFeeDays: 3, amountDue: "13.20" });
 
     await poll(m);
     const after = await getLoan(m, loan.id);
@@ -166,9 +166,9 @@ describe("a payment the listener sees after a sweep is judged at its transfer's 
       lateFeeDays: 1,
       lateFee: "1.00",
       totalDue: "11.20",
-      amountPaid: "11.200000",
-      amountDue: "0.000000",
-      surplus: "0.000000",
+      amountPaid: "11.20",
+      amountDue: "0.00",
+      surplus: "0.00",
       overdue: true,
       repaidAt: dueAt + 3_600_000,
     });
@@ -206,9 +206,9 @@ describe("a sandbox transfer keeps the tenant's time it was made at, whenever th
       lateFeeDays: 0,
       lateFee: "0.00",
       totalDue: "10.20",
-      amountPaid: "10.200000",
-      amountDue: "0.000000",
-      surplus: "0.000000",
+      amountPaid: "10.20",
+      amountDue: "0.00",
+      surplus: "0.00",
       overdue: true,
       repaidAt: madeAt,
     });
@@ -244,9 +244,9 @@ describe("an attributed payment is judged at its transfer's time", () => {
       lateFeeDays: 0,
       lateFee: "0.00",
       totalDue: "10.20",
-      amountPaid: "10.200000",
-      amountDue: "0.000000",
-      surplus: "0.000000",
+      amountPaid: "10.20",
+      amountDue: "0.00",
+      surplus: "0.00",
       overdue: true,
       repaidAt: madeAt,
     });
@@ -276,15 +276,15 @@ describe("an attributed payment is judged at its transfer's time", () => {
       lateFeeDays: 0,
       lateFee: "0.00",
       totalDue: "10.20",
-      amountPaid: "10.200000",
-      amountDue: "0.000000",
-      surplus: "0.000000",
+      amountPaid: "10.20",
+      amountDue: "0.00",
+      surplus: "0.00",
       overdue: false,
       repaidAt: Date.parse(second.fundedAt),
     });
     // Seven days on, nothing is owed, nothing defaults.
     await advance(m, 7 * 86_400);
-    expect(moneyOf(await getLoan(m, second.id))).toMatchObject({ status: "REPAID", amountDue: "0.000000", lateFee: "0.00" });
+    expect(moneyOf(await getLoan(m, second.id))).toMatchObject({ status: "REPAID", amountDue: "0.00", lateFee: "0.00" });
   });
 
   test("an old payment attributed after a later partial counts from the later one: it cannot waive the late fee the later one owed", async () => {
@@ -295,7 +295,7 @@ describe("an attributed payment is judged at its transfer's time", () => {
     await advance(m, 3 * 86_400 + 3600);
     // 5.00 with the comment, on the first late day (11.20 due): a partial payment.
     await helperTransfer(m, loan.borrowerWalletAddress, "5.00", `svc:repay:${loan.id}`);
-    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFeeDays: 1, amountDue: "6.200000" });
+    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFeeDays: 1, amountDue: "6.20" });
 
     const row = ((await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data as any[]).find(
       (u) => u.txHash === kept.txHash,
@@ -307,8 +307,8 @@ describe("an attributed payment is judged at its transfer's time", () => {
     expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({
       status: "ACTIVE",
       lateFeeDays: 1,
-      amountPaid: "10.200000",
-      amountDue: "1.000000",
+      amountPaid: "10.20",
+      amountDue: "1.00",
       repaidAt: null,
     });
   });

@@ -218,7 +218,7 @@ describe("dashboard: loans", () => {
     await form.getByLabel("Loan id").fill(created.body.id);
     await rendered(page, () => form.getByRole("button", { name: "Attribute" }).click());
     expect(await page.getByRole("form", { name: `Attribute payment ${wrong.body.txHash}` }).count()).toBe(0); // open ones only
-    expect((await m.api(`/v1/loans/${created.body.id}`)).body).toMatchObject({ status: "REPAID", amountPaid: "40.800000" });
+    expect((await m.api(`/v1/loans/${created.body.id}`)).body).toMatchObject({ status: "REPAID", amountPaid: "40.80" });
     await rendered(page, () => page.getByRole("link", { name: "Show attributed ones too" }).click());
     await page
       .getByRole("link", { name: `Loan ${created.body.id}` })

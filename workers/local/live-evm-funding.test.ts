@@ -150,7 +150,7 @@ describe("live EVM funding on workerd", () => {
     expect((await stack.scheduled()).outcome).toBe("ok");
 
     const repaid = (await live(`/v1/loans/${funded.id}`)).body;
-    expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
+    expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.00" });
     const balance = (address: Address) => node.public.readContract({ address: deployment.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
     expect(await balance(collections.address)).toBe(total);
     expect(await balance(deployment.pool)).toBe(0n);

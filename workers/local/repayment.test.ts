@@ -134,7 +134,7 @@ describe("repayment on workerd", () => {
     expect(repaid).toMatchObject({ status: "success", from: borrower.address });
 
     // Applied before the helper answered.
-    expect(await loanOf(m, loan.id)).toMatchObject({ id: loan.id, status: "REPAID", amountPaid: "102.000000", amountDue: "0.000000", surplus: "0.000000" });
+    expect(await loanOf(m, loan.id)).toMatchObject({ id: loan.id, status: "REPAID", amountPaid: "102.00", amountDue: "0.00", surplus: "0.00" });
     expect(await typesOf(m, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     const events = await m.api(`/v1/events?loanId=${loan.id}&type=loan.repaid`);
     expect(events.body.data).toHaveLength(1);
@@ -191,14 +191,14 @@ describe("repayment on workerd", () => {
       comment: `repay ${loan.id}`,
     });
     expect(wrong.status).toBe("success");
-    expect(await loanOf(m, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect(await loanOf(m, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
     const unmatched = await m.api("/v1/settlements/unmatched");
     expect(unmatched.status).toBe(200);
     expect(unmatched.body.data).toEqual([
       expect.objectContaining({
         txHash: wrong.txHash,
         chain: "TON_TESTNET",
-        amount: "102.000000",
+        amount: "102.00",
         comment: `repay ${loan.id}`,
         claimedLoanId: null,
         attributedLoanId: null,
@@ -214,7 +214,7 @@ describe("repayment on workerd", () => {
     });
     expect(paid.status).toBe("success");
 
-    expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
+    expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "0.00" });
     expect(await typesOf(m, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     expect((await settlementsOf(m, loan.id)).map((s) => [s.kind, s.status, s.amount, s.txHash])).toEqual([
       ["FUNDING", "CONFIRMED", "100.00", loan.fundingTxHash],
@@ -321,7 +321,7 @@ describe("repayment on workerd", () => {
       });
       expect(stray.status).toBe("success");
       const kept = ((await m.api("/v1/settlements/unmatched?limit=100")).body.data as any[]).find((u) => u.txHash === stray.txHash);
-      expect(kept).toMatchObject({ amount: "102.000000", attributedLoanId: null });
+      expect(kept).toMatchObject({ amount: "102.00", attributedLoanId: null });
       const poolBefore = await poolAvailable(m.tenantId, "USDC");
 
       const answers = await Promise.all(
@@ -331,8 +331,8 @@ describe("repayment on workerd", () => {
       const winner = answers.findIndex((a) => a.status === 200);
       expect(answers[1 - winner]!.body).toMatchObject({ statusCode: 409, error: "Conflict" });
       const [won, lost] = [loans[winner], loans[1 - winner]];
-      expect(await loanOf(m, won.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000" });
-      expect(await loanOf(m, lost.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", repaidAt: null });
+      expect(await loanOf(m, won.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00" });
+      expect(await loanOf(m, lost.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", repaidAt: null });
       expect((await settlementsOf(m, lost.id)).map((s) => s.kind)).toEqual(["FUNDING"]);
       expect((await settlementsOf(m, won.id)).map((s) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
       expect((await typesOf(m, lost.id)).filter((x) => x === "loan.repaid")).toHaveLength(0);
@@ -377,7 +377,7 @@ describe("repayment on workerd", () => {
       .first<{ lastBlock: number }>();
     expect(cursor!.lastBlock).toBeGreaterThanOrEqual(repay.blockNumber);
 
-    expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
+    expect(await loanOf(m, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "0.00" });
     expect((await settlementsOf(m, loan.id)).map((s) => [s.kind, s.txHash])).toEqual([
       ["FUNDING", loan.fundingTxHash],
       ["REPAYMENT", repay.txHash],

@@ -184,7 +184,7 @@ test("connect → KYC → agreement → draw → sign → funded → repaid on t
     await shot(page, dir, "7-repaid");
     expect(submitted.map((tx) => parseTransaction(tx).nonce ?? 0)).toEqual([0, 1]);
     const repaid = (await m.api(`/v1/loans/${loan.id}`)).body;
-    expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.000000" });
+    expect(repaid).toMatchObject({ status: "REPAID", amountDue: "0.00" });
     expect(consoleErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
     expect(offsite).toEqual([]);
   }

@@ -258,9 +258,9 @@ describe("EVM: the borrower signs the returned approve and repay", () => {
         status: "REPAID",
         derivedStatus: "REPAID",
         totalDue: "102.00",
-        amountPaid: "102.000000",
-        amountDue: "0.000000",
-        surplus: "0.000000",
+        amountPaid: "102.00",
+        amountDue: "0.00",
+        surplus: "0.00",
       });
       expect(after.repaidAt).toEqual(expect.any(String));
 
@@ -356,8 +356,8 @@ describe("what the settlement records", () => {
         status: "REPAID",
         lateFee: "1.00",
         totalDue: "103.00",
-        amountPaid: "103.000000",
-        surplus: "0.000000",
+        amountPaid: "103.00",
+        surplus: "0.00",
       });
     } finally {
       own.close();
@@ -407,7 +407,7 @@ describe("TON on TON_TESTNET", () => {
 
     const wrong = await tonTransfer(m.key, { from: borrower, to: instructions.to, amount: instructions.amount, comment: `svc:repay:${loan.id.toUpperCase()}` });
     expect(wrong.status).toBe("success");
-    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", amountDue: "102.000000" });
+    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", amountDue: "102.00" });
     expect((await settlementsOf(m.key, loan.id)).map((s) => s.kind)).toEqual(["FUNDING"]);
     expect(await typesOf(m.key, loan.id)).not.toContain("loan.repaid");
 
@@ -419,7 +419,7 @@ describe("TON on TON_TESTNET", () => {
       from: borrower,
       to: TON_CONFIG.settlementWallet,
       token: TON_CONFIG.token.address,
-      amount: "102.000000",
+      amount: "102.00",
       comment: `svc:repay:${loan.id.toUpperCase()}`,
       claimedLoanId: null,
       reason: expect.any(String),
@@ -442,7 +442,7 @@ describe("TON on TON_TESTNET", () => {
     expect(attributed.body.unmatched.attributedAt).toEqual(expect.any(String));
     expect(attributed.body.loan).toMatchObject({ id: loan.id, status: "REPAID" });
 
-    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
+    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "0.00" });
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     expect(await settlementsOf(m.key, loan.id)).toEqual([
       expect.objectContaining({ kind: "FUNDING", status: "CONFIRMED", amount: "100.00", asset: "USDT" }),
@@ -465,7 +465,7 @@ describe("TON on TON_TESTNET", () => {
     expect(paid).toMatchObject({ status: "success", failureReason: null });
 
     const after = await getLoan(m.key, loan.id);
-    expect(after).toMatchObject({ id: loan.id, status: "REPAID", amountPaid: "102.000000", amountDue: "0.000000", surplus: "0.000000" });
+    expect(after).toMatchObject({ id: loan.id, status: "REPAID", amountPaid: "102.00", amountDue: "0.00", surplus: "0.00" });
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     expect(await settlementsOf(m.key, loan.id)).toEqual([
       expect.objectContaining({ kind: "FUNDING", status: "CONFIRMED", amount: "100.00", chain: "TON_TESTNET", asset: "USDT", txHash: loan.fundingTxHash }),
@@ -507,7 +507,7 @@ describe("TON on TON_TESTNET", () => {
 
     await tonTransfer(m.key, { from: borrower, to: later.to, amount: later.amount, comment: later.comment });
     const after = await getLoan(m.key, loan.id);
-    expect(after).toMatchObject({ status: "REPAID", lateFee: "2.00", totalDue: "104.00", amountPaid: "104.000000", surplus: "0.000000" });
+    expect(after).toMatchObject({ status: "REPAID", lateFee: "2.00", totalDue: "104.00", amountPaid: "104.00", surplus: "0.00" });
     expect((await settlementsOf(m.key, loan.id)).map((s) => [s.kind, s.amount])).toEqual([
       ["FUNDING", "100.00"],
       ["REPAYMENT", "104.00"],
@@ -527,8 +527,8 @@ describe("amounts", () => {
     expect(await getLoan(m.key, loan.id)).toMatchObject({
       status: "ACTIVE",
       totalDue: "102.00",
-      amountPaid: "40.500000",
-      amountDue: "61.500000",
+      amountPaid: "40.50",
+      amountDue: "61.50",
       repaidAt: null,
     });
     const rest = await instructionsOf(m.key, loan.id);
@@ -536,7 +536,7 @@ describe("amounts", () => {
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded"]);
 
     const second = await tonTransfer(m.key, { from: borrower, to: rest.to, amount: rest.amount, comment: rest.comment });
-    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", amountDue: "0.000000", surplus: "0.000000" });
+    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00", amountDue: "0.00", surplus: "0.00" });
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     expect((await settlementsOf(m.key, loan.id)).map((s) => [s.kind, s.status, s.amount, s.txHash])).toEqual([
       ["FUNDING", "CONFIRMED", "100.00", loan.fundingTxHash],
@@ -557,7 +557,7 @@ describe("amounts", () => {
     const repaid = await submit(m.key, "POLYGON_AMOY", await sign(borrower, "POLYGON_AMOY", calls.repay));
     expect(repaid.status).toBe("success");
 
-    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "3.250000" });
+    expect(await getLoan(m.key, loan.id)).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "3.25" });
     expect((await settlementsOf(m.key, loan.id)).map((s) => [s.kind, s.status, s.amount, s.txHash])).toEqual([
       ["FUNDING", "CONFIRMED", "100.00", loan.fundingTxHash],
       ["REPAYMENT", "CONFIRMED", "102.00", repaid.txHash],
@@ -578,7 +578,7 @@ describe("amounts", () => {
 
     await tonTransfer(m.key, { from: borrower, to: instructions.to, amount: instructions.amount, comment: instructions.comment });
     const after = await getLoan(m.key, loan.id);
-    expect(after).toMatchObject({ status: "REPAID", amountPaid: "105.000000", surplus: "0.000000" });
+    expect(after).toMatchObject({ status: "REPAID", amountPaid: "105.00", surplus: "0.00" });
     expect(after.defaultedAt).toEqual(expect.any(String));
     expect(await typesOf(m.key, loan.id)).toEqual([
       "loan.application_submitted",
@@ -608,7 +608,7 @@ describe("amounts", () => {
     const again = await signAndRepay(m.key, borrower, instructions);
     expect(again.repay.status).toBe("success");
     const after = await getLoan(m.key, loan.id);
-    expect(after).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
+    expect(after).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "0.00" });
     expect((await settlementsOf(m.key, loan.id)).map((s) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
     expect((await typesOf(m.key, loan.id)).filter((x) => x === "loan.repaid")).toHaveLength(1);
     expect((await poolOf(m.tenantId, "USDC")).available).toBe(poolBefore.available);
@@ -618,7 +618,7 @@ describe("amounts", () => {
       expect.objectContaining({
         chain: "POLYGON_AMOY",
         from: borrower.address,
-        amount: "102.000000",
+        amount: "102.00",
         claimedLoanId: loan.id,
         reason: expect.stringContaining("REPAID"),
         attributedLoanId: null,
@@ -632,7 +632,7 @@ describe("amounts", () => {
 describe("spoofing fails", () => {
   /** The loan is untouched: ACTIVE, nothing paid, no REPAYMENT row, no loan.repaid. */
   async function expectUnpaid(key: string, loanId: string) {
-    expect(await getLoan(key, loanId)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", amountDue: "102.000000", repaidAt: null });
+    expect(await getLoan(key, loanId)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", amountDue: "102.00", repaidAt: null });
     const history = await settlementsOf(key, loanId);
     expect(history.filter((s) => s.kind !== "FUNDING" && s.status === "CONFIRMED")).toEqual([]);
     expect(await typesOf(key, loanId)).not.toContain("loan.repaid");
@@ -724,7 +724,7 @@ describe("spoofing fails", () => {
 
 describe("a repayment that reverts", () => {
   async function expectFailed(m: Merchant, loanId: string, txHash: string, amount: string) {
-    expect(await getLoan(m.key, loanId)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", repaidAt: null });
+    expect(await getLoan(m.key, loanId)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", repaidAt: null });
     expect(await typesOf(m.key, loanId)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repayment_failed"]);
     const [failedEvent] = await eventsOf(m.key, loanId, "loan.repayment_failed");
     expect(failedEvent.data.loan).toMatchObject({ id: loanId, status: "ACTIVE" });
@@ -774,7 +774,7 @@ describe("a repayment that reverts", () => {
 
 describe("the listener credits a transaction once", () => {
   async function expectCreditedOnce(m: Merchant, loanId: string, txHash: string, stablecoin: "USDC" | "USDT", poolBefore: bigint) {
-    expect(await getLoan(m.key, loanId)).toMatchObject({ status: "REPAID", amountPaid: "102.000000", surplus: "0.000000" });
+    expect(await getLoan(m.key, loanId)).toMatchObject({ status: "REPAID", amountPaid: "102.00", surplus: "0.00" });
     const history = await settlementsOf(m.key, loanId);
     expect(history.filter((s) => s.kind === "REPAYMENT")).toEqual([expect.objectContaining({ status: "CONFIRMED", amount: "102.00", txHash })]);
     expect(history.map((s) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
@@ -893,7 +893,7 @@ describe("errors", () => {
     const theirs = await t.request("POST", `/v1/settlements/unmatched/${aKept.id}/attribute`, { body: { loanId: loan.id }, headers: bearer(b.token) });
     expect(theirs.status).toBe(404);
     expect(theirs.body).toMatchObject({ statusCode: 404, error: "Not Found" });
-    expect(await getLoan(a.key, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect(await getLoan(a.key, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
   });
 
   describe("sandbox chain helpers", () => {

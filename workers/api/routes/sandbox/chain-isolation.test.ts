@@ -124,11 +124,11 @@ describe("a tenant's sandbox transfers move only its own wallets", () => {
     expect((await faucet(b, "TON_TESTNET", payer, "102.00")).status).toBe(200);
     const paid = await transfer(b, { chain: "TON_TESTNET", from: payer, to: TON.settlementWallet!, amount: "102.00", comment: `svc:repay:${a.loan.id}` });
     expect(paid.body).toMatchObject({ status: "success" });
-    expect((await t.request("GET", `/v1/loans/${a.loan.id}`, { headers: apiKey(a.key) })).body).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000" });
+    expect((await t.request("GET", `/v1/loans/${a.loan.id}`, { headers: apiKey(a.key) })).body).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
     const keptFor = async (m: Merchant) =>
       (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter((u: any) => u.txHash === paid.body.txHash);
     expect(await keptFor(a)).toEqual([]);
-    expect(await keptFor(b)).toEqual([expect.objectContaining({ claimedLoanId: a.loan.id, reason: "no loan with this id", amount: "102.000000" })]);
+    expect(await keptFor(b)).toEqual([expect.objectContaining({ claimedLoanId: a.loan.id, reason: "no loan with this id", amount: "102.00" })]);
   });
 });
 
@@ -180,7 +180,7 @@ describe("signed EVM transactions run on the caller's own ledger", () => {
       const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(m.key) })).body.data.filter(
         (u: any) => u.txHash === hashes[0],
       );
-      expect(kept).toEqual([expect.objectContaining({ amount: "3.000000", from: wallet.address, attributedLoanId: null })]);
+      expect(kept).toEqual([expect.objectContaining({ amount: "3.00", from: wallet.address, attributedLoanId: null })]);
     }
   });
 

@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SETTLEMENT_KINDS, SETTLEMENT_STATUSES } from "../../../../db/schema/loan-vocabularies.ts";
-import { formatAmount } from "../../../../shared/domain/money.ts";
+import { displayAmount } from "../../../../shared/domain/money.ts";
 import { CHAINS, STABLECOINS, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { listSettlements, type SettlementRow } from "../../../../shared/settlements/list-settlements.ts";
@@ -46,13 +46,12 @@ const SettlementSchema = z
 const ResponseSchema = z.object({ loanId: z.uuid(), data: z.array(SettlementSchema) }).openapi("SettlementHistory");
 
 /** Movements are whole cents; anything finer (a TON transfer with 6 decimals) is shown exactly rather than refused. */
-const show = (units: bigint): string => formatAmount(units, units % 10_000n === 0n ? 2 : 6);
 
 const settlementView = (s: SettlementRow) => ({
   id: s.id,
   kind: s.kind,
   status: s.status,
-  amount: show(s.amount),
+  amount: displayAmount(s.amount),
   chain: s.chain,
   mode: s.mode,
   asset: s.asset,

@@ -140,7 +140,7 @@ describe("attributing an unmatched payment", () => {
     const kept = (await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(key) })).body.data.filter(
       (u: any) => u.txHash === sent.body.txHash,
     );
-    expect(kept).toEqual([expect.objectContaining({ amount: "102.000000", claimedLoanId: null, attributedLoanId: null })]);
+    expect(kept).toEqual([expect.objectContaining({ amount: "102.00", claimedLoanId: null, attributedLoanId: null })]);
     return kept[0];
   }
 
@@ -192,8 +192,8 @@ describe("attributing an unmatched payment", () => {
     expect(answers[winner]!.body).toMatchObject({ unmatched: { id: kept.id, attributedLoanId: won.id }, loan: { id: won.id, status: "REPAID" } });
 
     const after = await Promise.all(loans.map(async (l) => (await t.request("GET", `/v1/loans/${l.id}`, { headers: apiKey(m.key) })).body));
-    expect(after[winner]).toMatchObject({ status: "REPAID", amountPaid: "102.000000" });
-    expect(after[1 - winner]).toMatchObject({ status: "ACTIVE", amountPaid: "0.000000", amountDue: "102.000000", repaidAt: null });
+    expect(after[winner]).toMatchObject({ status: "REPAID", amountPaid: "102.00" });
+    expect(after[1 - winner]).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", amountDue: "102.00", repaidAt: null });
     expect((await history(m.key, won.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
     expect((await history(m.key, lost.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING"]);
     expect(await repaidEvents(m.key, won.id)).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { formatAmount } from "../../../../shared/domain/money.ts";
+import { displayAmount } from "../../../../shared/domain/money.ts";
 import { modeOfChain, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
@@ -15,7 +15,7 @@ export const UnmatchedSchema = z
     from: z.string(),
     to: z.string(),
     token: z.string(),
-    amount: z.string().openapi({ description: "6 decimals" }),
+    amount: z.string().openapi({ description: "What arrived: 2 decimals, or 6 when it is not a whole number of cents" }),
     comment: z.string().nullable(),
     claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
     reason: z.string(),
@@ -40,7 +40,7 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   from: r.fromAddress,
   to: r.toAddress,
   token: r.token,
-  amount: formatAmount(r.amount, 6),
+  amount: displayAmount(r.amount),
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,

@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { modeScope } from "../../../../shared/auth/principal.ts";
-import { formatAmount } from "../../../../shared/domain/money.ts";
+import { displayAmount } from "../../../../shared/domain/money.ts";
 import { STABLECOINS, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { ModeQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { todayStats } from "../../../../shared/stats/today-stats.ts";
@@ -9,7 +9,8 @@ import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
 const count = (description: string) => z.number().int().min(0).openapi({ description });
-const units = (description: string) => z.string().openapi({ example: "1250.000000", description: `${description} Decimal string, 6 decimals.` });
+const units = (description: string) =>
+  z.string().openapi({ example: "1250.00", description: `${description} Decimal string: 2 decimals, or 6 when it is not a whole number of cents.` });
 
 const TodayStatsSchema = z
   .object({
@@ -74,7 +75,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         defaulted: stats.defaulted,
         declined: stats.declined,
         awaitingReview: stats.awaitingReview,
-        amounts: stats.amounts.map((a) => ({ stablecoin: a.stablecoin, lent: formatAmount(a.lent, 6), outstanding: formatAmount(a.outstanding, 6) })),
+        amounts: stats.amounts.map((a) => ({ stablecoin: a.stablecoin, lent: displayAmount(a.lent), outstanding: displayAmount(a.outstanding) })),
       },
       200,
     );

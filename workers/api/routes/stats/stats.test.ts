@@ -22,10 +22,10 @@ const policy = (key: string, p: Record<string, unknown>) =>
     headers: apiKey(key),
   });
 const ZERO = { created: 0, funded: 0, repaid: 0, overdue: 0, defaulted: 0, declined: 0, awaitingReview: 0 };
-/** The sum of 2-decimal amounts ("102.00"), as the API writes base units (6 decimals). */
+/** The sum of 2-decimal amounts ("102.00"), as the API writes a whole number of cents (2 decimals). */
 const sum = (...amounts: string[]) => {
   const cents = amounts.reduce((s, a) => s + BigInt(a.replace(".", "")), 0n);
-  return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}0000`;
+  return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}`;
 };
 
 describe("GET /v1/stats/today", () => {
@@ -53,7 +53,7 @@ describe("GET /v1/stats/today", () => {
       declined: 1,
       awaitingReview: 1,
       // Outstanding: what the two ACTIVE loans owe (principal and processing fee), to the base unit.
-      amounts: [{ stablecoin: a.stablecoin, lent: "350.500000", outstanding: sum(a.totalDue, b.totalDue) }],
+      amounts: [{ stablecoin: a.stablecoin, lent: "350.50", outstanding: sum(a.totalDue, b.totalDue) }],
     });
     // The owner's session reads the tenant's mode by default, and the same numbers; a MEMBER may read them too.
     expect((await stats(bearer(m.token))).body).toEqual(res.body);
@@ -73,7 +73,7 @@ describe("GET /v1/stats/today", () => {
       overdue: 2,
       defaulted: 2,
       awaitingReview: 1,
-      amounts: [{ stablecoin: a.stablecoin, lent: "0.000000", outstanding: "0.000000" }],
+      amounts: [{ stablecoin: a.stablecoin, lent: "0.00", outstanding: "0.00" }],
     });
     expect(later.body.from).toBe(`${new Date(defaultsAt).toISOString().slice(0, 10)}T00:00:00.000Z`);
     expect(Date.parse(later.body.from)).toBeGreaterThan(Date.parse(res.body.from));
@@ -84,7 +84,7 @@ describe("GET /v1/stats/today", () => {
     expect(quiet.body).toMatchObject({
       ...ZERO,
       awaitingReview: 1,
-      amounts: [{ stablecoin: a.stablecoin, lent: "0.000000", outstanding: "0.000000" }],
+      amounts: [{ stablecoin: a.stablecoin, lent: "0.00", outstanding: "0.00" }],
     });
     expect(Date.parse(quiet.body.from)).toBe(Date.parse(later.body.from) + 86_400_000);
   });
@@ -98,7 +98,7 @@ describe("GET /v1/stats/today", () => {
       created: 1,
       funded: 1,
       repaid: 0,
-      amounts: [{ stablecoin: loan.stablecoin, lent: "40.000000", outstanding: sum(loan.totalDue) }],
+      amounts: [{ stablecoin: loan.stablecoin, lent: "40.00", outstanding: sum(loan.totalDue) }],
     });
     await repayInSandbox(t, m.key, borrower, loan.id);
     expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.key) })).body.status).toBe("REPAID");
@@ -107,7 +107,7 @@ describe("GET /v1/stats/today", () => {
       created: 1,
       funded: 1,
       repaid: 1,
-      amounts: [{ stablecoin: loan.stablecoin, lent: "40.000000", outstanding: "0.000000" }],
+      amounts: [{ stablecoin: loan.stablecoin, lent: "40.00", outstanding: "0.00" }],
     });
   });
 
