@@ -123,6 +123,18 @@ export type PlannedTransition = {
 };
 
 /**
+ * The loan an event of a transition shows (`data.loan`: the loan as the API
+ * shows it when the event happened). A sweep that finds a loan past grace
+ * that was never marked overdue moves it ACTIVE → DEFAULTED with both
+ * `loan.overdue` and `loan.defaulted`; the overdue one shows the loan as it
+ * was just before the default (ACTIVE, overdue, its late fee days), not
+ * already DEFAULTED.
+ */
+function asOf(type: string, next: LoanRow): LoanRow {
+  return type === "loan.overdue" && next.status === "DEFAULTED" ? { ...next, status: "ACTIVE", defaultedAt: null } : next;
+}
+
+/**
  * Applies a trigger of the pure transition table and plans its commit: the
  * new state, its events and its rows, conditional on the loan still
  * carrying the write token it was read with. Refused transitions: 409.
@@ -141,7 +153,7 @@ export function planTransition(db: Db, plan: TransitionPlan): PlannedTransition 
     updatedAt: now,
   };
   const guard = loanCarries(loan.id, next.writeToken);
-  const envelopes = [...result.events.map((type) => loanEnvelope(type, next, now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
+  const envelopes = [...result.events.map((type) => loanEnvelope(type, asOf(type, next), now, plan.eventData)), ...(plan.extraEvents?.(next) ?? [])];
   const before = plan.before?.(loanCarries(loan.id, loan.writeToken), next) ?? [];
   const own = [
     guardedUpdate(db, loan, next, plan.condition),

@@ -61,8 +61,12 @@ test("a sweep that starts late catches up: overdue then defaulted in one run, on
     sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock }),
   ]);
   expect(again.every((r) => r.failed === 0)).toBe(true);
-  const types = (await t.db.select({ type: events.type }).from(events).where(eq(events.loanId, loan.id)).orderBy(events.seq)).map((e) => e.type);
-  expect(types).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
+  const rows = await t.db.select({ type: events.type, envelope: events.envelope }).from(events).where(eq(events.loanId, loan.id)).orderBy(events.seq);
+  expect(rows.map((e) => e.type)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
+  // Each shows the loan as it was at its own step: overdue while still ACTIVE, then DEFAULTED.
+  const loanOf = (type: string) => (rows.find((e) => e.type === type)!.envelope.data as { loan: Record<string, unknown> }).loan;
+  expect(loanOf("loan.overdue")).toMatchObject({ status: "ACTIVE", overdue: true, defaultedAt: null, lateFee: "3.00" });
+  expect(loanOf("loan.defaulted")).toMatchObject({ status: "DEFAULTED", overdue: true, defaultedAt: expect.any(String), lateFee: "3.00" });
   const [row] = await t.db
     .select()
     .from(loans)
