@@ -29,12 +29,22 @@ export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consum
   ].join("\n");
 }
 
+/**
+ * Only a loan that may still be funded takes an agreement: CREATED and not
+ * declined (by underwriting or by a review's REJECT). A declined loan is
+ * never funded, so a borrower would sign to repay a loan that never comes.
+ */
+function assertAgreeable(loan: LoanRow) {
+  if (loan.status !== "CREATED") throw conflict(`An agreement can only be signed before funding; the loan is ${loan.status}`);
+  if (loan.decisionOutcome === "DECLINED") throw conflict("The loan was declined and is never funded: there is no agreement to sign");
+}
+
 /** Issues a challenge for an API-originated loan's borrower (DECISIONS.md "Loans"). */
 export async function issueLoanChallenge(
   { db, challenges }: Pick<VerbDeps, "db" | "challenges">,
   { loan, tenantName, now }: { loan: LoanRow; tenantName: string; now: Date },
 ) {
-  if (loan.status !== "CREATED") throw conflict(`An agreement can only be signed before funding; the loan is ${loan.status}`);
+  assertAgreeable(loan);
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan");
   const [settings] = await db.select({ companyName: tenantSettings.companyName }).from(tenantSettings).where(eq(tenantSettings.tenantId, loan.tenantId));
   const base = {
@@ -85,6 +95,8 @@ export async function verifyLoanAgreement(
 ): Promise<AgreementChallenge> {
   const { loan } = input;
   if (loan.agreementId) throw conflict("An agreement is already on file for this loan; it is never overwritten");
+  // Before the challenge is consumed: a loan declined since the challenge was issued leaves it unused.
+  assertAgreeable(loan);
   const challenge = await challenges.get(input.challengeId);
   if (!challenge || challenge.tenantId !== loan.tenantId || challenge.loanId !== loan.id) {
     throw validationError(["agreementChallengeId: no such challenge for this loan"]);

@@ -25,7 +25,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Issue an agreement challenge",
     description:
-      "A single-use challenge bound to the loan's wallet, tenant, amount, tenure, chain and stablecoin, valid 5 minutes on the tenant's clock, served by a Durable Object so that two uses race to exactly one. Only before funding (409 otherwise) and while no agreement is on file (409).",
+      "A single-use challenge bound to the loan's wallet, tenant, amount, tenure, chain and stablecoin, valid 5 minutes on the tenant's clock, served by a Durable Object so that two uses race to exactly one. Only before funding (409 otherwise), for a loan that was not declined (by underwriting or a review's REJECT: it is never funded, 409), and while no agreement is on file (409).",
     request: { params: LoanIdParamSchema },
     responses: { 201: { description: "Challenge issued", content: { "application/json": { schema: ResponseSchema } } } },
   },

@@ -383,6 +383,26 @@ describe("loan-level KYC gate and agreements", () => {
     expect(await t.db.select().from(agreements).where(eq(agreements.loanId, loan.id))).toEqual([]);
   });
 
+  test("a declined loan takes no agreement: no challenge (409), and a challenge issued before the decline is refused unused", async () => {
+    const m = await merchant();
+    await setPolicy(m, { requireKycVerified: true });
+    const declined = (await post(m, loanBody(m))).body;
+    expect(declined).toMatchObject({ status: "CREATED", derivedStatus: "DECLINED" });
+    const refused = await t.request("POST", `/v1/loans/${declined.id}/agreement-challenge`, { headers: { "x-api-key": m.key } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ statusCode: 409, message: expect.stringContaining("declined"), error: "Conflict" });
+
+    // Issued while the loan waited for KYC, then the loan declined (as a review's REJECT leaves it).
+    const { m: gatedMerchant, account, loan } = await gated();
+    const challenge = await challengeFor(gatedMerchant, loan.id);
+    await t.db.update(loans).set({ decisionOutcome: "DECLINED" }).where(eq(loans.id, loan.id));
+    const body = { walletSignature: await account.signMessage({ message: challenge.message }), agreementChallengeId: challenge.id };
+    const late = await t.request("POST", `/v1/loans/${loan.id}/agreement`, { body, headers: { "x-api-key": gatedMerchant.key } });
+    expect(late.status).toBe(409);
+    expect(await t.db.select().from(agreements).where(eq(agreements.loanId, loan.id))).toEqual([]);
+    expect((await t.deps.challenges.get(challenge.id))?.consumedAt).toBeNull();
+  });
+
   test("10 concurrent uses of one challenge: exactly one agreement", async () => {
     const { m, account, loan } = await gated();
     const challenge = await challengeFor(m, loan.id);
