@@ -329,6 +329,16 @@ describe("merchant configurations: errors", () => {
     expect(res.body.message).toHaveLength(1);
   });
 
+  test("a negative or over-precise fee value gets the amount's shape message alone, not 'is too large'; a huge one gets that", async () => {
+    for (const value of ["-1.00", "0.005", "1e2"]) {
+      const res = await post(body({ lateFee: { type: "FIXED", value } }));
+      expect(res.status).toBe(400);
+      expect(res.body.message).toEqual(['lateFee.value: must be a decimal string with at most 2 decimals, like "100.00"']);
+    }
+    const huge = await post(body({ lateFee: { type: "FIXED", value: "9".repeat(20) } }));
+    expect(huge.body.message).toEqual(["lateFee.value: is too large"]);
+  });
+
   test.each([
     ["null", null],
     ["an array", [body()]],

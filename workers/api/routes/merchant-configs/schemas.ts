@@ -10,7 +10,9 @@ import { AmountSchema, toUnits } from "../../../../shared/schemas/money.ts";
  * so nothing that passed the schema can fail to parse. The range rules (the
  * 1000.00 cap, min ≤ max, percentages ≤ 100) are the domain's.
  */
-const BoundedAmountSchema = AmountSchema.refine((s) => parseAmount(s, 2) !== null, "is too large");
+const AMOUNT_SHAPE = /^\d+(\.\d{1,2})?$/;
+// Only an amount of the right shape can be too large: a negative or over-precise one gets AmountSchema's message alone.
+const BoundedAmountSchema = AmountSchema.refine((s) => !AMOUNT_SHAPE.test(s) || parseAmount(s, 2) !== null, "is too large");
 
 const FeeInputSchema = z
   .object({
