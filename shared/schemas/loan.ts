@@ -28,7 +28,11 @@ export const CreateLoanSchema = z
       .min(1)
       .max(255)
       .openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
-    tenureDays: z.number().int().optional().openapi({ description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
+    tenureDays: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ enum: [3, 7, 15], description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
   })
   .openapi("CreateLoanRequest");
 

@@ -22,7 +22,13 @@ export const BootstrapSchema = z.object({
   agreementAccepted: z.boolean(),
 });
 
-export const QuoteBodySchema = z.object({ walletAddress: z.string().trim().min(1).max(128), amount: AmountSchema, tenureDays: z.number().int() });
+/** A tenure in days: one of the program product's, which are a subset of these (documented as an enum; the product's own are checked). */
+const TenureDaysSchema = z
+  .number()
+  .int()
+  .openapi({ enum: [3, 7, 15] });
+
+export const QuoteBodySchema = z.object({ walletAddress: z.string().trim().min(1).max(128), amount: AmountSchema, tenureDays: TenureDaysSchema });
 
 export const QuoteSchema = z.object({
   amount: z.string(),
@@ -43,7 +49,7 @@ const TonConnectFields = {
 export const AcceptBodySchema = z.object({
   walletAddress: z.string().trim().min(1).max(128),
   amount: AmountSchema,
-  tenureDays: z.number().int(),
+  tenureDays: TenureDaysSchema,
   agreementChallengeId: z.string().min(1).max(64),
   // ERC-6492 signatures carry the wallet's factory call, so they run to a few KB.
   walletSignature: z.string().min(1).max(8192),
