@@ -138,6 +138,9 @@ describe("POST /v1/loans", () => {
     ["a tenure as string", { tenureDays: "7" }, "tenureDays"],
     ["an idempotency key over 255", { idempotencyKey: "k".repeat(256) }, "idempotencyKey"],
     ["an empty borrowerRef", { borrowerRef: "" }, "borrowerRef"],
+    ["a borrowerRef with a NUL", { borrowerRef: "user\u0000-42" }, "borrowerRef"],
+    ["a borrowerRef with a right-to-left override", { borrowerRef: "user-\u202Egnp.exe" }, "borrowerRef"],
+    ["a borrowerRef with an escape character", { borrowerRef: "user\u001b[31m" }, "borrowerRef"],
   ];
   for (const [name, over, field] of invalid) {
     test(`400 naming ${field}: ${name}`, async () => {
