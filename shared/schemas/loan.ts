@@ -18,7 +18,9 @@ export const CreateLoanSchema = z
       .min(1)
       .max(255)
       // Shown in the dashboard, notifications and e-mails: no control characters, and no bidirectional overrides that could make one ref look like another.
-      .regex(/^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u, "must not contain control characters or bidirectional overrides")
+      // A plain range, not \p{Cc}: the OpenAPI pattern must work in every client's regex engine.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it refuses
+      .regex(/^[^\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]*$/, "must not contain control characters or bidirectional overrides")
       .openapi({ description: "Your own reference for the borrower (no control characters or bidirectional overrides)", example: "user-42" }),
     borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({
       description:
