@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { consumeDecision, type AgreementChallenge, type ConsumeResult } from "./challenge-store.ts";
+import { consumeDecision, failedUse, type AgreementChallenge, type ConsumeResult } from "./challenge-store.ts";
 
 /**
  * One Durable Object per agreement challenge. `consume` reads and writes the
@@ -18,10 +18,15 @@ export class AgreementChallengeObject extends DurableObject {
     return (await this.ctx.storage.get<AgreementChallenge>("challenge")) ?? null;
   }
 
-  async consume(nowMs: number): Promise<ConsumeResult> {
-    const result = consumeDecision(await this.ctx.storage.get<AgreementChallenge>("challenge"), nowMs);
+  async consume(nowMs: number, usedFor?: string): Promise<ConsumeResult> {
+    const result = consumeDecision(await this.ctx.storage.get<AgreementChallenge>("challenge"), nowMs, usedFor);
     if (result.ok) await this.ctx.storage.put("challenge", result.challenge);
     return result;
+  }
+
+  async useFailed(nowMs: number): Promise<void> {
+    const failed = failedUse(await this.ctx.storage.get<AgreementChallenge>("challenge"), nowMs);
+    if (failed) await this.ctx.storage.put("challenge", failed);
   }
 
   override async alarm(): Promise<void> {

@@ -19,6 +19,14 @@ export type AgreementChallenge = {
   message: string;
   expiresAt: number;
   consumedAt: number | null;
+  /**
+   * What used it, when the use names itself: a widget accept's idempotency
+   * scope and key, so a retry of that same accept is told apart from another
+   * use. Absent or null: the API agreement, or a challenge of before.
+   */
+  consumedFor?: string | null;
+  /** When the use that consumed it ended without its result (refused after the signature verified). The challenge stays used. */
+  useFailedAt?: number | null;
 };
 
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -32,16 +40,24 @@ export type ConsumeResult = { ok: true; challenge: AgreementChallenge } | { ok: 
 export interface ChallengeStore {
   issue(challenge: AgreementChallenge): Promise<void>;
   get(id: string): Promise<AgreementChallenge | null>;
-  /** Marks the challenge used if it is unused and unexpired at `nowMs`; exactly one caller wins. */
-  consume(id: string, nowMs: number): Promise<ConsumeResult>;
+  /** Marks the challenge used (by `usedFor`, when given) if it is unused and unexpired at `nowMs`; exactly one caller wins. */
+  consume(id: string, nowMs: number, usedFor?: string): Promise<ConsumeResult>;
+  /** Records that the use that consumed the challenge ended without its result; it stays used. */
+  useFailed(id: string, nowMs: number): Promise<void>;
 }
 
 /** The decision of `consume`, shared by every store so they agree exactly. */
-export function consumeDecision(challenge: AgreementChallenge | null | undefined, nowMs: number): ConsumeResult {
+export function consumeDecision(challenge: AgreementChallenge | null | undefined, nowMs: number, usedFor?: string): ConsumeResult {
   if (!challenge) return { ok: false, reason: "NOT_FOUND" };
   if (challenge.consumedAt !== null) return { ok: false, reason: "USED" };
   if (nowMs >= challenge.expiresAt) return { ok: false, reason: "EXPIRED" };
-  return { ok: true, challenge: { ...challenge, consumedAt: nowMs } };
+  return { ok: true, challenge: { ...challenge, consumedAt: nowMs, consumedFor: usedFor ?? null } };
+}
+
+/** The challenge after `useFailed`: only a used one records it, once. */
+export function failedUse(challenge: AgreementChallenge | null | undefined, nowMs: number): AgreementChallenge | null {
+  if (!challenge || challenge.consumedAt === null || challenge.useFailedAt) return null;
+  return { ...challenge, useFailedAt: nowMs };
 }
 
 /** For the Bun tier (app.request tests); JavaScript's single thread makes consume atomic. */
@@ -55,10 +71,14 @@ export function memoryChallengeStore(): ChallengeStore {
       const c = items.get(id);
       return c ? { ...c } : null;
     },
-    async consume(id, nowMs) {
-      const result = consumeDecision(items.get(id), nowMs);
+    async consume(id, nowMs, usedFor) {
+      const result = consumeDecision(items.get(id), nowMs, usedFor);
       if (result.ok) items.set(id, result.challenge);
       return result;
+    },
+    async useFailed(id, nowMs) {
+      const failed = failedUse(items.get(id), nowMs);
+      if (failed) items.set(id, failed);
     },
   };
 }

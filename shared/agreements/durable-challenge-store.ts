@@ -7,6 +7,9 @@ export function durableChallengeStore(namespace: DurableObjectNamespace<Agreemen
   return {
     issue: (c) => stub(c.id).issue(c),
     get: async (id) => (await stub(id).get()) as AgreementChallenge | null,
-    consume: async (id, nowMs) => (await stub(id).consume(nowMs)) as ConsumeResult,
+    consume: async (id, nowMs, usedFor) => (await stub(id).consume(nowMs, usedFor)) as ConsumeResult,
+    useFailed: async (id, nowMs) => {
+      await stub(id).useFailed(nowMs);
+    },
   };
 }

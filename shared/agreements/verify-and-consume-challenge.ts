@@ -11,6 +11,8 @@ export type SignedChallenge = {
   allowedDomains: readonly string[];
   /** The tenant's clock: challenges expire on it. */
   now: Date;
+  /** What uses it (a widget accept's idempotency scope and key), recorded with the use. */
+  usedFor?: string;
   /** The real time, for a TON signature's own timestamp (the wallet's clock is real). */
   realNow: Date;
 };
@@ -43,7 +45,7 @@ export async function verifyAndConsumeChallenge(store: ChallengeStore, deps: Wal
     now: input.realNow,
   });
   if (!verified.ok) throw validationError([verified.reason]);
-  const consumed = await store.consume(challenge.id, input.now.getTime());
+  const consumed = await store.consume(challenge.id, input.now.getTime(), input.usedFor);
   if (!consumed.ok) throw usedOrExpired(consumed.reason);
   return consumed.challenge;
 }

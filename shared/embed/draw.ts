@@ -7,7 +7,7 @@ import { CHALLENGE_TTL_MS, type AgreementChallenge } from "../agreements/challen
 import { agreementRecord } from "../agreements/agreement-record.ts";
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
-import { conflict, validationError } from "../domain/errors.ts";
+import { conflict, DomainError, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
@@ -122,13 +122,13 @@ export type AcceptInput = {
  * idempotency key space (per program and wallet), and with its agreement
  * (the exact message, the signature, the TON Connect fields) committed in
  * the same batch. A retried accept with the same idempotency key and the
- * wallet's signature answers with the loan it made.
+ * wallet's signature answers with the loan it made; one sent while the first
+ * is still running waits for that loan (`retriedAccept`).
  */
 export async function acceptDraw(
   deps: Pick<VerbDeps, "db" | "challenges" | "writer"> & WalletProofDeps,
   { program, now, ...input }: AcceptInput & { program: ProgramContext; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
-  const { db } = deps;
   const wallet = walletFor(program.chain, input.walletAddress);
   checkDraw(program, input.amount, input.tenureDays);
   const challenge = await deps.challenges.get(input.agreementChallengeId);
@@ -150,28 +150,108 @@ export async function acceptDraw(
   const scope = idempotencyScopeOf({ program: program.program, borrowerWalletAddress: wallet });
   const idempotencyKey = input.idempotencyKey ?? `accept:${challenge.id}`;
   const proof = { ...input, address: challenge.walletAddress, message: challenge.message };
-  if (challenge.consumedAt !== null) {
-    // A retry: its loan comes back only to the wallet's own signature, from the wallet's own key space.
-    const earlier = await findLoanByKey(db, program.tenant.id, scope, idempotencyKey);
-    if (earlier && (await verifyWalletProof(deps, { program, proof, now })) === null) return { loan: earlier, created: false };
-    throw validationError(["agreementChallengeId: the challenge was already used"]);
-  }
+  // What this accept records on the challenge it uses, so that a retry of it (same key space and key) is known as one.
+  const usedFor = `${scope}\n${idempotencyKey}`;
+  const retry = () => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challengeId: challenge.id, proof, now });
+  if (challenge.consumedAt !== null) return retry();
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
 
   // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
   const ton = { publicKey: input.publicKey, timestamp: input.timestamp, domain: input.domain };
-  const consumed = await verifyAndConsumeChallenge(
-    deps.challenges,
-    { contracts: deps.chain },
-    {
-      challenge,
-      walletSignature: input.walletSignature,
-      ton,
-      allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
-      now,
-      realNow: new Date(now.getTime() - clockOffsetFor(program.tenant, program.mode)),
-    },
-  );
+  let consumed: AgreementChallenge;
+  try {
+    consumed = await verifyAndConsumeChallenge(
+      deps.challenges,
+      { contracts: deps.chain },
+      {
+        challenge,
+        walletSignature: input.walletSignature,
+        ton,
+        allowedDomains: widgetDrawDomains(program.program, deps.widgetHosts),
+        now,
+        realNow: new Date(now.getTime() - clockOffsetFor(program.tenant, program.mode)),
+        usedFor,
+      },
+    );
+  } catch (err) {
+    // Another accept used it between our read and our use: perhaps this same accept, sent again while the first ran.
+    if (err instanceof DomainError && err.kind === "VALIDATION" && String(err.detail) === ALREADY_USED) return retry();
+    throw err;
+  }
+  try {
+    return await drawWithChallenge(deps, { program, now, input, wallet, idempotencyKey, consumed, ton });
+  } catch (err) {
+    // Refused (or failed) after the challenge was used: a retry of this accept is told at once, not left waiting for a loan.
+    await deps.challenges.useFailed(challenge.id, now.getTime()).catch(() => undefined);
+    throw err;
+  }
+}
+
+const ALREADY_USED = "agreementChallengeId: the challenge was already used";
+
+/** How long a retry of an accept that is still running waits for that accept's loan. */
+export const RETRY_WAIT_MS = 10_000;
+const RETRY_POLL_MS = 200;
+
+/**
+ * An accept whose challenge is already used: a retry of an accept (same key
+ * space and key) gets that accept's loan, and only with the wallet's own
+ * signature. If that accept is still running (its loan not yet committed),
+ * the retry waits for it, up to `RETRY_WAIT_MS`, unless it ended without a
+ * loan. Any other use of a used challenge: 400, at once.
+ */
+async function retriedAccept(
+  deps: Pick<VerbDeps, "db" | "challenges"> & WalletProofDeps,
+  input: {
+    program: ProgramContext;
+    scope: string;
+    idempotencyKey: string;
+    usedFor: string;
+    challengeId: string;
+    proof: Parameters<typeof verifyWalletProof>[1]["proof"];
+    now: Date;
+  },
+): Promise<{ loan: LoanRow; created: boolean }> {
+  const used = () => validationError([ALREADY_USED]);
+  const loanOfKey = () => findLoanByKey(deps.db, input.program.tenant.id, input.scope, input.idempotencyKey);
+  const earlier = await loanOfKey();
+  const challenge = earlier ? null : await deps.challenges.get(input.challengeId);
+  const sameAccept = challenge?.consumedFor === input.usedFor && !challenge.useFailedAt;
+  if (!earlier && !sameAccept) throw used();
+  if ((await verifyWalletProof(deps, { program: input.program, proof: input.proof, now: input.now })) !== null) throw used();
+  if (earlier) return { loan: earlier, created: false };
+  for (const deadline = Date.now() + RETRY_WAIT_MS; Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS));
+    const loan = await loanOfKey();
+    if (loan) return { loan, created: false };
+    if ((await deps.challenges.get(input.challengeId))?.useFailedAt) break;
+  }
+  throw used();
+}
+
+/** The draw once its challenge is used: the credit line, KYC, the loan and its processing. */
+async function drawWithChallenge(
+  deps: Pick<VerbDeps, "db" | "writer">,
+  {
+    program,
+    now,
+    input,
+    wallet,
+    idempotencyKey,
+    consumed,
+    ton,
+  }: {
+    program: ProgramContext;
+    now: Date;
+    input: Omit<AcceptInput, "program" | "now">;
+    wallet: string;
+    idempotencyKey: string;
+    consumed: AgreementChallenge;
+    ton: { publicKey?: string; timestamp?: number; domain?: string };
+  },
+): Promise<{ loan: LoanRow; created: boolean }> {
+  const { db } = deps;
+  const challenge = consumed;
   const line = await creditLineFor({ db }, { program, wallet, now });
   await withinLine(db, program, line, parseAmount(input.amount, 2)!);
   if (await requiresKyc({ db }, { program, line })) {

@@ -425,6 +425,29 @@ describe("quote and accept (EVM)", () => {
     expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toHaveLength(1);
   });
 
+  test("the same accept sent 8 times at once (a client retrying before the first answered): one 201, the others 200 with that loan", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address);
+    const body = {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+      channel: "WEB",
+      idempotencyKey: "order-1",
+    };
+    const results = await Promise.all(Array.from({ length: 8 }, () => call(m, "POST", "/accept", body)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    const made = await t.db.select().from(loans).where(eq(loans.programId, m.programId));
+    expect(made).toHaveLength(1);
+    expect(new Set(results.map((r) => r.body.loan.id))).toEqual(new Set([made[0]!.id]));
+    // Another key with the used challenge is not a retry of that accept: 400 at once.
+    const other = await call(m, "POST", "/accept", { ...body, idempotencyKey: "order-2" });
+    expect(other.body).toEqual({ statusCode: 400, message: ["agreementChallengeId: the challenge was already used"], error: "Bad Request" });
+  });
+
   test("KYC required: 409 until the merchant confirms; the verified challenge is used up by the refused accept; a new quote then funds", async () => {
     const m = await merchant();
     await t.request("PUT", "/v1/settings", {
