@@ -47,6 +47,19 @@ async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
   return res.body;
 }
 
+/** An accept body for a fresh quote of 100.00 over 7 days, signed by the wallet. */
+async function signedAccept(m: M, account: ReturnType<typeof privateKeyToAccount>) {
+  const q = await quote(m, account.address);
+  return {
+    walletAddress: account.address,
+    amount: "100.00",
+    tenureDays: 7,
+    agreementChallengeId: q.agreementChallenge.id,
+    walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+    channel: "WEB",
+  };
+}
+
 describe("access", () => {
   test("unknown key 404; disallowed origin 403 without a CORS grant; allowed origin granted exactly; server calls pass", async () => {
     const m = await merchant();
@@ -427,17 +440,7 @@ describe("quote and accept (EVM)", () => {
 
   test("the same accept sent 8 times at once (a client retrying before the first answered): one 201, the others 200 with that loan", async () => {
     const m = await merchant();
-    const account = privateKeyToAccount(generatePrivateKey());
-    const q = await quote(m, account.address);
-    const body = {
-      walletAddress: account.address,
-      amount: "100.00",
-      tenureDays: 7,
-      agreementChallengeId: q.agreementChallenge.id,
-      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
-      channel: "WEB",
-      idempotencyKey: "order-1",
-    };
+    const body = { ...(await signedAccept(m, privateKeyToAccount(generatePrivateKey()))), idempotencyKey: "order-1" };
     const results = await Promise.all(Array.from({ length: 8 }, () => call(m, "POST", "/accept", body)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     const made = await t.db.select().from(loans).where(eq(loans.programId, m.programId));
@@ -455,17 +458,7 @@ describe("quote and accept (EVM)", () => {
       headers: bearer(m.owner.token),
     });
     const account = privateKeyToAccount(generatePrivateKey());
-    const signedDraw = async () => {
-      const q = await quote(m, account.address);
-      return {
-        walletAddress: account.address,
-        amount: "100.00",
-        tenureDays: 7,
-        agreementChallengeId: q.agreementChallenge.id,
-        walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
-        channel: "WEB",
-      };
-    };
+    const signedDraw = () => signedAccept(m, account);
     const body = await signedDraw();
     const blocked = await call(m, "POST", "/accept", body);
     expect(blocked.status).toBe(409);
