@@ -1,4 +1,4 @@
-import { validationError } from "../domain/errors.ts";
+import { DomainError, validationError } from "../domain/errors.ts";
 import type { AgreementChallenge, ChallengeStore } from "./challenge-store.ts";
 import { verifyWalletSignature, type TonSignDataFields, type WalletSignatureDeps } from "./verify-wallet-signature.ts";
 
@@ -17,7 +17,12 @@ export type SignedChallenge = {
   realNow: Date;
 };
 
-const usedOrExpired = (reason: string) => validationError([`agreementChallengeId: the challenge ${reason === "EXPIRED" ? "has expired" : "was already used"}`]);
+/** The refusal of a challenge some use already consumed (a caller may tell it apart: `isChallengeUsed`). */
+export const CHALLENGE_USED = "agreementChallengeId: the challenge was already used";
+const usedOrExpired = (reason: string) => validationError([reason === "EXPIRED" ? "agreementChallengeId: the challenge has expired" : CHALLENGE_USED]);
+
+/** Whether `err` is the refusal of an already used challenge. */
+export const isChallengeUsed = (err: unknown): boolean => err instanceof DomainError && err.kind === "VALIDATION" && err.detail[0] === CHALLENGE_USED;
 
 /**
  * The one way a challenge is used (DECISIONS.md "Embed and widget": "a

@@ -6,8 +6,8 @@ import { agreementMessage } from "../agreements/loan-agreements.ts";
 import { CHALLENGE_TTL_MS, type AgreementChallenge } from "../agreements/challenge-store.ts";
 import { agreementRecord } from "../agreements/agreement-record.ts";
 import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
-import { verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
-import { conflict, DomainError, validationError } from "../domain/errors.ts";
+import { CHALLENGE_USED, isChallengeUsed, verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
+import { conflict, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
@@ -152,8 +152,8 @@ export async function acceptDraw(
   const proof = { ...input, address: challenge.walletAddress, message: challenge.message };
   // What this accept records on the challenge it uses, so that a retry of it (same key space and key) is known as one.
   const usedFor = `${scope}\n${idempotencyKey}`;
-  const retry = () => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challengeId: challenge.id, proof, now });
-  if (challenge.consumedAt !== null) return retry();
+  const retry = (used: AgreementChallenge | null) => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challenge: used, proof, now });
+  if (challenge.consumedAt !== null) return retry(challenge);
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
 
   // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
@@ -175,7 +175,7 @@ export async function acceptDraw(
     );
   } catch (err) {
     // Another accept used it between our read and our use: perhaps this same accept, sent again while the first ran.
-    if (err instanceof DomainError && err.kind === "VALIDATION" && String(err.detail) === ALREADY_USED) return retry();
+    if (isChallengeUsed(err)) return retry(await deps.challenges.get(challenge.id));
     throw err;
   }
   try {
@@ -186,8 +186,6 @@ export async function acceptDraw(
     throw err;
   }
 }
-
-const ALREADY_USED = "agreementChallengeId: the challenge was already used";
 
 /** How long a retry of an accept that is still running waits for that accept's loan. */
 export const RETRY_WAIT_MS = 10_000;
@@ -207,15 +205,16 @@ async function retriedAccept(
     scope: string;
     idempotencyKey: string;
     usedFor: string;
-    challengeId: string;
+    /** The used challenge as just read. */
+    challenge: AgreementChallenge | null;
     proof: Parameters<typeof verifyWalletProof>[1]["proof"];
     now: Date;
   },
 ): Promise<{ loan: LoanRow; created: boolean }> {
-  const used = () => validationError([ALREADY_USED]);
+  const used = () => validationError([CHALLENGE_USED]);
+  const { challenge } = input;
   const loanOfKey = () => findLoanByKey(deps.db, input.program.tenant.id, input.scope, input.idempotencyKey);
   const earlier = await loanOfKey();
-  const challenge = earlier ? null : await deps.challenges.get(input.challengeId);
   const sameAccept = challenge?.consumedFor === input.usedFor && !challenge.useFailedAt;
   if (!earlier && !sameAccept) throw used();
   if ((await verifyWalletProof(deps, { program: input.program, proof: input.proof, now: input.now })) !== null) throw used();
@@ -224,7 +223,7 @@ async function retriedAccept(
     await new Promise((resolve) => setTimeout(resolve, RETRY_POLL_MS));
     const loan = await loanOfKey();
     if (loan) return { loan, created: false };
-    if ((await deps.challenges.get(input.challengeId))?.useFailedAt) break;
+    if (challenge && (await deps.challenges.get(challenge.id))?.useFailedAt) break;
   }
   throw used();
 }

@@ -48,7 +48,7 @@ export const countRoundTrips = <T>(counter: RoundTripCounter, fn: () => T): T =>
  * Its first statement goes out before the response does, so without this
  * the request's count would include it.
  */
-export const uncounted = <T>(fn: () => T): T => scope.run(newRoundTripCounter(), fn);
+export const uncounted = <T>(fn: () => T): T => (scope.getStore() ? scope.run(newRoundTripCounter(), fn) : fn());
 
 /** The counter of the request running now; outside `countRoundTrips`, one that nobody reads. */
 const current = (): RoundTripCounter => scope.getStore() ?? newRoundTripCounter();

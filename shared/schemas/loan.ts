@@ -4,7 +4,7 @@ import { DECISION_OUTCOMES, LOAN_STATUSES } from "../domain/vocabularies.ts";
 import { CHAINS, TENANT_MODES } from "../domain/rails.ts";
 import { TimestampSchema } from "./common.ts";
 import { AmountSchema } from "./money.ts";
-import { ChainSchema, StablecoinSchema } from "./merchant-config.ts";
+import { ChainSchema, StablecoinSchema, TenureDaysSchema } from "./merchant-config.ts";
 
 const Money = z.string().openapi({ example: "100.00", description: "Decimal string, 2 decimals" });
 const NullableTime = TimestampSchema.nullable();
@@ -37,11 +37,7 @@ export const CreateLoanSchema = z
       .min(1)
       .max(255)
       .openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
-    tenureDays: z
-      .number()
-      .int()
-      .optional()
-      .openapi({ enum: [3, 7, 15], description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
+    tenureDays: TenureDaysSchema.optional().openapi({ description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
   })
   .openapi("CreateLoanRequest");
 

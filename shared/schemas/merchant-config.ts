@@ -5,12 +5,18 @@ import type { Fee } from "../domain/fees.ts";
 import { FEE_TYPES } from "../domain/fees.ts";
 import { formatAmount } from "../domain/money.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
+import { TENURES } from "../domain/merchant-config.ts";
 import { chainForRail, CHAINS, NETWORKS, STABLECOINS, TENANT_MODES, type TenantMode } from "../domain/rails.ts";
 import { iso, TimestampSchema } from "./common.ts";
 
 export const NetworkSchema = z.enum(NETWORKS).openapi({ example: "POLYGON" });
 export const StablecoinSchema = z.enum(STABLECOINS).openapi({ example: "USDC" });
 export const ChainSchema = z.enum(CHAINS).openapi({ example: "POLYGON_AMOY" });
+/** A tenure in days in a request: documented as the enum of every tenure (`TENURES`); whether it is one of the product's is the domain's check. */
+export const TenureDaysSchema = z
+  .number()
+  .int()
+  .openapi({ enum: [...TENURES] });
 
 export const FeeSchema = z
   .object({

@@ -5,9 +5,12 @@ import { parseAmount } from "../domain/money.ts";
  * A decimal-string amount at the API edge: `^\d+(\.\d{1,2})?$`, parsed to
  * base units (bigint). Numbers, signs, exponents, more decimals: rejected.
  */
+/** A request amount's shape: digits, then at most 2 decimals. */
+export const AMOUNT_PATTERN = /^\d+(\.\d{1,2})?$/;
+
 export const AmountSchema = z
   .string()
-  .regex(/^\d+(\.\d{1,2})?$/, 'must be a decimal string with at most 2 decimals, like "100.00"')
+  .regex(AMOUNT_PATTERN, 'must be a decimal string with at most 2 decimals, like "100.00"')
   .openapi({ example: "100.00", description: "Decimal string in stablecoin units, at most 2 decimals." });
 
 /** Parses an amount string that AmountSchema already accepted. */

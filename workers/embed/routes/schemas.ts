@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS, FUNDING_STATES } from "../../../db/schema/loan-vocabularies.ts";
 import { CHAINS, DECISION_OUTCOMES, LOAN_STATUSES, STABLECOINS } from "../../../shared/domain/vocabularies.ts";
+import { TenureDaysSchema } from "../../../shared/schemas/merchant-config.ts";
 import { AmountSchema } from "../../../shared/schemas/money.ts";
 import { WalletBody } from "./params.ts";
 
@@ -21,12 +22,6 @@ export const BootstrapSchema = z.object({
   requiresKyc: z.boolean(),
   agreementAccepted: z.boolean(),
 });
-
-/** A tenure in days: one of the program product's, which are a subset of these (documented as an enum; the product's own are checked). */
-const TenureDaysSchema = z
-  .number()
-  .int()
-  .openapi({ enum: [3, 7, 15] });
 
 export const QuoteBodySchema = z.object({ walletAddress: z.string().trim().min(1).max(128), amount: AmountSchema, tenureDays: TenureDaysSchema });
 

@@ -3,16 +3,15 @@ import { FEE_TYPES } from "../../../../shared/domain/fees.ts";
 import type { MerchantConfigTerms } from "../../../../shared/domain/merchant-config.ts";
 import { parseAmount } from "../../../../shared/domain/money.ts";
 import { NetworkSchema, StablecoinSchema } from "../../../../shared/schemas/merchant-config.ts";
-import { AmountSchema, toUnits } from "../../../../shared/schemas/money.ts";
+import { AMOUNT_PATTERN, AmountSchema, toUnits } from "../../../../shared/schemas/money.ts";
 
 /**
  * An amount that also fits the domain's parser (at most 15 integer digits),
  * so nothing that passed the schema can fail to parse. The range rules (the
  * 1000.00 cap, min ≤ max, percentages ≤ 100) are the domain's.
  */
-const AMOUNT_SHAPE = /^\d+(\.\d{1,2})?$/;
 // Only an amount of the right shape can be too large: a negative or over-precise one gets AmountSchema's message alone.
-const BoundedAmountSchema = AmountSchema.refine((s) => !AMOUNT_SHAPE.test(s) || parseAmount(s, 2) !== null, "is too large");
+const BoundedAmountSchema = AmountSchema.refine((s) => !AMOUNT_PATTERN.test(s) || parseAmount(s, 2) !== null, "is too large");
 
 const FeeInputSchema = z
   .object({
