@@ -90,6 +90,8 @@ export async function deliveryBurst(stack: Stack, input: { apiKey: string; event
       perSecond: timed.length / ((last - committedAt) / 1000),
       /** The stack's CPU from the commit until the last arrival (or the deadline), per event that arrived. */
       cpuPerEvent: input.cpuMillis ? cpuMs / Math.max(1, timed.length) : undefined,
+      /** The stack's CPU over that time, as a share of one core (workerd runs every isolate on one thread). */
+      busy: input.cpuMillis ? cpuMs / Math.max(1, last - committedAt) : undefined,
       ...input.delaysOf(timed),
     };
   } finally {

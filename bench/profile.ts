@@ -3,6 +3,7 @@ import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import autocannon, { type Result } from "autocannon";
 import { type Stack, startStack } from "../workers/local/stack.ts";
 import { deliveryBurst } from "./delivery-burst.ts";
+import { steadyLoans } from "./steady-loans.ts";
 
 /**
  * `bun bench/profile.ts [me|loans|burst]`: a CPU profile of one endpoint under load (or of a burst of webhook events),
@@ -10,8 +11,9 @@ import { deliveryBurst } from "./delivery-burst.ts";
  * printed as the functions with the most self time, grouped by package.
  * Not a test and not the bench: it says where a path's CPU goes.
  *
- * Env: PROFILE_SECONDS (10), PROFILE_WORKERS (api; comma-separated worker names to profile), PROFILE_TOP (40),
+ * Env: PROFILE_SECONDS (10), PROFILE_CONNECTIONS (10), PROFILE_WORKERS (api; comma-separated worker names to profile), PROFILE_TOP (40),
  * PROFILE_INCLUSIVE (off; a number N prints the bundle's N named functions with the most inclusive time),
+ * PROFILE_BESIDE_LOANS (0; `burst` only: that many loans a second by another tenant during the burst),
  * PROFILE_HOOKS (off; 1 registers a webhook endpoint for every event, so `PROFILE_WORKERS=webhooks` has deliveries to profile),
  * PROFILE_SOURCES (off; 1 maps the bundle's self time through its source map to where it came from: a package of
  * node_modules, or a folder of this repository, e.g. `shared/loans`).
@@ -32,10 +34,14 @@ const stack = await startStack({
 try {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${stack.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  const signup = (await (
-    await post("/v1/auth/signup", { email: `p-${crypto.randomUUID()}@example.com`, password: "profile-password-long", companyName: "P" })
-  ).json()) as { accessToken: string };
-  const key = ((await (await post("/v1/api-keys", { name: "p" }, { authorization: `Bearer ${signup.accessToken}` })).json()) as { key: string }).key;
+  /** A new tenant's API key. */
+  const newKey = async () => {
+    const signup = (await (
+      await post("/v1/auth/signup", { email: `p-${crypto.randomUUID()}@example.com`, password: "profile-password-long", companyName: "P" })
+    ).json()) as { accessToken: string };
+    return ((await (await post("/v1/api-keys", { name: "p" }, { authorization: `Bearer ${signup.accessToken}` })).json()) as { key: string }).key;
+  };
+  const key = await newKey();
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { merchantConfigs: { loanProductId: string }[] };
   await fetch(`${stack.baseUrl}/v1/sandbox/liquidity`, { method: "PUT", headers, body: JSON.stringify({ available: "100000000.00" }) });
@@ -67,10 +73,10 @@ try {
   let i = 0;
   const result =
     which === "burst"
-      ? await burst(stack, key, Number(process.env.PROFILE_EVENTS ?? 800))
+      ? await burst(stack, key, Number(process.env.PROFILE_EVENTS ?? 800), Number(process.env.PROFILE_BESIDE_LOANS ?? 0), newKey)
       : await (autocannon as unknown as (o: unknown) => Promise<Result>)({
           url: stack.baseUrl,
-          connections: 10,
+          connections: Number(process.env.PROFILE_CONNECTIONS ?? 10),
           duration: seconds,
           requests: [
             which === "loans"
@@ -105,9 +111,34 @@ try {
   await stack.dispose();
 }
 
-/** `burst`: bench/delivery-burst.ts's burst of `events` (the relay after one write takes up to 800), per event delivered. */
-async function burst(stack: Stack, apiKey: string, events: number): Promise<Result> {
-  const b = await deliveryBurst(stack, { apiKey, events, delaysOf: () => ({ p50: 0, p99: 0, max: 0 }) });
+/**
+ * `burst`: bench/delivery-burst.ts's burst of `events` (the relay after one write takes up to 800), per event delivered;
+ * with `besideLoans` > 0, while another tenant starts that many loans a second (bench/steady-loans.ts).
+ */
+async function burst(stack: Stack, apiKey: string, events: number, besideLoans: number, newKey: () => Promise<string>): Promise<Result> {
+  let steady: ReturnType<typeof steadyLoans> | undefined;
+  if (besideLoans > 0) {
+    const headers = { "x-api-key": await newKey(), "content-type": "application/json" };
+    const me = (await (await fetch(`${stack.baseUrl}/v1/me`, { headers })).json()) as { merchantConfigs: { loanProductId: string }[] };
+    let n = 0;
+    steady = steadyLoans(besideLoans, async () => {
+      const res = await fetch(`${stack.baseUrl}/v1/loans`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          loanProductId: me.merchantConfigs[0]!.loanProductId,
+          borrowerRef: `beside-${n % 1000}`,
+          borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+          chain: "POLYGON_AMOY",
+          principalAmount: "10.00",
+          idempotencyKey: `beside-${Date.now()}-${n++}`,
+        }),
+      });
+      if (res.status !== 201) throw new Error(`POST /v1/loans answered ${res.status} ${await res.text()}`);
+    });
+    await Bun.sleep(1_000);
+  }
+  const b = await deliveryBurst(stack, { apiKey, events, delaysOf: () => ({ p50: 0, p99: 0, max: 0 }) }).finally(() => steady?.stop());
   if (!b) throw new Error("the burst could not start");
   return { requests: { total: b.arrived, average: b.perSecond }, "2xx": b.arrived, non2xx: 0 } as unknown as Result;
 }

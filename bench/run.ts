@@ -3,6 +3,7 @@ import { ROUND_TRIPS_HEADER, type RoundTripCounter } from "../shared/observabili
 import type { DeliveryMessage } from "../shared/webhooks/messages.ts";
 import { startStack, type Stack } from "../workers/local/stack.ts";
 import { childWorkerdPids, cpuMillis, sampleMemory } from "./memory.ts";
+import { STEADY_IN_FLIGHT, steadyLoans } from "./steady-loans.ts";
 import { deliveryBurst } from "./delivery-burst.ts";
 import { probeWorker } from "./probes.ts";
 import { copyLoans, retryingD1 } from "./scale-data.ts";
@@ -81,8 +82,6 @@ const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? "gzip, deflate, br";
 const TRIP_SAMPLES = 20;
 /** Requests of the new-object probe (`POST /probe/do`), each making a Durable Object. */
 const NEW_OBJECTS = 2_000;
-/** Loans a steady load keeps in flight at most: a start that finds this many still unanswered is skipped (and counted). */
-const STEADY_IN_FLIGHT = 20;
 const only = process.env.BENCH_ONLY?.split(",");
 const emptyTrips = { answers: 0, d1: 0, doCalls: 0, objectD1: 0, objectDoCalls: 0 };
 const emptyResult = { requests: { average: 0, total: 0 }, latency: { p50: 0, p99: 0 }, "2xx": 0, non2xx: 0, errors: 0, timeouts: 0 } as unknown as Result;
@@ -301,7 +300,10 @@ try {
           `${b.perSecond.toFixed(0)} events/s from the commit to the last arrival; commit → arrival p50 ${b.p50} ms, p99 ${b.p99} ms, max ${b.max} ms; ` +
           `${b.arrived} arrived, ${b.duplicates} more than once, ${b.badSignatures} with a bad signature` +
           (burstOk ? "" : "; MISMATCH") +
-          `; the loans' own ${r.events} events meanwhile: commit → arrival p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms`,
+          `; the loans' own ${r.events} events meanwhile: commit → arrival p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms` +
+          (b.busy === undefined
+            ? ""
+            : `; the stack busy ${(100 * b.busy).toFixed(0)}% of its one thread (${(100 * r.loansBusy).toFixed(0)}% with the loans alone)`),
       );
       if (!burstOk) process.exitCode = 1;
     }
@@ -645,9 +647,14 @@ async function benchDeliveries(stack: Stack, stackCpu: () => number) {
       const loadStarted = Date.now();
       const steady = steadyLoans(rate, createLoan);
       let b: Awaited<ReturnType<typeof deliveryBurst>>;
+      let loansBusy = 0;
       try {
-        await Bun.sleep(1_000);
-        b = await deliveryBurst(stack, { apiKey: key, events: burstEvents, delaysOf });
+        // The loans alone first: what they take of the stack's one thread (and the load's pace settles).
+        await Bun.sleep(500);
+        const [cpu0, at0] = [stackCpu(), performance.now()];
+        await Bun.sleep(1_500);
+        loansBusy = (stackCpu() - cpu0) / (performance.now() - at0);
+        b = await deliveryBurst(stack, { apiKey: key, events: burstEvents, delaysOf, cpuMillis: stackCpu });
       } finally {
         await steady.stop();
       }
@@ -661,6 +668,7 @@ async function benchDeliveries(stack: Stack, stackCpu: () => number) {
           loans: loans - loansBefore,
           achieved: (loans - loansBefore) / loadSeconds,
           skipped: steady.skipped(),
+          loansBusy,
           events: meanwhile.length,
           ...delaysOf(meanwhile),
         });
@@ -692,52 +700,13 @@ type SteadyLoad = {
   loans: number;
   achieved: number;
   skipped: number;
+  /** The stack's CPU while the loans ran alone, as a share of its one thread. */
+  loansBusy: number;
   events: number;
   p50: number;
   p99: number;
   max: number;
 };
-
-/**
- * An open-loop load: `create` started every 1000/`rate` ms on a fixed schedule (a late tick does not
- * shift the next ones), whether or not earlier loans have answered, with at most STEADY_IN_FLIGHT
- * unanswered (a start beyond that is skipped and counted, so an overloaded stack shows as skips
- * rather than as an unbounded pile of requests). `stop` waits for the loans in flight.
- */
-function steadyLoans(rate: number, create: () => Promise<void>) {
-  const period = 1000 / rate;
-  const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
-  let ticks = 0;
-  let skipped = 0;
-  let stopped = false;
-  let failure: unknown;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const tick = () => {
-    if (stopped) return;
-    if (inFlight.size >= STEADY_IN_FLIGHT) skipped++;
-    else {
-      const p = create()
-        .catch((err) => {
-          failure ??= err;
-        })
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }
-    ticks++;
-    timer = setTimeout(tick, Math.max(0, started + ticks * period - performance.now()));
-  };
-  tick();
-  return {
-    skipped: () => skipped,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await Promise.all([...inFlight]);
-      if (failure) throw failure;
-    },
-  };
-}
 
 /**
  * What the delivery pipeline (Queue consumer, D1 bookkeeping, signing, HTTP)
