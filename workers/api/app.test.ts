@@ -27,6 +27,18 @@ describe("errors always have the spec's body", () => {
     expect(withParam.headers.get("allow")).toBe("DELETE");
   });
 
+  test("a known route with a trailing slash: 404, not a 405 that allows the method sent", async () => {
+    for (const [method, path] of [
+      ["GET", "/v1/loans/"],
+      ["POST", "/v1/loans/"],
+      ["GET", "/v1/me/"],
+    ] as const) {
+      const res = await t.request(method, path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ statusCode: 404, message: `No route for ${method} ${path}`, error: "Not Found" });
+    }
+  });
+
   test("malformed JSON: 400", async () => {
     const res = await t.request("POST", "/v1/auth/login", { rawBody: '{"email": ', headers: { "content-type": "application/json" } });
     expect(res.status).toBe(400);

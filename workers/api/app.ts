@@ -67,7 +67,10 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
 
 const patternCache = new WeakMap<object, { re: RegExp; method: string }[]>();
 
-/** The methods registered for a concrete path, to tell 405 from 404. */
+/**
+ * The methods registered for a concrete path, to tell 405 from 404. Paths match exactly: `/v1/loans/` is
+ * no route (404), rather than a 405 whose Allow would name the very method that was sent.
+ */
 function methodsForPath(app: OpenAPIHono<AppEnv>, path: string): string[] {
   let patterns = patternCache.get(app);
   if (!patterns) {
@@ -75,7 +78,7 @@ function methodsForPath(app: OpenAPIHono<AppEnv>, path: string): string[] {
       .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
       .map((r) => ({
         method: r.method,
-        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`),
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`),
       }));
     patternCache.set(app, patterns);
   }
