@@ -1,4 +1,5 @@
 import type { Chain, Stablecoin } from "../domain/rails.ts";
+import type { AgreementTerms } from "../domain/agreement-terms.ts";
 
 /**
  * A server-issued, single-use agreement challenge (SPEC.md "Loan-level KYC
@@ -17,6 +18,12 @@ export type AgreementChallenge = {
   chain: Chain;
   stablecoin: Stablecoin;
   message: string;
+  /**
+   * The terms its message states (shared/domain/agreement-terms.ts): a draw
+   * is made only on these. Absent on a challenge issued before they were
+   * recorded (a challenge lives 5 minutes).
+   */
+  terms?: AgreementTerms;
   expiresAt: number;
   consumedAt: number | null;
   /**

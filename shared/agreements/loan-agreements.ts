@@ -1,4 +1,6 @@
 import { eq } from "drizzle-orm";
+import { type AgreementTerms, termsOf } from "../domain/agreement-terms.ts";
+import { merchantName } from "../domain/plain-text.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { conflict, validationError } from "../domain/errors.ts";
@@ -12,8 +14,14 @@ import { verifyAndConsumeChallenge } from "./verify-and-consume-challenge.ts";
 import type { TonSignDataFields } from "./verify-wallet-signature.ts";
 import type { VerbDeps } from "../verbs.ts";
 
-/** The human-readable text the borrower's wallet signs. */
-export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consumedAt">, merchant: string, totalDue: string): string {
+/**
+ * The human-readable text the borrower's wallet signs: who lends, to which
+ * wallet, how much, for how long, on which chain, and what the borrower then
+ * owes (the total due, the late fee past the due date, when it defaults).
+ * `merchant` is on one line (shared/domain/plain-text.ts `merchantName`).
+ */
+export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consumedAt" | "terms"> & { terms: AgreementTerms }, merchant: string): string {
+  const { terms } = c;
   return [
     "svc credit loan agreement",
     `Merchant: ${merchant}`,
@@ -21,7 +29,9 @@ export function agreementMessage(c: Omit<AgreementChallenge, "message" | "consum
     `Amount: ${c.amount} ${c.stablecoin}`,
     `Tenure: ${c.tenureDays} days`,
     `Chain: ${c.chain}`,
-    `Total due: ${totalDue} ${c.stablecoin}`,
+    `Total due: ${terms.totalDue} ${c.stablecoin}`,
+    `Late fee: ${terms.dailyLateFee} ${c.stablecoin} for each started day past the due date, until repaid or defaulted`,
+    `Default: ${terms.gracePeriodDays} days past the due date, if still unpaid`,
     ...(c.loanId ? [`Loan: ${c.loanId}`] : []),
     `Challenge: ${c.id}`,
     `Expires: ${new Date(c.expiresAt).toISOString()}`,
@@ -57,11 +67,12 @@ export async function issueLoanChallenge(
     tenureDays: loan.tenureDays,
     chain: loan.chain,
     stablecoin: loan.stablecoin,
+    terms: termsOf(loan),
     expiresAt: now.getTime() + CHALLENGE_TTL_MS,
   };
   const challenge: AgreementChallenge = {
     ...base,
-    message: agreementMessage(base, settings?.companyName ?? tenantName, formatAmount(loan.principal + loan.processingFee)),
+    message: agreementMessage(base, merchantName(settings?.companyName, tenantName)),
     consumedAt: null,
   };
   await challenges.issue(challenge);

@@ -85,10 +85,13 @@ export async function creditLineView({ db }: Pick<VerbDeps, "db">, { program, li
 
 /**
  * The wallet's credit line as bootstrap shows it (DECISIONS.md "bootstrap").
- * Exact only to a caller with a wallet session for the wallet; to anyone
- * else, what any wallet new to the program would see (nothing drawn, KYC as
- * the tenant requires it of every wallet, no agreement yet), so typing an
- * address discloses neither its open loans nor its history with the merchant.
+ * `requiresKyc` and `agreementAccepted` are the line's own to every caller:
+ * DECISIONS.md has `requiresKyc` turn false once the merchant confirms KYC,
+ * and later draws skip both steps, which is what a merchant's page or
+ * backend that asks bootstrap (without a wallet session) must see. What the
+ * wallet has drawn is exact only to a caller with its wallet session: to
+ * anyone else `available` is the whole limit, so typing an address does not
+ * disclose its open loans.
  */
 export async function bootstrapCreditLine(
   { db }: Pick<VerbDeps, "db">,
@@ -99,8 +102,8 @@ export async function bootstrapCreditLine(
     const limit = creditLimitOf(program);
     return {
       creditLine: { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit },
-      requiresKyc: await programRequiresKyc({ db }, { program }),
-      agreementAccepted: false,
+      requiresKyc: await requiresKyc({ db }, { program, line }),
+      agreementAccepted: line.agreementAcceptedAt !== null,
     };
   }
   return {

@@ -1,4 +1,6 @@
 import { eq } from "drizzle-orm";
+import { type AgreementTerms, termsChanged, termsOf } from "../domain/agreement-terms.ts";
+import { merchantName } from "../domain/plain-text.ts";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
@@ -10,7 +12,7 @@ import { CHALLENGE_USED, isChallengeUsed, verifyAndConsumeChallenge } from "../a
 import { conflict, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
-import { dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
+import { dailyLateFeeUnits, dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import { processCreatedLoan } from "../loans/loan-commands.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
@@ -48,6 +50,14 @@ async function withinLine(db: Db, program: ProgramContext, line: CreditLineRow, 
     throw validationError([`amount: at most ${formatAmount(available)} is available on this credit line until its open loans are repaid`]);
 }
 
+/** A draw of `principal` on the program's product as it is now: its processing fee, and the terms its borrower signs. */
+function drawPrice(program: ProgramContext, principal: bigint): { processingFee: bigint; terms: AgreementTerms } {
+  const p = program.product;
+  const processingFee = processingFeeUnits(principal, { type: p.processingFeeType, value: p.processingFeeValue });
+  const dailyLateFee = dailyLateFeeUnits(principal, { type: p.lateFeeType, value: p.lateFeeValue });
+  return { processingFee, terms: termsOf({ principal, processingFee, dailyLateFee, gracePeriodDays: p.gracePeriodDays }) };
+}
+
 /**
  * The price of a draw and its agreement challenge (DECISIONS.md "quote"): a
  * single-use challenge bound to wallet, tenant, program, amount, tenure,
@@ -66,7 +76,7 @@ export async function quoteDraw(
   const principal = checkDraw(program, input.amount, input.tenureDays);
   const line = await creditLineFor({ db }, { program, wallet, now: input.now });
   if (input.walletSession) await withinLine(db, program, line, principal);
-  const processingFee = processingFeeUnits(principal, { type: program.product.processingFeeType, value: program.product.processingFeeValue });
+  const { processingFee, terms } = drawPrice(program, principal);
   const base = {
     id: newId(),
     tenantId: program.tenant.id,
@@ -77,11 +87,12 @@ export async function quoteDraw(
     tenureDays: input.tenureDays,
     chain: program.chain,
     stablecoin: program.product.stablecoin,
+    terms,
     expiresAt: input.now.getTime() + CHALLENGE_TTL_MS,
   };
   const challenge: AgreementChallenge = {
     ...base,
-    message: agreementMessage(base, program.settings.branding.companyName ?? program.tenant.name, formatAmount(principal + processingFee)),
+    message: agreementMessage(base, merchantName(program.settings.branding.companyName, program.tenant.name)),
     consumedAt: null,
   };
   await challenges.issue(challenge);
@@ -89,7 +100,7 @@ export async function quoteDraw(
     amount: formatAmount(principal),
     tenureDays: input.tenureDays,
     processingFee: formatAmount(processingFee),
-    totalDue: formatAmount(principal + processingFee),
+    totalDue: terms.totalDue,
     dueAt: dueAtFor(input.now, input.tenureDays).toISOString(),
     agreementChallenge: { id: challenge.id, message: challenge.message, expiresAt: new Date(challenge.expiresAt).toISOString() },
   };
@@ -130,7 +141,7 @@ export async function acceptDraw(
   { program, now, ...input }: AcceptInput & { program: ProgramContext; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const wallet = walletFor(program.chain, input.walletAddress);
-  checkDraw(program, input.amount, input.tenureDays);
+  const principal = checkDraw(program, input.amount, input.tenureDays);
   const challenge = await deps.challenges.get(input.agreementChallengeId);
   if (!challenge || challenge.tenantId !== program.tenant.id || challenge.programId !== program.program.id || challenge.loanId !== null) {
     throw validationError(["agreementChallengeId: no such challenge for this program"]);
@@ -144,6 +155,9 @@ export async function acceptDraw(
       : null,
   ].filter((m): m is string => m !== null);
   if (mismatch.length > 0) throw validationError(mismatch);
+  // The price the borrower signed, or no loan: a fee the merchant changed since the quote means quoting again.
+  const changed = challenge.terms ? termsChanged(challenge.terms, drawPrice(program, principal).terms) : null;
+  if (changed) throw validationError([changed]);
 
   // The draw's own key space (per program and wallet): a widget call never finds, returns or
   // blocks a merchant's loan, or another wallet's, whatever key it sends.
@@ -272,6 +286,8 @@ async function drawWithChallenge(
       program: { id: program.program.id, channel: input.channel, creditLimit: creditLimitOf(program) },
       // The draw's agreement, committed with the loan (no loan without it): the exact message, signature and TON fields.
       agreement: agreementRecord({ challenge: consumed, walletSignature: input.walletSignature, ton, now }),
+      // Checked again against the product creation reads: a change that lands after the check above still makes no loan.
+      agreedTerms: consumed.terms,
       now,
     },
   );

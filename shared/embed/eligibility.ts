@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "../loans/decide-loan.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
-import { creditLineFor, programRequiresKyc, requiresKyc, walletFor } from "./credit-lines.ts";
+import { creditLineFor, requiresKyc, walletFor } from "./credit-lines.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
@@ -14,21 +14,22 @@ const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify 
  * the amount (the amount ones run at accept): a blocked wallet, the
  * borrower's open loans against `maxOpenLoansPerBorrower`, and KYC still to
  * be confirmed by the merchant (eligible once it is). Only a caller with a
- * wallet session for the wallet gets this answer; anyone else gets what
- * holds for every wallet of the program (KYC_REQUIRED when the tenant
- * requires KYC), which discloses nothing about this one. Underwriting and
- * accept apply every rule regardless.
+ * wallet session for the wallet gets the whole answer; anyone else gets
+ * KYC_REQUIRED as bootstrap's `requiresKyc` says it (the line's own, which
+ * turns off once the merchant confirms KYC: credit-lines.ts), and nothing
+ * about the wallet's open loans or a block. Underwriting and accept apply
+ * every rule regardless.
  */
 export async function checkEligibility(
   { db }: Pick<VerbDeps, "db">,
   { program, walletAddress, now, walletSession }: { program: ProgramContext; walletAddress: string; now: Date; walletSession: boolean },
 ) {
   const wallet = walletFor(program.chain, walletAddress);
+  const line = await creditLineFor({ db }, { program, wallet, now });
   if (!walletSession) {
-    const reasons = (await programRequiresKyc({ db }, { program })) ? [KYC_REQUIRED] : [];
+    const reasons = (await requiresKyc({ db }, { program, line })) ? [KYC_REQUIRED] : [];
     return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
   }
-  const line = await creditLineFor({ db }, { program, wallet, now });
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
     currentPolicy(db, program.tenant.id),
     requiresKyc({ db }, { program, line }),

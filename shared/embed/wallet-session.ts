@@ -1,4 +1,5 @@
 import { and, lt, eq } from "drizzle-orm";
+import { merchantName } from "../domain/plain-text.ts";
 import { walletSessionChallenges } from "../../db/schema/wallet-session-challenges.ts";
 import { unauthorized, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
@@ -70,7 +71,7 @@ async function macValid(secret: string, data: Uint8Array<ArrayBuffer>, given: st
 
 /** The text the wallet signs: human-readable, naming merchant, wallet, chain, program, challenge and expiry. */
 function sessionMessage(program: ProgramContext, wallet: string, nonce: string, expiresAt: Date): string {
-  const merchant = program.settings.branding.companyName ?? program.tenant.name;
+  const merchant = merchantName(program.settings.branding.companyName, program.tenant.name);
   return [
     `Sign in to ${merchant} credit with your wallet.`,
     "",

@@ -10,6 +10,7 @@ import { loans } from "../../db/schema/loans.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { loanCreation, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DomainError } from "../domain/errors.ts";
+import { formatAmount } from "../domain/money.ts";
 import { createLoan } from "./create-loan.ts";
 import { processLoan } from "./process-loan.ts";
 import { loanFacts } from "./processing-reads.ts";
@@ -207,4 +208,26 @@ test("facts that are not the loan's are refused before anything is written", asy
   const [stored] = await t.db.select().from(loans).where(eq(loans.id, loan.id));
   expect(stored!.status).toBe("CREATED");
   expect(stored!.writeToken).toBe(loan.writeToken);
+});
+
+test("a loan with agreed terms is made only on those terms: a product priced otherwise when creation reads it is 400, and no loan", async () => {
+  const m = await sandboxTenant(t);
+  const made = await createLoan({ db: t.db }, input(m));
+  const terms = { totalDue: "102.00", dailyLateFee: formatAmount(made.loan.dailyLateFee), gracePeriodDays: made.loan.gracePeriodDays };
+  expect(made.loan.principal + made.loan.processingFee).toBe(102_000_000n);
+  // The same terms: made.
+  expect((await createLoan({ db: t.db }, input(m, { agreedTerms: terms }))).created).toBe(true);
+  // Terms the product no longer gives (signed on an older price): refused before anything is written.
+  for (const signed of [
+    { ...terms, totalDue: "101.00" },
+    { ...terms, dailyLateFee: "0.01" },
+    { ...terms, gracePeriodDays: terms.gracePeriodDays + 1 },
+  ]) {
+    const other = input(m, { agreedTerms: signed });
+    const err = await createLoan({ db: t.db }, other).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).status).toBe(400);
+    expect((err as DomainError).message).toStartWith("agreementChallengeId: the merchant's terms changed since the quote (");
+    expect(await t.db.select().from(loans).where(eq(loans.idempotencyKey, other.idempotencyKey))).toEqual([]);
+  }
 });

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { type AgreementTerms, termsChanged, termsOf } from "../domain/agreement-terms.ts";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
@@ -50,6 +51,12 @@ export type CreateLoanInput = {
    * linked as its `agreementId`, so there is no loan without it.
    */
   agreement?: AgreementRecord;
+  /**
+   * The terms that agreement states (a widget draw's, signed at its quote):
+   * the loan is made only if the product, as creation reads it, gives the
+   * same (400 otherwise, and no loan).
+   */
+  agreedTerms?: AgreementTerms;
   /**
    * The mode of the key that asks (DECISIONS.md "Modes"): an API key's, or
    * for a widget draw its program's embed key's. A sandbox key lends only on
@@ -302,6 +309,8 @@ export async function createLoan(
     createdAt: input.now,
     updatedAt: input.now,
   };
+  const changed = input.agreedTerms ? termsChanged(input.agreedTerms, termsOf(row)) : null;
+  if (changed) throw validationError([changed]);
   const reads: UnderwritingReads = {
     policy: policyOf(policy),
     borrowerKycStatus: borrower?.kycStatus ?? "PENDING",

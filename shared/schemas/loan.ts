@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { plainText } from "./plain-text.ts";
 import { CHANNELS, FUNDING_STATES } from "../../db/schema/loan-vocabularies.ts";
 import { DECISION_OUTCOMES, LOAN_STATUSES } from "../domain/vocabularies.ts";
 import { CHAINS, TENANT_MODES } from "../domain/rails.ts";
@@ -12,16 +13,11 @@ const NullableTime = TimestampSchema.nullable();
 export const CreateLoanSchema = z
   .object({
     loanProductId: z.string().min(1).max(64).openapi({ description: "`loanProductId` of a merchant configuration (GET /v1/me)" }),
-    borrowerRef: z
-      .string()
-      .trim()
-      .min(1)
-      .max(255)
-      // Shown in the dashboard, notifications and e-mails: no control characters, and no bidirectional overrides that could make one ref look like another.
-      // A plain range, not \p{Cc}: the OpenAPI pattern must work in every client's regex engine.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it refuses
-      .regex(/^[^\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]*$/, "must not contain control characters or bidirectional overrides")
-      .openapi({ description: "Your own reference for the borrower (no control characters or bidirectional overrides)", example: "user-42" }),
+    // Shown in the dashboard, notifications and e-mails (shared/domain/plain-text.ts).
+    borrowerRef: plainText(255).openapi({
+      description: "Your own reference for the borrower (no control characters or bidirectional overrides)",
+      example: "user-42",
+    }),
     borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({
       description:
         "Where the principal goes. EVM: 0x + 40 hex (mixed case must pass EIP-55); TON: EQ…/UQ… (checked, with its CRC) or raw 0:<64 hex>, basechain only (a masterchain -1 account: 400); Solana: base58 of 32 bytes. Stored and returned canonical (EIP-55; TON raw `0:<hex>`).",

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { plainText } from "./plain-text.ts";
 import { HEX_COLOR_RULE, httpsUrlProblem, isHexColor, MAX_COMPANY_NAME_LENGTH, MAX_URL_LENGTH } from "../domain/branding.ts";
 import type { TenantSettings } from "../settings/tenant-settings-verbs.ts";
 import { EmailSchema } from "./auth.ts";
@@ -15,7 +16,7 @@ export const HttpsUrlSchema = z
 
 export const HexColorSchema = z.string().refine(isHexColor, HEX_COLOR_RULE).openapi({ pattern: "^#[0-9A-Fa-f]{6}$", example: "#1A2B3C" });
 
-const CompanyNameSchema = z.string().trim().min(1).max(MAX_COMPANY_NAME_LENGTH).openapi({ example: "Acme Store" });
+const CompanyNameSchema = plainText(MAX_COMPANY_NAME_LENGTH).openapi({ example: "Acme Store" });
 
 /** PUT /v1/settings: a full replacement. Every key is required; null clears an optional branding field. */
 export const SettingsBodySchema = z

@@ -187,7 +187,8 @@ describe("embed privacy: another wallet's balance (item 8)", () => {
     const wallet = { walletAddress: x.address };
 
     const boot = await m.post("/credit-line/bootstrap", wallet);
-    expect(boot.body).toMatchObject({ creditLine: { limit: "1000.00", available: "1000.00" }, agreementAccepted: false });
+    // Its open principal is not shown; its accepted agreement is (DECISIONS.md: later draws skip it).
+    expect(boot.body).toMatchObject({ creditLine: { limit: "1000.00", available: "1000.00" }, agreementAccepted: true });
     expect((await m.post("/eligibility", wallet)).body).toEqual({ walletAddress: x.address, eligible: true, reasons: [] });
     expect((await m.post("/quote", { ...wallet, amount: "500.00", tenureDays: 7 })).status).toBe(200);
 

@@ -301,7 +301,7 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     return borrower;
   }
 
-  test("without a session: available = limit, no agreement, no MAX_OPEN_LOANS, any amount quotes; with the wallet's session: exact", async () => {
+  test("without a session: available = limit, no MAX_OPEN_LOANS, any amount quotes (the agreement is the line's own); with the wallet's session: exact", async () => {
     const m = await merchant();
     const borrower = await walletWithOpenLoan(m);
     const wallet = { walletAddress: borrower.address };
@@ -315,7 +315,8 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     expect(stranger.boot.body).toMatchObject({
       creditLine: { walletAddress: borrower.address, status: "ACTIVE", limit: "1000.00", available: "1000.00" },
       requiresKyc: false,
-      agreementAccepted: false,
+      // DECISIONS.md: once the agreement is accepted, later draws skip it; bootstrap says so to every caller.
+      agreementAccepted: true,
     });
     expect(stranger.elig.body).toEqual({ walletAddress: borrower.address, eligible: true, reasons: [] });
     expect(stranger.quote.status).toBe(200);
@@ -346,7 +347,7 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     expect(over.body.message).toEqual(["amount: at most 400.00 is available on this credit line until its open loans are repaid"]);
   });
 
-  test("KYC state without a session is the tenant's rule for every wallet; with the wallet's session, the line's own", async () => {
+  test("KYC state is the line's own, with or without a session: requiresKyc turns false once the merchant confirms (DECISIONS.md)", async () => {
     const m = await merchant();
     await m.dashboard("PUT", "/v1/settings", {
       requiresKycBeforeFunding: true,
@@ -355,14 +356,23 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     const borrower = evmBorrower();
     const session = { [SESSION]: await m.widget.session(borrower) };
     const line = (await m.post("/credit-line/bootstrap", { walletAddress: borrower.address }, session)).body.creditLine;
-    expect((await m.api("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { verified: true })).status).toBe(200);
-    expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address }, session)).body.requiresKyc).toBe(false);
-    expect((await m.post("/eligibility", { walletAddress: borrower.address }, session)).body.reasons).toEqual([]);
+    // Before the merchant confirms: required, to everyone.
     expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address })).body).toMatchObject({
       creditLine: { id: line.id },
       requiresKyc: true,
     });
     expect((await m.post("/eligibility", { walletAddress: borrower.address })).body.reasons.map((r: { code: string }) => r.code)).toEqual(["KYC_REQUIRED"]);
+    // Another wallet of the program still needs it.
+    expect((await m.post("/credit-line/bootstrap", { walletAddress: evmBorrower().address })).body.requiresKyc).toBe(true);
+    expect((await m.api("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, { verified: true })).status).toBe(200);
+    expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address }, session)).body.requiresKyc).toBe(false);
+    expect((await m.post("/eligibility", { walletAddress: borrower.address }, session)).body.reasons).toEqual([]);
+    // A merchant backend (or page) asking without the wallet's session sees it done too.
+    expect((await m.post("/credit-line/bootstrap", { walletAddress: borrower.address })).body).toMatchObject({
+      creditLine: { id: line.id },
+      requiresKyc: false,
+    });
+    expect((await m.post("/eligibility", { walletAddress: borrower.address })).body).toEqual({ walletAddress: borrower.address, eligible: true, reasons: [] });
   });
 
   test("a session is for its wallet and program only; forged, expired or garbage tokens are 401 with the error body", async () => {

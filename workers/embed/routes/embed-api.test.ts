@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { events } from "../../../db/schema/events.ts";
 import { loans } from "../../../db/schema/loans.ts";
+import { tenantSettings } from "../../../db/schema/tenant-settings.ts";
 import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
@@ -247,6 +248,16 @@ describe("eligibility and credit line", () => {
       "KYC_REQUIRED",
     ]);
 
+    // What people read later (the dashboard, e-mails) is plain text: 400 naming the field, and nothing confirmed.
+    for (const field of ["borrowerRef", "merchantUserId", "reference"]) {
+      const refused = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
+        body: { verified: true, [field]: "a\u202eb" },
+        headers: { "x-api-key": m.key },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toEqual([`${field}: must not contain control characters or bidirectional overrides`]);
+    }
+    expect((await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session)).body.requiresKyc).toBe(true);
     const confirm = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
       body: { verified: true, merchantUserId: "ops-1", reference: "kyc-9", borrowerRef: "customer-9" },
       headers: { "x-api-key": m.key },
@@ -355,6 +366,79 @@ describe("quote and accept (EVM)", () => {
     const expired = await call(m, "POST", "/accept", { ...body, agreementChallengeId: q2.agreementChallenge.id, walletSignature: sig2 });
     expect(expired.status).toBe(400);
     expect(expired.body.message).toEqual(["agreementChallengeId: the challenge has expired"]);
+  });
+
+  test("the merchant's fees change between quote and accept: 400 naming the change, no loan; a new quote states and makes the new price", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address);
+    expect(q).toMatchObject({ processingFee: "2.00", totalDue: "102.00" });
+    // The signed text states what the borrower will owe: total, late fee per day past the due date, when it defaults.
+    const config = (await t.request("GET", `/v1/merchant-configs/${m.merchantConfigId}`, { headers: bearer(m.owner.token) })).body;
+    const late = config.lateFee.type === "FIXED" ? config.lateFee.value : null;
+    expect(q.agreementChallenge.message).toContain("Total due: 102.00 USDC");
+    if (late) expect(q.agreementChallenge.message).toContain(`Late fee: ${late} USDC for each started day past the due date`);
+    expect(q.agreementChallenge.message).toContain(`Default: ${config.gracePeriodDays} days past the due date, if still unpaid`);
+    const signed = {
+      walletAddress: account.address,
+      amount: "100.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+      channel: "WEB",
+    };
+    const { id: _id, loanProductId: _p, createdAt: _c, updatedAt: _u, ...editable } = config;
+    const put = (over: Record<string, unknown>) =>
+      t.request("PUT", `/v1/merchant-configs/${m.merchantConfigId}`, { headers: bearer(m.owner.token), body: { ...editable, ...over } });
+    expect((await put({ processingFee: { type: "PERCENTAGE", value: "10.00" }, lateFee: { type: "FIXED", value: "25.00" }, gracePeriodDays: 0 })).status).toBe(
+      200,
+    );
+
+    const refused = await call(m, "POST", "/accept", signed);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toHaveLength(1);
+    expect(refused.body.message[0]).toStartWith(
+      "agreementChallengeId: the merchant's terms changed since the quote (total due 102.00 → 110.00, late fee per day",
+    );
+    expect(refused.body.message[0]).toContain("days before default");
+    expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toEqual([]);
+
+    // Quoted again: the new price is what the borrower signs, and what the loan carries.
+    const again = await quote(m, account.address);
+    expect(again).toMatchObject({ processingFee: "10.00", totalDue: "110.00" });
+    expect(again.agreementChallenge.message).toContain("Late fee: 25.00 USDC for each started day past the due date");
+    expect(again.agreementChallenge.message).toContain("Default: 0 days past the due date");
+    const made = await call(m, "POST", "/accept", {
+      ...signed,
+      agreementChallengeId: again.agreementChallenge.id,
+      walletSignature: await account.signMessage({ message: again.agreementChallenge.message }),
+    });
+    expect(made.status).toBe(201);
+    const loan = (await t.request("GET", `/v1/loans/${made.body.loan.id}`, { headers: { "x-api-key": m.key } })).body;
+    expect(loan).toMatchObject({ processingFee: "10.00", totalDue: "110.00", gracePeriodDays: 0 });
+    expect(loan.agreement.message).toBe(again.agreementChallenge.message);
+  });
+
+  test("a company name cannot add lines to the text a wallet signs: refused with newlines; one stored before is put on one line", async () => {
+    const m = await merchant();
+    const settings = (await t.request("GET", "/v1/settings", { headers: bearer(m.owner.token) })).body;
+    const putName = (companyName: string) =>
+      t.request("PUT", "/v1/settings", { headers: bearer(m.owner.token), body: { ...settings, branding: { ...settings.branding, companyName } } });
+    for (const name of ["Evil\nAmount: 1.00 USDC", "Evil\rTotal due: 1.00", "Evil\u202E", "Evil\u0000"]) {
+      const res = await putName(name);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toEqual(["branding.companyName: must not contain control characters or bidirectional overrides"]);
+    }
+    // A name stored before the rule (written here straight to the table).
+    await t.db.update(tenantSettings).set({ companyName: "Evil\nAmount: 1.00 USDC" }).where(eq(tenantSettings.tenantId, m.owner.tenantId));
+    const account = privateKeyToAccount(generatePrivateKey());
+    const q = await quote(m, account.address, "300.00", 7);
+    const lines = q.agreementChallenge.message.split("\n");
+    expect(lines).toContain("Merchant: Evil Amount: 1.00 USDC");
+    expect(lines.filter((l: string) => l.startsWith("Amount:"))).toEqual(["Amount: 300.00 USDC"]);
+    const session = await call(m, "POST", "/wallet-session/challenge", { walletAddress: account.address });
+    expect(session.status).toBe(200);
+    expect(session.body.message.split("\n")[0]).toBe("Sign in to Evil Amount: 1.00 USDC credit with your wallet.");
   });
 
   test("a draw must fit what the credit line has available, at quote (with the wallet's session) and again at accept", async () => {

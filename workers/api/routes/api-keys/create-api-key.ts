@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
 import { createApiKey } from "../../../../shared/api-keys/api-key-verbs.ts";
 import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
 import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
@@ -9,7 +10,7 @@ import { API_KEY_EXAMPLE } from "../../openapi-examples.ts";
 
 const BodySchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: plainText(100),
     // Optional rather than defaulted, so the document (and typed clients) do not require it.
     mode: z.enum(TENANT_MODES).optional().openapi({
       description: "sandbox (default, a `svc_test_…` key) or live (a `svc_live_…` key; 403 until the tenant is certified).",

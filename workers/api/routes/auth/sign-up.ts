@@ -1,4 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { MAX_COMPANY_NAME_LENGTH } from "../../../../shared/domain/branding.ts";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
 import type { MiddlewareHandler } from "hono";
 import { sendVerificationLink } from "../../../../shared/auth/email-verification.ts";
 import { issueSessionToken } from "../../../../shared/auth/session-tokens.ts";
@@ -22,7 +24,7 @@ const signupLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-const BodySchema = z.object({ email: EmailSchema, password: PasswordSchema, companyName: z.string().trim().min(1).max(200) }).openapi("SignupRequest");
+const BodySchema = z.object({ email: EmailSchema, password: PasswordSchema, companyName: plainText(MAX_COMPANY_NAME_LENGTH) }).openapi("SignupRequest");
 
 const ResponseSchema = SessionSchema.extend({
   tenant: z.object({ id: z.uuid(), name: z.string() }),

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
+import { PLAIN_TEXT_PATTERN, PLAIN_TEXT_RULE } from "../../../../shared/domain/plain-text.ts";
 import type { BorrowerWithAudit } from "../../../../shared/borrowers/borrower-verbs.ts";
 import { KYC_STATUSES } from "../../../../shared/domain/underwriting.ts";
 import { iso, isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
@@ -8,6 +10,7 @@ export const BorrowerParamSchema = z.object({
     .string()
     .min(1)
     .max(255)
+    .regex(PLAIN_TEXT_PATTERN, PLAIN_TEXT_RULE)
     .openapi({
       param: { name: "id", in: "path" },
       description: "The borrower's id, or your `borrowerRef` for it (URL-encoded).",
@@ -20,12 +23,7 @@ export const KycStatusSchema = z.enum(KYC_STATUSES).openapi({ example: "VERIFIED
 export const SetKycBodySchema = z
   .object({
     status: KycStatusSchema,
-    merchantUserId: z
-      .string()
-      .trim()
-      .min(1)
-      .max(255)
-      .openapi({ description: "Your internal reference for who or what performed the check.", example: "kyc-ops-7" }),
+    merchantUserId: plainText(255).openapi({ description: "Your internal reference for who or what performed the check.", example: "kyc-ops-7" }),
   })
   .openapi("BorrowerKycRequest");
 

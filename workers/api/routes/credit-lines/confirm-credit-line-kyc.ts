@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
 import { actingMode, modeScope, requireLiveWriterOnceCertified } from "../../../../shared/auth/principal.ts";
 import { confirmCreditLineKyc } from "../../../../shared/embed/credit-lines.ts";
 import { IdParamSchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
@@ -9,15 +10,11 @@ import { defineRoute } from "../../route.ts";
 const BodySchema = z
   .object({
     verified: z.boolean(),
-    merchantUserId: z.string().min(1).max(255).optional(),
-    reference: z.string().min(1).max(255).optional(),
-    borrowerRef: z
-      .string()
-      .trim()
-      .min(1)
-      .max(255)
+    merchantUserId: plainText(255).optional(),
+    reference: plainText(255).optional(),
+    borrowerRef: plainText(255)
       .optional()
-      .openapi({ description: "Your reference for this borrower: the line's loans are booked under it" }),
+      .openapi({ description: "Your reference for this borrower: the line's loans are booked under it (no control characters or bidirectional overrides)" }),
   })
   .openapi("CreditLineKycConfirmationRequest");
 

@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { loadLoan } from "../../../../shared/loans/load-loan.ts";
 import { loanView } from "../../../../shared/loans/loan-view.ts";
@@ -11,8 +12,8 @@ import { defineRoute } from "../../route.ts";
 const BodySchema = z
   .object({
     verified: z.boolean(),
-    merchantUserId: z.string().min(1).max(255).optional(),
-    reference: z.string().min(1).max(255).optional().openapi({ description: "Your KYC provider's reference; the service stores no documents" }),
+    merchantUserId: plainText(255).optional(),
+    reference: plainText(255).optional().openapi({ description: "Your KYC provider's reference; the service stores no documents" }),
   })
   .openapi("LoanKycConfirmationRequest");
 

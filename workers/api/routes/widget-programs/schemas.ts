@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { plainText } from "../../../../shared/schemas/plain-text.ts";
 import { allowedOriginsProblems, MAX_ALLOWED_ORIGINS } from "../../../../shared/domain/origins.ts";
 import { TENANT_MODES } from "../../../../shared/domain/rails.ts";
 
@@ -15,7 +16,7 @@ const AllowedOriginsSchema = z
 
 /** The body of POST and PUT /v1/widget-programs (PUT replaces all three; the embed key never changes). */
 const programTerms = {
-  name: z.string().trim().min(1).max(100).openapi({ example: "Checkout widget" }),
+  name: plainText(100).openapi({ example: "Checkout widget" }),
   merchantConfigId: z.uuid().openapi({ description: "One of the tenant's merchant configurations; the program lends with its rail and loan product." }),
   allowedOrigins: AllowedOriginsSchema,
 };
