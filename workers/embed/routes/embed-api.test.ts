@@ -48,9 +48,9 @@ async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
   return res.body;
 }
 
-/** An accept body for a fresh quote of 100.00 over 7 days, signed by the wallet. */
-async function signedAccept(m: M, account: ReturnType<typeof privateKeyToAccount>) {
-  const q = await quote(m, account.address);
+/** An accept body for a quote of 100.00 over 7 days (a fresh one unless given), signed by the wallet. */
+async function signedAccept(m: M, account: ReturnType<typeof privateKeyToAccount>, given?: Awaited<ReturnType<typeof quote>>) {
+  const q = given ?? (await quote(m, account.address));
   return {
     walletAddress: account.address,
     amount: "100.00",
@@ -379,14 +379,7 @@ describe("quote and accept (EVM)", () => {
     expect(q.agreementChallenge.message).toContain("Total due: 102.00 USDC");
     if (late) expect(q.agreementChallenge.message).toContain(`Late fee: ${late} USDC for each started day past the due date`);
     expect(q.agreementChallenge.message).toContain(`Default: ${config.gracePeriodDays} days past the due date, if still unpaid`);
-    const signed = {
-      walletAddress: account.address,
-      amount: "100.00",
-      tenureDays: 7,
-      agreementChallengeId: q.agreementChallenge.id,
-      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
-      channel: "WEB",
-    };
+    const signed = await signedAccept(m, account, q);
     const { id: _id, loanProductId: _p, createdAt: _c, updatedAt: _u, ...editable } = config;
     const put = (over: Record<string, unknown>) =>
       t.request("PUT", `/v1/merchant-configs/${m.merchantConfigId}`, { headers: bearer(m.owner.token), body: { ...editable, ...over } });
@@ -408,11 +401,7 @@ describe("quote and accept (EVM)", () => {
     expect(again).toMatchObject({ processingFee: "10.00", totalDue: "110.00" });
     expect(again.agreementChallenge.message).toContain("Late fee: 25.00 USDC for each started day past the due date");
     expect(again.agreementChallenge.message).toContain("Default: 0 days past the due date");
-    const made = await call(m, "POST", "/accept", {
-      ...signed,
-      agreementChallengeId: again.agreementChallenge.id,
-      walletSignature: await account.signMessage({ message: again.agreementChallenge.message }),
-    });
+    const made = await call(m, "POST", "/accept", await signedAccept(m, account, again));
     expect(made.status).toBe(201);
     const loan = (await t.request("GET", `/v1/loans/${made.body.loan.id}`, { headers: { "x-api-key": m.key } })).body;
     expect(loan).toMatchObject({ processingFee: "10.00", totalDue: "110.00", gracePeriodDays: 0 });
