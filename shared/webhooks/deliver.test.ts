@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { createDb } from "../../db/create-db.ts";
 import { events } from "../../db/schema/events.ts";
-import { notifications, webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
 import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
@@ -15,6 +15,7 @@ import { deferredSeconds, processDeliveryBatch, processDeliveryMessage, RESIGN_A
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
+import { deleteEndpoint } from "./endpoints.ts";
 import type { SendSlots } from "./send-slots.ts";
 
 let t: TestApp;
@@ -144,6 +145,54 @@ describe("delivery", () => {
     expect(toAlive.map((r) => r.headers["x-svc-event"])).toEqual(["webhook.delivery_failed"]);
     const [notification] = await t.db.select().from(notifications).where(eq(notifications.eventId, failedEvents[0]!.id));
     expect(notification).toMatchObject({ eventType: "webhook.delivery_failed", emailStatus: "PENDING", emailTo: s.owner.email });
+  });
+
+  test("an endpoint deleted after a failed attempt: its pending deliveries end FAILED at once, no further attempt, no webhook.delivery_failed", async () => {
+    const dead = "https://dead.merchant.example/deleted";
+    const alive = "https://alive.merchant.example/other";
+    const s = await setup(
+      { [dead]: async () => new Response("boom", { status: 500 }), [alive]: async () => new Response(null, { status: 204 }) },
+      { [dead]: ["loan.funded"], [alive]: ["webhook.delivery_failed"] },
+    );
+    // Attempt 1 fails; attempt 2 is queued (30 s later).
+    const first = sentItems(s.queue.messages.splice(0)).filter((m) => m.body.kind === "delivery");
+    for (const m of first) await processDeliveryMessage(s.deps, m.body as never);
+    const [delivery] = (await deliveriesOf(s.owner.tenantId)).filter((d) => d.endpointId === s.endpoints[dead]!.id);
+    expect(delivery).toMatchObject({ status: "PENDING", attemptCount: 1 });
+    const second = sentItems(s.queue.messages.splice(0));
+    expect(second.map((m) => m.body)).toEqual([{ kind: "delivery", deliveryId: delivery!.id, attempt: 2 }]);
+
+    await deleteEndpoint({ db: t.db }, { tenantId: s.owner.tenantId, id: s.endpoints[dead]!.id, now: t.clock.now() });
+    expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === delivery!.id)).toMatchObject({ status: "FAILED", attemptCount: 1, nextAttemptAt: null });
+    // The queued attempt 2 arrives: dropped, nothing sent, nothing recorded.
+    expect(await processDeliveryMessage(s.deps, second[0]!.body as never)).toEqual({ ack: true });
+    expect(s.received.filter((r) => r.url === dead)).toHaveLength(1);
+    expect((await attemptsOf(delivery!.id)).map((a) => [a.attempt, a.responseStatus])).toEqual([[1, 500]]);
+    await relayOutbox({ db: t.db, queue: s.queue }, { now: t.clock.now(), tenantId: s.owner.tenantId });
+    const alarms = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(alarms).toEqual([]);
+    expect(s.received.filter((r) => r.url === alive)).toEqual([]);
+  });
+
+  test("an attempt claimed as its endpoint is deleted is not sent and ends the delivery, without webhook.delivery_failed", async () => {
+    const gone = "https://gone.merchant.example/hook";
+    const s = await setup({ [gone]: async () => new Response("ok") }, { [gone]: ["loan.funded"] });
+    const [delivery] = await deliveriesOf(s.owner.tenantId);
+    // Deleted the way a race would leave it: the endpoint gone, its delivery still PENDING.
+    await t.db.update(webhookEndpoints).set({ deletedAt: t.clock.now() }).where(eq(webhookEndpoints.id, s.endpoints[gone]!.id));
+    const outcome = await processDeliveryMessage(s.deps, { deliveryId: delivery!.id, attempt: 1 });
+    expect(outcome).toEqual({ ack: true });
+    expect(s.received).toEqual([]);
+    expect((await deliveriesOf(s.owner.tenantId))[0]).toMatchObject({ status: "FAILED", attemptCount: 1, nextAttemptAt: null });
+    expect((await attemptsOf(delivery!.id)).map((a) => [a.attempt, a.error, a.responseStatus])).toEqual([[1, "endpoint deleted", null]]);
+    const alarms = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(alarms).toEqual([]);
   });
 
   test("a receiver that never answers: each attempt fails after the configured timeout, recorded as such", async () => {

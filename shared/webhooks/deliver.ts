@@ -104,8 +104,9 @@ async function loadDelivery(db: Db, deliveryId: string) {
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
-type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number };
-const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0 };
+/** `endpointDeleted`: not sent, its endpoint is deleted; the delivery ends FAILED at once, with no `webhook.delivery_failed`. */
+type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number; endpointDeleted?: true };
+const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0, endpointDeleted: true };
 
 /**
  * A request signed this long before its slot came is signed again, so its
@@ -259,7 +260,8 @@ function recordStatements(db: Db, records: AttemptRecord[], now: Date) {
 /** An attempt's outcome (attempt-statements.ts rows), and what follows from it. */
 async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, now: Date, delayOverride?: number) {
   const { db } = deps;
-  const final = result.succeeded || attempt >= MAX_ATTEMPTS;
+  // An attempt for a deleted endpoint (one claimed as it was deleted: deleteEndpoint ends the others) is the last.
+  const final = result.succeeded || attempt >= MAX_ATTEMPTS || result.endpointDeleted === true;
   const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
   const delay = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
   const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
@@ -273,8 +275,9 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
   };
   const advance: DeliveryAdvance = { id: d.id, status, attempt, nextAttemptAt };
   const failureEvent: unknown[] = [];
-  // A failed test event is the merchant's own probe, shown on its delivery: it raises no alert.
-  if (status === "FAILED" && loaded.envelope.type !== "webhook.delivery_failed" && loaded.envelope.type !== "webhook.test") {
+  // A failed test event is the merchant's own probe, shown on its delivery: it raises no alert. Nor does a
+  // delivery that ended because the merchant deleted its endpoint: the endpoint did not fail its attempts.
+  if (status === "FAILED" && !result.endpointDeleted && loaded.envelope.type !== "webhook.delivery_failed" && loaded.envelope.type !== "webhook.test") {
     const envelope: EventEnvelope = {
       id: await deterministicUuid(`webhook.delivery_failed:${d.id}`),
       type: "webhook.delivery_failed",
@@ -306,7 +309,8 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
       ) as never,
     );
   }
-  return { outcome, advance, failureEvent, final, delay, failed: status === "FAILED" };
+  // `failed`: it wrote a `webhook.delivery_failed`, which the consumer relays at once (failedForTenant).
+  return { outcome, advance, failureEvent, final, delay, failed: failureEvent.length > 0 };
 }
 
 /**

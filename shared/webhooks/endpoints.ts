@@ -1,7 +1,7 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, exists, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import { webhookEndpoints } from "../../db/schema/webhooks.ts";
+import { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { sealSecret } from "../crypto/secret-box.ts";
 import { notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
@@ -100,24 +100,47 @@ export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenan
 
 /**
  * Soft-deletes an endpoint: its deliveries stay in the history, it gets no
- * new ones, and attempts still queued for it fail without a request.
- * Conditional on it being live, so deleting twice (or another tenant's
- * endpoint) is not found.
+ * new ones, and those still PENDING end FAILED in the same batch, with no
+ * further attempt and no `webhook.delivery_failed` (SPEC.md: that event is
+ * for an endpoint that failed its attempts, not one the merchant removed).
+ * Their queued messages then find them finished and are dropped; an attempt
+ * already on its way when the endpoint went is not sent and ends its
+ * delivery the same way (deliver.ts `ENDPOINT_DELETED`). Conditional on it
+ * being live, so deleting twice (or another tenant's endpoint) is not found.
  */
 export async function deleteEndpoint({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; mode?: TenantMode; id: string; now: Date }): Promise<void> {
   if (!isUuid(input.id)) throw notFound("Webhook endpoint");
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({ deletedAt: input.now })
-    .where(
-      and(
-        eq(webhookEndpoints.id, input.id),
-        eq(webhookEndpoints.tenantId, input.tenantId),
-        // An API key's mode: another mode's endpoint is not found, like another tenant's.
-        input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
-        isNull(webhookEndpoints.deletedAt),
+  const [[row]] = await db.batch([
+    db
+      .update(webhookEndpoints)
+      .set({ deletedAt: input.now })
+      .where(
+        and(
+          eq(webhookEndpoints.id, input.id),
+          eq(webhookEndpoints.tenantId, input.tenantId),
+          // An API key's mode: another mode's endpoint is not found, like another tenant's.
+          input.mode ? eq(webhookEndpoints.mode, input.mode) : undefined,
+          isNull(webhookEndpoints.deletedAt),
+        ),
+      )
+      .returning({ id: webhookEndpoints.id }),
+    // Only if this batch deleted it (the update above, this tenant's): its pending deliveries end now.
+    db
+      .update(webhookDeliveries)
+      .set({ status: "FAILED", nextAttemptAt: null, updatedAt: input.now })
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, input.id),
+          eq(webhookDeliveries.tenantId, input.tenantId),
+          eq(webhookDeliveries.status, "PENDING"),
+          exists(
+            db
+              .select({ id: webhookEndpoints.id })
+              .from(webhookEndpoints)
+              .where(and(eq(webhookEndpoints.id, input.id), eq(webhookEndpoints.deletedAt, input.now))),
+          ),
+        ),
       ),
-    )
-    .returning({ id: webhookEndpoints.id });
+  ]);
   if (!row) throw notFound("Webhook endpoint");
 }
