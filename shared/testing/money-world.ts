@@ -212,7 +212,7 @@ async function snapshot(m: MoneyModel, w: World) {
     get("/v1/loans?limit=100"),
     get("/v1/events?limit=100"),
     get("/v1/settlements/unmatched?limit=100"),
-    Promise.all(m.loans.map((l) => get(`/v1/settlements/${l.id}`))),
+    Promise.all(m.loans.map((l) => get(`/v1/settlements/${l.id}?limit=100`))),
     pool("USDC"),
     pool("USDT"),
     ledger("POLYGON_AMOY"),
@@ -249,7 +249,11 @@ export async function checkInvariants(m: MoneyModel, w: World) {
 
   // Settlement history of each loan.
   for (const [i, loan] of m.loans.entries()) {
-    const rows = histories[i].data.map((s: any) => ({ kind: s.kind, status: s.status, amount: units(s.amount), txHash: s.txHash, paidAt: ms(s.paidAt) }));
+    expect(histories[i].nextCursor).toBeNull();
+    // Newest first, as every list: the model's order is the other way.
+    const rows = [...histories[i].data]
+      .reverse()
+      .map((s: any) => ({ kind: s.kind, status: s.status, amount: units(s.amount), txHash: s.txHash, paidAt: ms(s.paidAt) }));
     expect({ loan: i, settlements: rows }).toEqual({ loan: i, settlements: loan.settlements });
   }
 

@@ -58,9 +58,11 @@ describe("loan scenarios on workerd", () => {
   const typesOf = async (m: Merchant, loanId: string) => (await eventsOf(m, loanId)).map((e) => e.type as string);
 
   async function settlementsOf(m: Merchant, loanId: string): Promise<any[]> {
-    const res = await m.api(`/v1/settlements/${loanId}`);
+    const res = await m.api(`/v1/settlements/${loanId}?limit=100`);
     expect(res.status).toBe(200);
-    return res.body.data;
+    expect(res.body.nextCursor).toBeNull();
+    // Newest first, as every list: oldest first here.
+    return [...res.body.data].reverse();
   }
 
   /** The tenant's own pool, straight from D1 (base units), for "no funds move". */

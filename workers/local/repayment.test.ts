@@ -63,9 +63,11 @@ describe("repayment on workerd", () => {
     return (res.body.data as any[]).map((e) => e.type as string).reverse();
   };
   const settlementsOf = async (m: Merchant, loanId: string): Promise<any[]> => {
-    const res = await m.api(`/v1/settlements/${loanId}`);
+    const res = await m.api(`/v1/settlements/${loanId}?limit=100`);
     expect(res.status).toBe(200);
-    return res.body.data;
+    expect(res.body.nextCursor).toBeNull();
+    // Newest first, as every list: oldest first here.
+    return [...res.body.data].reverse();
   };
   const loanOf = async (m: Merchant, loanId: string) => (await m.api(`/v1/loans/${loanId}`)).body;
   const embedInstructions = (m: Merchant, loanId: string) => stack.fetch(`/v1/embed/${m.embedKey}/loans/${loanId}/repayment-instructions`);

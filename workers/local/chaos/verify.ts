@@ -73,7 +73,7 @@ export async function verify(m: Merchant, receiver: Receiver, expect: Expectatio
   let repaymentsDoubled = 0;
   let repaymentsDropped = 0;
   for (const loan of loans) {
-    const settlements = (await persist(() => m.api(`/v1/settlements/${loan.id}`))).body.data as { kind: string; status: string }[];
+    const settlements = (await persist(() => m.api(`/v1/settlements/${loan.id}?limit=100`))).body.data as { kind: string; status: string }[];
     const funding = settlements.filter((s) => s.kind === "FUNDING");
     const repayments = settlements.filter((s) => s.kind === "REPAYMENT" || s.kind === "PARTIAL_REPAYMENT");
     if (funding.length > 1) fundedTwice++;

@@ -68,10 +68,12 @@ const typesOf = async (key: string, loanId: string): Promise<string[]> => {
 const eventsOf = async (key: string, loanId: string, type: string): Promise<any[]> =>
   (await t.request("GET", `/v1/events?loanId=${loanId}&type=${type}&limit=100`, { headers: apiKey(key) })).body.data as any[];
 const settlementsOf = async (key: string, loanId: string): Promise<any[]> => {
-  const res = await t.request("GET", `/v1/settlements/${loanId}`, { headers: apiKey(key) });
+  const res = await t.request("GET", `/v1/settlements/${loanId}?limit=100`, { headers: apiKey(key) });
   expect(res.status).toBe(200);
   expect(res.body.loanId).toBe(loanId);
-  return res.body.data;
+  expect(res.body.nextCursor).toBeNull();
+  // Newest first, as every list: oldest first here, as the tests tell the story.
+  return [...res.body.data].reverse();
 };
 const unmatchedOf = async (key: string): Promise<any[]> => {
   const res = await t.request("GET", "/v1/settlements/unmatched?limit=100", { headers: apiKey(key) });
@@ -563,6 +565,19 @@ describe("amounts", () => {
       ["REPAYMENT", "CONFIRMED", "102.00", repaid.txHash],
       ["SURPLUS", "CONFIRMED", "3.25", repaid.txHash],
     ]);
+    // The history is a list as every other (DECISIONS.md "Lists"): newest first, paged by `limit` and `cursor`. The
+    // repayment and its surplus, written in one batch at one millisecond, keep the order they were written in.
+    const pages: any[] = [];
+    for (let cursor: string | null = null, n = 0; n === 0 || cursor !== null; n++) {
+      const query: string = cursor ? `?limit=1&cursor=${cursor}` : "?limit=1";
+      const page = await t.request("GET", `/v1/settlements/${loan.id}${query}`, { headers: apiKey(m.key) });
+      expect(page.status).toBe(200);
+      expect(page.body.data).toHaveLength(1);
+      pages.push(page.body.data[0]);
+      cursor = page.body.nextCursor;
+    }
+    expect(pages.map((s) => s.kind)).toEqual(["SURPLUS", "REPAYMENT", "FUNDING"]);
+    expect((await t.request("GET", `/v1/settlements/${loan.id}?cursor=not-a-cursor`, { headers: apiKey(m.key) })).status).toBe(400);
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
     // The pool takes back what the loan owed; the surplus is refundable, not the pool's.
     expect((await poolOf(m.tenantId, "USDC")).available - poolBefore.available).toBe(102n * UNITS);

@@ -4,7 +4,7 @@ import { displayAmount } from "../../../../shared/domain/money.ts";
 import { CHAINS, STABLECOINS, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { listSettlements, type SettlementRow } from "../../../../shared/settlements/list-settlements.ts";
-import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { iso, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 
@@ -43,7 +43,7 @@ const SettlementSchema = z
   })
   .openapi("Settlement");
 
-const ResponseSchema = z.object({ loanId: z.uuid(), data: z.array(SettlementSchema) }).openapi("SettlementHistory");
+const ResponseSchema = z.object({ loanId: z.uuid(), data: z.array(SettlementSchema), nextCursor: z.string().nullable() }).openapi("SettlementHistory");
 
 /** Movements are whole cents; anything finer (a TON transfer with 6 decimals) is shown exactly rather than refused. */
 
@@ -72,10 +72,10 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Settlement history of a loan",
     description: [
-      "Every money movement of the loan, oldest first: the funding transfer of the principal to the borrower's wallet (with the loan's `fundingTxHash`), and repayments as the settlement listener records them. Failed transfers are listed too, with status FAILED. Amounts are decimal strings with 2 decimals.",
-      "The whole history in one response (a loan has a handful of movements), so there is no cursor. A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, a loan of the other mode than the key's (DECISIONS.md \"Modes\"), or an unknown id: 404. A dashboard session sees loans of both modes.",
+      "Every money movement of the loan, newest first as every list (DECISIONS.md \"Lists\": `limit` 1..100, default 20, and `cursor`): the funding transfer of the principal to the borrower's wallet (with the loan's `fundingTxHash`), and repayments as the settlement listener records them (an overpayment's SURPLUS row comes just before the REPAYMENT written with it). Failed transfers are listed too, with status FAILED. Amounts are decimal strings with 2 decimals, or 6 when a payment is not a whole number of cents.",
+      "A loan without any movement yet (declined, waiting for review or liquidity) answers an empty `data`. Another tenant's loan, a loan of the other mode than the key's (DECISIONS.md \"Modes\"), or an unknown id: 404. A dashboard session sees loans of both modes.",
     ].join("\n\n"),
-    request: { params: ParamSchema },
+    request: { params: ParamSchema, query: PageQuerySchema },
     responses: { 200: { description: "The loan's settlements", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );
@@ -83,6 +83,13 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const principal = c.get("principal");
-    const history = await listSettlements(c.get("deps"), { tenantId: principal.tenant.id, loanId: c.req.valid("param").loanId, mode: modeScope(principal) });
-    return c.json({ loanId: history.loanId, data: history.rows.map(settlementView) }, 200);
+    const { limit, cursor } = c.req.valid("query");
+    const history = await listSettlements(c.get("deps"), {
+      tenantId: principal.tenant.id,
+      loanId: c.req.valid("param").loanId,
+      mode: modeScope(principal),
+      limit,
+      cursor,
+    });
+    return c.json({ loanId: history.loanId, data: history.data.map(settlementView), nextCursor: history.nextCursor }, 200);
   });

@@ -45,6 +45,7 @@ describe("settlements", () => {
           createdAt: loan.fundedAt,
         },
       ],
+      nextCursor: null,
     });
     expect(loan.fundingTxHash).toMatch(/^0x[0-9a-f]{64}$/);
   });
@@ -55,13 +56,13 @@ describe("settlements", () => {
     expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.key) })).status).toBe(200);
     const declined = await createdLoan(t, m.key);
     expect(declined.derivedStatus).toBe("DECLINED");
-    expect((await history(m.key, declined.id)).body).toEqual({ loanId: declined.id, data: [] });
+    expect((await history(m.key, declined.id)).body).toEqual({ loanId: declined.id, data: [], nextCursor: null });
     await t.request("PUT", "/v1/policies", { body: { ...policy, requireKycVerified: false }, headers: apiKey(m.key) });
 
     await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "0.00" }, headers: apiKey(m.key) });
     const waiting = await createdLoan(t, m.key);
     expect(waiting.fundingState).toBe("AWAITING_LIQUIDITY");
-    expect((await history(m.key, waiting.id)).body).toEqual({ loanId: waiting.id, data: [] });
+    expect((await history(m.key, waiting.id)).body).toEqual({ loanId: waiting.id, data: [], nextCursor: null });
     // Funded later: one row, on the loan's fundingTxHash.
     await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "500.00" }, headers: apiKey(m.key) });
     const funded = (await t.request("GET", `/v1/loans/${waiting.id}`, { headers: apiKey(m.key) })).body;
@@ -194,7 +195,8 @@ describe("attributing an unmatched payment", () => {
     const after = await Promise.all(loans.map(async (l) => (await t.request("GET", `/v1/loans/${l.id}`, { headers: apiKey(m.key) })).body));
     expect(after[winner]).toMatchObject({ status: "REPAID", amountPaid: "102.00" });
     expect(after[1 - winner]).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", amountDue: "102.00", repaidAt: null });
-    expect((await history(m.key, won.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING", "REPAYMENT"]);
+    // Newest first, as every list.
+    expect((await history(m.key, won.id)).body.data.map((s: any) => s.kind)).toEqual(["REPAYMENT", "FUNDING"]);
     expect((await history(m.key, lost.id)).body.data.map((s: any) => s.kind)).toEqual(["FUNDING"]);
     expect(await repaidEvents(m.key, won.id)).toHaveLength(1);
     expect(await repaidEvents(m.key, lost.id)).toHaveLength(0);

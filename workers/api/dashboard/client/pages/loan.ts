@@ -23,7 +23,7 @@ export const loanPage: Page = {
     const [loan, events, settlements, deliveries] = await Promise.all([
       get<Loan>(`/loans/${id}`),
       get<ListPage<LoanEvent>>(`/events?loanId=${id}&limit=100`),
-      get<{ data: Settlement[] }>(`/settlements/${id}`),
+      get<ListPage<Settlement>>(`/settlements/${id}?limit=100`),
       get<ListPage<Delivery>>(`/webhooks/deliveries?loanId=${id}&limit=100`),
     ]);
     return pageSection(
@@ -36,7 +36,8 @@ export const loanPage: Page = {
       decisionSection(loan),
       agreementSection(loan),
       timelineSection(events.data, events.nextCursor !== null),
-      settlementsSection(settlements.data),
+      // The API lists newest first; the loan page tells its story oldest first.
+      settlementsSection([...settlements.data].reverse()),
       deliveriesSection(deliveries.data),
     );
   },

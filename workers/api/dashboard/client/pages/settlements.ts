@@ -82,11 +82,12 @@ export const settlementsPage: Page = {
 /** One loan's settlements, or those of the latest loans (newest first). */
 async function historyRows(ctx: Ctx, loanId: string): Promise<{ loan: string; s: Settlement }[]> {
   if (loanId) {
-    const one = await get<{ loanId: string; data: Settlement[] }>(`/settlements/${encodeURIComponent(loanId)}`);
-    return one.data.map((s) => ({ loan: one.loanId, s }));
+    const one = await get<{ loanId: string; data: Settlement[] }>(`/settlements/${encodeURIComponent(loanId)}?limit=100`);
+    // The API lists newest first; one loan's movements read oldest first here.
+    return [...one.data].reverse().map((s) => ({ loan: one.loanId, s }));
   }
   const loans = await get<ListPage<Loan>>(`/loans?mode=${ctx.mode}&limit=${RECENT_LOANS}`);
   const funded = loans.data.filter((l) => l.fundedAt !== null);
-  const all = await Promise.all(funded.map((l) => get<{ loanId: string; data: Settlement[] }>(`/settlements/${l.id}`)));
+  const all = await Promise.all(funded.map((l) => get<{ loanId: string; data: Settlement[] }>(`/settlements/${l.id}?limit=100`)));
   return all.flatMap((h) => h.data.map((s) => ({ loan: h.loanId, s }))).sort((a, b) => b.s.createdAt.localeCompare(a.s.createdAt));
 }
