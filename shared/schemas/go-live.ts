@@ -4,14 +4,10 @@ import { ISO_COUNTRY_CODES } from "../domain/countries.ts";
 import { GO_LIVE_STATUSES, GO_LIVE_STEP_KEYS, type GoLiveStep, KYB_STATUSES } from "../domain/go-live.ts";
 import { TENANT_MODES } from "../domain/vocabularies.ts";
 import { iso, isoOrNull, TimestampSchema } from "./common.ts";
+import { plainText } from "./plain-text.ts";
 
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine((s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f), "must not contain control characters");
+/** What the operator and the tenant read (KYB, commercial terms): plain text (shared/domain/plain-text.ts). */
+const text = plainText;
 
 export const KybDocumentSchema = z
   .object({

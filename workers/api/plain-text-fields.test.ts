@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { borrowers } from "../../db/schema/borrowers.ts";
+import { kybSubmissions } from "../../db/schema/go-live.ts";
 import { PLAIN_TEXT_RULE } from "../../shared/domain/plain-text.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { bearer, createKey, createSandboxLoan, signUpTenant, uniqueEmail, PASSWORD } from "../../shared/testing/fixtures.ts";
@@ -47,7 +48,20 @@ test("every name, reference and KYC field people read refuses control characters
       "merchantUserId",
     );
     refused(await t.request("POST", `/v1/loans/${loan.id}/kyc-confirmation`, { body: { verified: true, reference: bad }, headers: api }), "reference");
+    // KYB, which the operator reads to decide: a file name must not read as another ("invoice\u202Efdp.exe").
+    const kyb = {
+      legalName: "Acme Pay Ltd",
+      registrationNumber: "HRB 1",
+      country: "de",
+      documents: [{ kind: "certificate", fileName: "a.pdf", sha256: "c".repeat(64) }],
+    };
+    const submit = (body: unknown) => t.request("POST", "/v1/go-live/kyb", { body, headers: bearer(owner.token) });
+    refused(await submit({ ...kyb, legalName: bad }), "legalName");
+    refused(await submit({ ...kyb, registrationNumber: bad }), "registrationNumber");
+    refused(await submit({ ...kyb, documents: [{ ...kyb.documents[0], fileName: bad }] }), "documents.0.fileName");
+    refused(await submit({ ...kyb, documents: [{ ...kyb.documents[0], kind: bad }] }), "documents.0.kind");
   }
+  expect(await t.db.select().from(kybSubmissions).where(eq(kybSubmissions.tenantId, owner.tenantId))).toEqual([]);
   // Nothing was written: no borrower of a refused ref or of the refused KYC updates, and the program keeps its name.
   expect(await t.db.select().from(borrowers).where(eq(borrowers.borrowerRef, "customer-1"))).toEqual([]);
   for (const bad of BAD) expect(await t.db.select().from(borrowers).where(eq(borrowers.borrowerRef, bad))).toEqual([]);

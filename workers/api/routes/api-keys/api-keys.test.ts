@@ -83,19 +83,23 @@ describe("API keys", () => {
     expect(bList.body.data).toEqual([]);
   });
 
-  test("a MEMBER gets 403 on create, list and revoke", async () => {
+  test("a MEMBER gets 403 on create and revoke, and reads the list (never a secret)", async () => {
     const owner = await signUpTenant(t);
     const { id } = await createKey(t, owner.token);
     const member = await addUserWithRole(t, owner.token, "MEMBER");
     for (const [method, path, body] of [
       ["POST", "/v1/api-keys", { name: "x" }],
-      ["GET", "/v1/api-keys", undefined],
       ["DELETE", `/v1/api-keys/${id}`, undefined],
     ] as const) {
       const res = await t.request(method, path, { body, headers: bearer(member.token) });
       expect(res.status).toBe(403);
       expect(res.body.error).toBe("Forbidden");
     }
+    const list = await t.request("GET", "/v1/api-keys", { headers: bearer(member.token) });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([id]);
+    expect(list.body.data[0].key).toBeUndefined();
+    expect(list.body.data[0].revokedAt).toBeNull();
   });
 
   test("keys can't manage keys: the routes are dashboard-only", async () => {

@@ -1,20 +1,21 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { listApiKeys } from "../../../../shared/api-keys/api-key-verbs.ts";
-import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
 import { pageOf, PageQuerySchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { ApiKeySchema, apiKeyView } from "./schemas.ts";
 
 export const route = defineRoute(
-  { auth: "JWT", roles: ADMIN_ROLES },
+  // A read: every role (DECISIONS.md restricts the writes to keys to Owner/Admin; a MEMBER reads everything).
+  { auth: "JWT" },
   {
     method: "get",
     path: "/v1/api-keys",
     operationId: "apiKeys.list",
     tags: ["Dashboard identity"],
     summary: "List API keys",
-    description: "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets.",
+    description:
+      "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets. Any role may read the list; creating and revoking are Owner/Admin.",
     request: { query: PageQuerySchema },
     responses: { 200: { description: "A page of keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
   },
