@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { createDb } from "../../db/create-db.ts";
 import { events } from "../../db/schema/events.ts";
+import { tenants } from "../../db/schema/tenants.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
@@ -145,6 +146,23 @@ describe("delivery", () => {
     expect(toAlive.map((r) => r.headers["x-svc-event"])).toEqual(["webhook.delivery_failed"]);
     const [notification] = await t.db.select().from(notifications).where(eq(notifications.eventId, failedEvents[0]!.id));
     expect(notification).toMatchObject({ eventType: "webhook.delivery_failed", emailStatus: "PENDING", emailTo: s.owner.email });
+  });
+
+  test("webhook.delivery_failed is stamped on the tenant's clock, as its other events: a sandbox clock that runs ahead", async () => {
+    const dead = "https://dead.merchant.example/clock";
+    const s = await setup({ [dead]: async () => new Response("boom", { status: 500 }) }, { [dead]: ["loan.funded"] });
+    const offsetMs = 3 * 86_400_000;
+    await t.db.update(tenants).set({ clockOffsetMs: offsetMs }).where(eq(tenants.id, s.owner.tenantId));
+    while (s.queue.messages.length > 0) {
+      for (const m of sentItems(s.queue.messages.splice(0, 1))) if (m.body.kind === "delivery") await processDeliveryMessage(s.deps, m.body);
+    }
+    const [alarm] = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(alarm).toBeDefined();
+    expect(Date.parse(alarm!.envelope.createdAt)).toBe(t.clock.now().getTime() + offsetMs);
+    expect(alarm!.createdAt.getTime()).toBe(t.clock.now().getTime() + offsetMs);
   });
 
   test("an endpoint deleted after a failed attempt: its pending deliveries end FAILED at once, no further attempt, no webhook.delivery_failed", async () => {

@@ -2,11 +2,13 @@ import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
+import { tenants } from "../../db/schema/tenants.ts";
 import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { openSecret } from "../crypto/secret-box.ts";
 import type { Clock } from "../domain/clock.ts";
 import { deterministicUuid, newId } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
+import { clockOffsetFor } from "../tenants/tenant-context.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
@@ -75,6 +77,8 @@ const loadColumns = {
   endpointDeleted: webhookEndpoints.deletedAt,
   envelope: events.envelope,
   mode: events.mode,
+  /** The tenant's sandbox clock offset: a `webhook.delivery_failed` is stamped on the clock of the event it is about. */
+  clockOffsetMs: tenants.clockOffsetMs,
 };
 
 /** Several deliveries with their endpoint and event, in one read per 90 ids. */
@@ -86,6 +90,7 @@ async function loadDeliveries(db: Db, ids: string[]): Promise<Map<string, Loaded
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .innerJoin(tenants, eq(tenants.id, webhookDeliveries.tenantId))
       .where(inArray(webhookDeliveries.id, part));
     for (const row of rows) out.set(row.delivery.id, row);
   }
@@ -98,6 +103,7 @@ async function loadDelivery(db: Db, deliveryId: string) {
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .innerJoin(tenants, eq(tenants.id, webhookDeliveries.tenantId))
     .where(eq(webhookDeliveries.id, deliveryId))
     .limit(1);
   return row;
@@ -281,7 +287,8 @@ async function attemptRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: stri
     const envelope: EventEnvelope = {
       id: await deterministicUuid(`webhook.delivery_failed:${d.id}`),
       type: "webhook.delivery_failed",
-      createdAt: now.toISOString(),
+      // On the tenant's clock of that mode, as the tenant's other events (a sandbox clock may run ahead).
+      createdAt: new Date(now.getTime() + clockOffsetFor(loaded, loaded.mode)).toISOString(),
       tenantId: d.tenantId,
       // The mode of the event whose delivery failed.
       mode: loaded.mode,
