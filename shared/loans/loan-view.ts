@@ -62,7 +62,8 @@ export function loanView(loan: LoanRow, now: Date) {
     lateFeeDays: lateDays,
     totalDue: formatAmount(totalDue),
     amountPaid: displayAmount(loan.paid),
-    amountDue: displayAmount(remaining),
+    // Owed only once the principal went out: a declined loan, or one still waiting for KYC, review or liquidity, owes nothing.
+    amountDue: displayAmount(loan.fundedAt ? remaining : 0n),
     surplus: displayAmount(loan.surplus),
     tenureDays: loan.tenureDays,
     gracePeriodDays: loan.gracePeriodDays,

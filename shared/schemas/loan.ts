@@ -95,7 +95,8 @@ export const LoanSchema = z
       example: "50.00",
     }),
     amountDue: z.string().openapi({
-      description: "What remains due now: totalDue − amountPaid (0.00 once repaid). 2 decimals; all 6 only after a payment of sub-cent units",
+      description:
+        "What remains due now: totalDue − amountPaid once the loan is funded (0.00 once repaid, and 0.00 before funding: a declined loan, or one waiting for KYC, review or liquidity, owes nothing). 2 decimals; all 6 only after a payment of sub-cent units",
       example: "52.00",
     }),
     surplus: z

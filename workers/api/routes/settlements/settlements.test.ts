@@ -56,16 +56,20 @@ describe("settlements", () => {
     expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.key) })).status).toBe(200);
     const declined = await createdLoan(t, m.key);
     expect(declined.derivedStatus).toBe("DECLINED");
+    // Nothing was lent, so nothing is owed: the price is shown, the amount due is zero.
+    expect(declined).toMatchObject({ totalDue: "102.00", amountPaid: "0.00", amountDue: "0.00" });
     expect((await history(m.key, declined.id)).body).toEqual({ loanId: declined.id, data: [], nextCursor: null });
     await t.request("PUT", "/v1/policies", { body: { ...policy, requireKycVerified: false }, headers: apiKey(m.key) });
 
     await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "0.00" }, headers: apiKey(m.key) });
     const waiting = await createdLoan(t, m.key);
     expect(waiting.fundingState).toBe("AWAITING_LIQUIDITY");
+    expect(waiting).toMatchObject({ totalDue: "102.00", amountDue: "0.00" });
     expect((await history(m.key, waiting.id)).body).toEqual({ loanId: waiting.id, data: [], nextCursor: null });
     // Funded later: one row, on the loan's fundingTxHash.
     await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "500.00" }, headers: apiKey(m.key) });
     const funded = (await t.request("GET", `/v1/loans/${waiting.id}`, { headers: apiKey(m.key) })).body;
+    expect(funded).toMatchObject({ status: "ACTIVE", totalDue: "102.00", amountDue: "102.00" });
     const rows = (await history(m.key, waiting.id)).body.data;
     expect(rows).toEqual([expect.objectContaining({ kind: "FUNDING", status: "CONFIRMED", amount: "100.00", txHash: funded.fundingTxHash })]);
   });
