@@ -20,6 +20,8 @@ export const users = sqliteTable(
     createdAt: timestamp("created_at").notNull(),
     /** When the user proved the address is theirs (a verification link); null: no notification e-mail goes to it. */
     emailVerifiedAt: timestamp("email_verified_at"),
+    /** The version a session token must carry (`sv`): logging out and a password change move it on, ending earlier sessions. */
+    sessionVersion: integer("session_version").notNull().default(0),
   },
   (t) => [index("users_tenant_idx").on(t.tenantId)],
 );

@@ -45,7 +45,7 @@ describe("api keys", () => {
 
 describe("session tokens", () => {
   const secret = "s".repeat(40);
-  const user = { id: crypto.randomUUID(), tenantId: crypto.randomUUID(), role: "ADMIN" as const };
+  const user = { id: crypto.randomUUID(), tenantId: crypto.randomUUID(), role: "ADMIN" as const, sessionVersion: 0 };
   test("round trip", async () => {
     const now = new Date();
     const { accessToken, expiresAt } = await issueSessionToken(user, secret, now, 3600);

@@ -48,20 +48,20 @@ export async function principalForApiKey(db: Db, key: string): Promise<Principal
   return row ? { kind: "apiKey", apiKeyId: row.apiKeyId, mode: row.mode, tenant: row.tenant } : null;
 }
 
-const sessionLookup = lookupOnce<{ userId: string; email: string; role: Role; tenantId: string; tenant: Principal["tenant"] }>((db) =>
+const sessionLookup = lookupOnce<{ userId: string; email: string; role: Role; tenantId: string; sessionVersion: number; tenant: Principal["tenant"] }>((db) =>
   db
-    .select({ userId: users.id, email: users.email, role: users.role, tenantId: users.tenantId, tenant: tenantColumns })
+    .select({ userId: users.id, email: users.email, role: users.role, tenantId: users.tenantId, sessionVersion: users.sessionVersion, tenant: tenantColumns })
     .from(users)
     .innerJoin(tenants, eq(tenants.id, users.tenantId))
     .where(eq(users.id, sql.placeholder("userId")))
     .limit(1),
 );
 
-/** The session's user with the role the database holds now, or null. */
+/** The session's user with the role the database holds now, or null: also for a removed user, or a session ended by a log-out or a password change. */
 export async function principalForSession(db: Db, token: string, secret: string): Promise<Principal | null> {
   const claims = await verifySessionToken(token, secret);
   if (!claims) return null;
   const [row] = await sessionLookup(db, { userId: claims.sub });
-  if (!row || row.tenantId !== claims.tid) return null;
+  if (!row || row.tenantId !== claims.tid || row.sessionVersion !== (claims.sv ?? 0)) return null;
   return { kind: "user", userId: row.userId, email: row.email, role: row.role, tenant: row.tenant };
 }

@@ -39,6 +39,7 @@ export async function signUp({ db }: Pick<VerbDeps, "db">, input: SignUpInput) {
     passwordSalt: password.salt,
     passwordIterations: password.iterations,
     createdAt: input.now,
+    sessionVersion: 0,
   };
   const config = createMerchantConfigStatements(db, tenant.id, DEFAULT_MERCHANT_CONFIG, input.now);
   const program = createWidgetProgramStatement(db, {

@@ -22,6 +22,8 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
   const n = ++counter;
   const m = await sandboxTenant(t, `${label} ${n}`);
   const member = await addUserWithRole(t, m.token, "MEMBER");
+  // A user the suites may change or remove (never the sessions they call with).
+  const spareUser = await addUserWithRole(t, m.token, "MEMBER");
   // A second key, so that revoking "the" key of this tenant never locks the tenant out.
   const spareKey = await createKey(t, m.token, "spare");
   const webhook = await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/svc", events: ["*"] }, headers: apiKey(m.key) });
@@ -68,6 +70,7 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
   return {
     ...m,
     member,
+    spareUserId: spareUser.id,
     spareKeyId: spareKey.id,
     loan,
     loanId: loan.id as string,
@@ -100,6 +103,7 @@ export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
   "settlements/{loanId}": (s) => [s.loanId],
   "borrowers/{id}": (s) => [s.borrowerId, s.borrowerRef],
   "api-keys/{id}": (s) => [s.spareKeyId],
+  "users/{id}": (s) => [s.spareUserId],
   "merchant-configs/{id}": (s) => [s.merchantConfigId],
   "widget-programs/{id}": (s) => [s.widgetProgramId],
   "credit-lines/{id}": (s) => [s.creditLineId],

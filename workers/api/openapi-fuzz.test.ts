@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import fc from "fast-check";
-import { PASSWORD, uniqueEmail } from "../../shared/testing/fixtures.ts";
+import { addUserWithRole, PASSWORD, uniqueEmail } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { newWallet } from "../../shared/testing/loan-fixtures.ts";
 import { fuzzDocument, type FuzzReport } from "../../shared/testing/openapi-fuzz.ts";
@@ -11,9 +11,12 @@ import { PARAM_RESOURCES, paramKey, seededTenant, type SeededTenant } from "../.
 let t: TestApp;
 let m: SeededTenant;
 let doc: OpenApiDoc;
+/** A user of its own for the log-out route, which ends every session of its caller: the seeded owner's lives on. */
+let leaving: string;
 beforeAll(async () => {
   t = await createTestApp();
   m = await seededTenant(t, "Fuzzed");
+  leaving = (await addUserWithRole(t, m.token, "OWNER")).token;
   doc = (await t.request("GET", "/v1/openapi.json")).body;
 });
 afterAll(() => t.close());
@@ -33,7 +36,7 @@ describe("the api document, fuzzed with real ids and generated bodies", () => {
       credentials: (op, rng) => {
         const schemes = (op.op.security ?? []).flatMap((s) => Object.keys(s));
         const key = { "x-api-key": m.key };
-        const session = { authorization: `Bearer ${m.token}` };
+        const session = { authorization: `Bearer ${op.path === "/v1/auth/logout" ? leaving : m.token}` };
         if (schemes.includes("OperatorKey")) return { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY } as Record<string, string>;
         if (schemes.includes("ApiKey") && schemes.includes("DashboardSession")) return rng() < 0.5 ? key : session;
         if (schemes.includes("ApiKey")) return key;

@@ -27,6 +27,10 @@ import * as recordAgreement from "./routes/loans/record-agreement.ts";
 import * as reviewLoan from "./routes/loans/review-loan.ts";
 import * as getMe from "./routes/me/get-me.ts";
 import * as createUser from "./routes/users/create-user.ts";
+import * as removeUser from "./routes/users/remove-user.ts";
+import * as changeUserRole from "./routes/users/change-role.ts";
+import * as logOut from "./routes/auth/log-out.ts";
+import * as changePassword from "./routes/auth/change-password.ts";
 import * as listUsers from "./routes/users/list-users.ts";
 import * as createMerchantConfig from "./routes/merchant-configs/create-merchant-config.ts";
 import * as getMerchantConfig from "./routes/merchant-configs/get-merchant-config.ts";
@@ -92,9 +96,13 @@ export const ROUTES: ApiRouteModule[] = [
   verifyEmailPage,
   verifyEmail,
   resendVerification,
+  logOut,
+  changePassword,
   getMe,
   createUser,
   listUsers,
+  changeUserRole,
+  removeUser,
   createApiKey,
   listApiKeys,
   revokeApiKey,

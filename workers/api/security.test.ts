@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { tenants } from "../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../shared/auth/operator-key.ts";
 import { issueSessionToken } from "../../shared/auth/session-tokens.ts";
-import { bearer, uniqueEmail } from "../../shared/testing/fixtures.ts";
+import { addUserWithRole, bearer, uniqueEmail } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp, type TestResponse } from "../../shared/testing/harness.ts";
 import { apiKey, newWallet } from "../../shared/testing/loan-fixtures.ts";
 import { canonicalValue, errorBodyProblem, operationsOf, type OpenApiDoc } from "../../shared/testing/openapi-values.ts";
@@ -118,8 +118,18 @@ const ownerCredential = (r: ApiRouteModule, s: SeededTenant) =>
   specOf(r).auth === "OPERATOR" ? { [OPERATOR_KEY_HEADER]: DEV_OPERATOR_KEY } : specOf(r).auth === "KEY" ? apiKey(s.key) : bearer(s.token);
 const isOperator = (r: ApiRouteModule) => specOf(r).auth === "OPERATOR";
 
-const call = (r: ApiRouteModule, s: SeededTenant, headers: Record<string, string>, override: Record<string, string> = {}) =>
-  t.request(r.route.method.toUpperCase(), pathFor(r, s, override), { headers, body: bodyFor(r, s) });
+/**
+ * Routes that end the calling user's sessions, on every device (log out, a password change): called
+ * as a new user of the same role, so the users whose sessions the suite shares keep them.
+ */
+const ENDS_SESSIONS = new Set(["POST /v1/auth/logout", "POST /v1/auth/password"]);
+
+async function call(r: ApiRouteModule, s: SeededTenant, headers: Record<string, string>, override: Record<string, string> = {}) {
+  const token = headers.authorization?.replace(/^Bearer /, "");
+  const role = token === s.token ? "OWNER" : token === s.member.token ? "MEMBER" : null;
+  if (ENDS_SESSIONS.has(routeKey(r)) && role) headers = { ...headers, ...bearer((await addUserWithRole(t, s.token, role)).token) };
+  return t.request(r.route.method.toUpperCase(), pathFor(r, s, override), { headers, body: bodyFor(r, s) });
+}
 
 /** "<route>: <what went wrong>" for a response that is not the expected error with the spec's body. */
 function expectError(res: TestResponse, status: number, what: string): string[] {
@@ -174,7 +184,7 @@ describe("every route, by its auth spec", () => {
   });
 
   test("an expired, forged or malformed session: 401", async () => {
-    const owner = { id: caller.userId, tenantId: caller.tenantId, role: "OWNER" as const };
+    const owner = { id: caller.userId, tenantId: caller.tenantId, role: "OWNER" as const, sessionVersion: 0 };
     const hourAgo = new Date(Date.now() - 2 * 3600_000);
     const expired = (await issueSessionToken(owner, t.deps.jwtSecret, hourAgo, 3600)).accessToken;
     const forged = (await issueSessionToken(owner, "not-the-secret-not-the-secret-not-the-secret", new Date(), 3600)).accessToken;

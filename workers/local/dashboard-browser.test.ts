@@ -36,6 +36,61 @@ describe("dashboard: sign up, log in, log out", () => {
     expect(page.url()).toBe(`${stack.baseUrl}/dashboard/loans`);
   }, 60_000);
 
+  test("the team page: an owner adds a member, makes it an admin, removes it, changes its own password; log out ends the session on the server", async () => {
+    const page = await openDashboard(browser, stack);
+    await page.getByRole("heading", { level: 1, name: "Log in to svc credit" }).waitFor();
+    // The session token the page sends, to check what the server makes of it afterwards.
+    let token = "";
+    page.on("request", (r) => {
+      const auth = r.headers().authorization;
+      if (auth?.startsWith("Bearer ")) token = auth.slice(7);
+    });
+    const { email, password } = await signUpInBrowser(page);
+    await goTo(page, "Team");
+    const member = `member.${Date.now()}@dashboard.example`;
+    const add = page.getByRole("form", { name: "Add a user" });
+    await add.getByLabel("E-mail").fill(member);
+    await add.getByLabel("Initial password").fill("a long member password");
+    await page.getByRole("button", { name: "Add user" }).click();
+    await page.getByText(`${member} was added.`).waitFor();
+
+    const row = page.getByRole("row").filter({ hasText: member });
+    await row.getByLabel(`Role of ${member}`).selectOption("ADMIN");
+    await row.getByRole("button", { name: "Change role" }).click();
+    await page.getByRole("row").filter({ hasText: member }).getByRole("cell", { name: "ADMIN", exact: true }).waitFor();
+    await page.getByRole("button", { name: `Remove ${member}` }).click();
+    await page.getByRole("button", { name: `Confirm: remove ${member}` }).click();
+    await page.getByRole("row").filter({ hasText: member }).waitFor({ state: "detached" });
+    const login = (pw: string) =>
+      fetch(`${stack.baseUrl}/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: member, password: pw }),
+      });
+    expect((await login("a long member password")).status).toBe(401);
+
+    // A new password: the page keeps working on the session the change answered; the old password no longer logs in.
+    const NEW = "a brand new long passphrase";
+    await page.getByLabel("Current password").fill(password);
+    await page.getByLabel("New password").fill(NEW);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
+    await page.getByRole("heading", { level: 2, name: "Your password" }).waitFor();
+    const me = (bearer: string) => fetch(`${stack.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${bearer}` } });
+    // The page's next requests carry the new session: the one it held before the change is refused.
+    const old = token;
+    for (let i = 0; i < 50 && token === old; i++) await Bun.sleep(100);
+    expect(token).not.toBe(old);
+    expect((await me(old)).status).toBe(401);
+    expect((await me(token)).status).toBe(200);
+
+    const before = token;
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByText("You are logged out.").waitFor();
+    expect((await me(before)).status).toBe(401);
+    await logInInBrowser(page, email, NEW);
+  }, 90_000);
+
   test("a wrong password shows the API's message on the form; the page has a nonce CSP and cannot be framed", async () => {
     const page = await openDashboard(browser, stack);
     const response = await page.goto(`${stack.baseUrl}/dashboard`);

@@ -1,4 +1,4 @@
-import { get, secondsLeft, session } from "./api.ts";
+import { get, post, secondsLeft, session } from "./api.ts";
 import { authView, verifyBanner } from "./auth.ts";
 import type { Ctx, Me } from "./context.ts";
 import { el, pageSection } from "./dom.ts";
@@ -72,7 +72,11 @@ async function render(): Promise<void> {
   }
   if (mine !== renders) return; // a newer navigation has rendered, or will
   const frame = layout(ctx, PAGES, found.page, content, {
-    logOut: () => expired("You are logged out."),
+    // Ends the session on the server too (every device's), then shows the login whatever the answer.
+    logOut: () =>
+      void post("/auth/logout")
+        .catch(() => undefined)
+        .finally(() => expired("You are logged out.")),
     setMode: (next) => {
       mode = next;
       void render();

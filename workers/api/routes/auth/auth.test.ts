@@ -282,3 +282,51 @@ describe("rate limits of signup and login", () => {
     }
   });
 });
+
+describe("ending sessions", () => {
+  test("POST /v1/auth/logout ends every session of the user (this one and another device's), not other users'; a new login works", async () => {
+    const owner = await signUpTenant(t);
+    const colleague = await addUserWithRole(t, owner.token, "ADMIN");
+    const secondDevice = (await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).body.accessToken as string;
+    expect((await t.request("GET", "/v1/me", { headers: bearer(secondDevice) })).status).toBe(200);
+
+    expect((await t.request("POST", "/v1/auth/logout", { headers: bearer(owner.token) })).status).toBe(204);
+    for (const token of [owner.token, secondDevice]) {
+      const res = await t.request("GET", "/v1/me", { headers: bearer(token) });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ statusCode: 401, error: "Unauthorized" });
+    }
+    expect((await t.request("GET", "/v1/me", { headers: bearer(colleague.token) })).status).toBe(200);
+    const again = await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } });
+    expect((await t.request("GET", "/v1/me", { headers: bearer(again.body.accessToken) })).status).toBe(200);
+    // An API key is no session: 401.
+    const { key } = await createKey(t, again.body.accessToken);
+    expect((await t.request("POST", "/v1/auth/logout", { headers: { "x-api-key": key } })).status).toBe(401);
+  });
+
+  test("POST /v1/auth/password: the current password is required (400 naming it); the change ends earlier sessions and answers a new one", async () => {
+    const owner = await signUpTenant(t);
+    const other = (await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).body.accessToken as string;
+    const change = (body: unknown, token = owner.token) => t.request("POST", "/v1/auth/password", { body, headers: bearer(token) });
+    const NEW = "a different long passphrase";
+
+    const wrong = await change({ currentPassword: "not my password at all", newPassword: NEW });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toEqual(["currentPassword: is not your current password"]);
+    const short = await change({ currentPassword: PASSWORD, newPassword: "short" });
+    expect(short.status).toBe(400);
+    expect(short.body.message[0]).toStartWith("newPassword:");
+    expect((await t.request("GET", "/v1/me", { headers: bearer(owner.token) })).status).toBe(200);
+
+    const changed = await change({ currentPassword: PASSWORD, newPassword: NEW });
+    expect(changed.status).toBe(200);
+    const fresh = changed.body.accessToken;
+    expect(typeof fresh).toBe("string");
+    expect(Date.parse(changed.body.expiresAt)).toBeGreaterThan(Date.now());
+    expect(changed.body.user).toEqual({ id: owner.userId, email: owner.email, role: "OWNER" });
+    for (const token of [owner.token, other]) expect((await t.request("GET", "/v1/me", { headers: bearer(token) })).status).toBe(401);
+    expect((await t.request("GET", "/v1/me", { headers: bearer(fresh) })).status).toBe(200);
+    expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).status).toBe(401);
+    expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: NEW } })).status).toBe(200);
+  });
+});

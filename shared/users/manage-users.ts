@@ -1,0 +1,85 @@
+import { and, eq, ne, sql } from "drizzle-orm";
+import { apiKeys } from "../../db/schema/api-keys.ts";
+import { emailVerifications } from "../../db/schema/email-verifications.ts";
+import { users, type Role } from "../../db/schema/users.ts";
+import { conflict, forbidden, notFound } from "../domain/errors.ts";
+import { isUuid } from "../domain/ids.ts";
+import type { VerbDeps } from "../verbs.ts";
+
+/** Who asks (an Owner or Admin of the tenant: the route's roles). */
+type Actor = { tenantId: string; userId: string; role: Role };
+
+/**
+ * The tenant has an OWNER besides `userId`: the condition a removal or a
+ * demotion of an OWNER is written under, evaluated by the write itself, so
+ * two owners removing each other at once leave one.
+ */
+const anotherOwner = (tenantId: string, userId: string) =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.tenantId} = ${tenantId} AND ${users.role} = 'OWNER' AND ${users.id} <> ${userId})`;
+
+/** The tenant's user, or 404 (another tenant's id, or none). */
+async function userOf(db: VerbDeps["db"], tenantId: string, id: string) {
+  if (!isUuid(id)) throw notFound("User");
+  const [row] = await db
+    .select({ id: users.id, role: users.role, email: users.email })
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.tenantId, tenantId)))
+    .limit(1);
+  if (!row) throw notFound("User");
+  return row;
+}
+
+/** Only an OWNER may act on an OWNER, or make one (as only an OWNER may add one). */
+function assertMayManage(actor: Actor, target: { role: Role }, newRole?: Role) {
+  if (actor.role !== "OWNER" && (target.role === "OWNER" || newRole === "OWNER")) throw forbidden("Only an OWNER may change or remove an OWNER");
+}
+
+/**
+ * Removes a dashboard user of the tenant: the row goes, so the next request
+ * of any of its sessions is refused (401: sessions re-read their user), its
+ * e-mail is free again, and the keys it created stay (they are the tenant's),
+ * no longer naming it. The last OWNER cannot be removed (409); only an OWNER
+ * removes an OWNER (403). A user may remove itself, under the same rules.
+ */
+export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: Actor; id: string }): Promise<void> {
+  const target = await userOf(db, input.actor.tenantId, input.id);
+  assertMayManage(input.actor, target);
+  const guard = and(
+    eq(users.id, target.id),
+    eq(users.tenantId, input.actor.tenantId),
+    sql`(${users.role} <> 'OWNER' OR ${anotherOwner(input.actor.tenantId, target.id)})`,
+  );
+  const results = await db.batch([
+    db
+      .update(apiKeys)
+      .set({ createdByUserId: null })
+      .where(and(eq(apiKeys.createdByUserId, target.id), sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`)),
+    db.delete(emailVerifications).where(and(eq(emailVerifications.userId, target.id), sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`)),
+    db.delete(users).where(guard).returning({ id: users.id }),
+  ]);
+  if (results[2].length === 0) throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");
+}
+
+/**
+ * Changes a user's role. Only an OWNER gives or takes OWNER (403); the last
+ * OWNER keeps it (409). The change takes effect on the user's next request.
+ */
+export async function changeRole({ db }: Pick<VerbDeps, "db">, input: { actor: Actor; id: string; role: Role }) {
+  const target = await userOf(db, input.actor.tenantId, input.id);
+  assertMayManage(input.actor, target, input.role);
+  if (target.role === input.role) return { id: target.id, email: target.email, role: target.role };
+  const [changed] = await db
+    .update(users)
+    .set({ role: input.role })
+    .where(
+      and(
+        eq(users.id, target.id),
+        eq(users.tenantId, input.actor.tenantId),
+        // Demoting an OWNER only while another remains.
+        target.role === "OWNER" ? anotherOwner(input.actor.tenantId, target.id) : ne(users.role, "OWNER"),
+      ),
+    )
+    .returning({ id: users.id, email: users.email, role: users.role });
+  if (!changed) throw conflict("The tenant's last OWNER keeps the role: make another user OWNER first");
+  return changed;
+}

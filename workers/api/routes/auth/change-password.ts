@@ -1,0 +1,38 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { issueSessionToken } from "../../../../shared/auth/session-tokens.ts";
+import { changePassword } from "../../../../shared/auth/user-sessions.ts";
+import { PasswordSchema, SessionSchema, UserSchema } from "../../../../shared/schemas/auth.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+const BodySchema = z.object({ currentPassword: z.string().max(256), newPassword: PasswordSchema }).openapi("ChangePasswordRequest");
+const ResponseSchema = SessionSchema.extend({ user: UserSchema }).openapi("ChangePasswordResponse");
+
+export const route = defineRoute(
+  { auth: "JWT" },
+  {
+    method: "post",
+    path: "/v1/auth/password",
+    operationId: "auth.changePassword",
+    tags: ["Dashboard identity"],
+    summary: "Change your password",
+    description:
+      "Changes the calling user's password, given the current one (a wrong one: 400 naming `currentPassword`). Every earlier session of the user, on every device, is refused (401) from its next request; the answer carries a new session for this one.",
+    request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
+    responses: { 200: { description: "The new session", content: { "application/json": { schema: ResponseSchema } } } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "user") throw new Error("unreachable: JWT route");
+    const { db, clock, jwtSecret, jwtTtlSeconds } = c.get("deps");
+    const body = c.req.valid("json");
+    const user = await changePassword({ db }, { userId: principal.userId, tenantId: principal.tenant.id, ...body });
+    const session = await issueSessionToken(user, jwtSecret, clock.now(), jwtTtlSeconds);
+    return c.json(
+      { accessToken: session.accessToken, expiresAt: session.expiresAt.toISOString(), user: { id: user.id, email: user.email, role: user.role } },
+      200,
+    );
+  });

@@ -1,0 +1,29 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ADMIN_ROLES } from "../../../../shared/auth/principal.ts";
+import { IdParamSchema } from "../../../../shared/schemas/common.ts";
+import { removeUser } from "../../../../shared/users/manage-users.ts";
+import type { AppEnv } from "../../context.ts";
+import { defineRoute } from "../../route.ts";
+
+export const route = defineRoute(
+  { auth: "JWT", roles: ADMIN_ROLES, errors: [409] },
+  {
+    method: "delete",
+    path: "/v1/users/{id}",
+    operationId: "users.remove",
+    tags: ["Dashboard identity"],
+    summary: "Remove a dashboard user",
+    description:
+      "Removes a user of the caller's tenant (Owner/Admin): every session of that user is refused (401) from its next request, and its e-mail is free again. API keys it created stay, as the tenant's. Only an OWNER may remove an OWNER (403); the tenant's last OWNER cannot be removed (409: make another user OWNER first). A user may remove itself under the same rules. Another tenant's user id: 404.",
+    request: { params: IdParamSchema },
+    responses: { 204: { description: "Removed" } },
+  },
+);
+
+export const register = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "user") throw new Error("unreachable: JWT route");
+    await removeUser(c.get("deps"), { actor: { tenantId: principal.tenant.id, userId: principal.userId, role: principal.role }, id: c.req.valid("param").id });
+    return c.body(null, 204);
+  });
