@@ -5,6 +5,7 @@ import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
 import { launchBrowser } from "./browser.ts";
 import { expectAccessible, goTo, logInInBrowser, openDashboard, screenshot, WIDTHS } from "./dashboard/dashboard-harness.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
+import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 
 /**
  * The dashboard's loan pages in Debian's Chromium against the real workers
@@ -20,7 +21,7 @@ let stack: TestStack;
 let browser: Browser;
 let m: Awaited<ReturnType<typeof signUpMerchant>>;
 let memberEmail: string;
-const loans: { active: any; declined: any; waiting: any; forAxe: any } = {} as never;
+const loans: { active: any; declined: any; waiting: any; forAxe: any; drawn: any } = {} as never;
 const newWallet = () => privateKeyToAccount(generatePrivateKey()).address;
 
 beforeAll(async () => {
@@ -52,7 +53,17 @@ beforeAll(async () => {
   loans.declined = await create({ borrowerWalletAddress: blocked });
   loans.waiting = await create({ principalAmount: "75.00" });
   loans.forAxe = await create({ principalAmount: "80.00" }); // stays in the queue for the axe runs
-  expect([loans.active.status, loans.declined.derivedStatus, loans.waiting.decision.outcome]).toEqual(["ACTIVE", "DECLINED", "MANUAL_REVIEW"]);
+  // A loan drawn through the widget program (below 50.00: no review): its hosted repayment page is the program's.
+  const widget = widgetCalls((path, json) => stack.fetch(`/v1/embed/${m.embedKey}${path}`, { json }));
+  const drawn = await widget.draw(evmBorrower(), { amount: "30.00", tenureDays: 7 });
+  expect(drawn.status).toBe(201);
+  loans.drawn = drawn.body.loan;
+  expect([loans.active.status, loans.declined.derivedStatus, loans.waiting.decision.outcome, loans.drawn.status]).toEqual([
+    "ACTIVE",
+    "DECLINED",
+    "MANUAL_REVIEW",
+    "ACTIVE",
+  ]);
   memberEmail = `member.${Date.now()}@merchant.example`;
   expect((await m.dashboard("/v1/users", { json: { email: memberEmail, password: PASSWORD, role: "MEMBER" } })).status).toBe(201);
 }, 180_000);
@@ -123,13 +134,34 @@ describe("dashboard: loans", () => {
     ]);
     await page.getByRole("cell", { name: "FUNDING" }).waitFor();
     expect(await page.getByText(loans.active.fundingTxHash).count()).toBeGreaterThan(0);
-    // The hosted repayment page on the widget host the dashboard is configured with, of a sandbox program, with the loan's id.
+    // A loan made through the API has no hosted page (a program's embed key reaches only its own loans): the repayment details.
+    await page.getByRole("region", { name: "Repayment details" }).waitFor();
+    expect(await page.getByRole("region", { name: "Repayment details" }).textContent()).toContain(`POST /v1/loans/${loans.active.id}/repay`);
+    expect(await page.getByTestId("repay-link").count()).toBe(0);
+    await screenshot(page, "loan");
+
+    // A widget loan: the hosted repayment page of its program, on the widget host the dashboard is configured with, and it is there.
+    // Through the app's own navigation (a reload would drop the session the page holds in memory).
+    await rendered(
+      page,
+      () =>
+        page.evaluate((id) => {
+          const a = document.createElement("a");
+          a.href = `/dashboard/loans/${id}`;
+          document.body.append(a);
+          a.click();
+          a.remove();
+        }, loans.drawn.id as string),
+      "Loan",
+    );
     const { widgetOrigin } = JSON.parse((await page.locator("#dashboard-config").textContent())!) as { widgetOrigin: string };
     expect(widgetOrigin).toMatch(/^https?:\/\//);
+    await page.getByTestId("repay-link").waitFor();
     const link = await page.getByTestId("repay-link").textContent();
-    expect(link).toBe(`${widgetOrigin}/embed/${m.embedKey}/repay/${loans.active.id}`);
+    expect(link).toBe(`${widgetOrigin}/embed/${m.embedKey}/repay/${loans.drawn.id}`);
     expect(await page.getByRole("button", { name: "Copy repayment link" }).count()).toBe(1);
-    await screenshot(page, "loan");
+    // The page it names is served (the configured widget host is the local embed worker here).
+    expect((await fetch(`${stack.embedUrl}${new URL(link!).pathname}`)).status).toBe(200);
   }, 60_000);
 
   test("a MANUAL_REVIEW loan is approved from the review queue with a note, leaves it, and its timeline shows loan.approved then loan.funded", async () => {

@@ -4,17 +4,17 @@ import { money } from "./loan-bits.ts";
 import type { Loan } from "./types.ts";
 
 /**
- * "Copy repayment link" for an ACTIVE or DEFAULTED loan: the widget's hosted
+ * "Copy repayment link" for an ACTIVE or DEFAULTED widget loan: the hosted
  * repayment page `{embed_url}/embed/<embedKey>/repay/<loanId>` (DECISIONS.md
- * "Embed and widget"), with an embed key of a program of the loan's mode (the
- * loan's own program when it has one). Without a widget host or such a
- * program there is no page to link, so the page says so and copies the
- * repayment details instead.
+ * "Embed and widget") of the program it was drawn through. A program's embed
+ * key reaches only that program's loans (an API loan, or another program's,
+ * is 404 there), so a loan made through the API, or one whose program is gone,
+ * or a deployment without a widget host, has no page to link: the section
+ * says so and copies the repayment details instead.
  */
 export function repaySection(ctx: Ctx, loan: Loan): HTMLElement | null {
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return null;
-  const programs = ctx.me.widgetPrograms.filter((p) => p.mode === loan.mode);
-  const program = programs.find((p) => p.id === loan.program) ?? programs[0];
+  const program = loan.program ? ctx.me.widgetPrograms.find((p) => p.id === loan.program) : undefined;
   const heading = el("h2", { id: "repay-title" }, "Repayment");
   if (ctx.widgetOrigin && program) {
     const link = `${ctx.widgetOrigin}/embed/${encodeURIComponent(program.embedKey)}/repay/${encodeURIComponent(loan.id)}`;
@@ -29,7 +29,9 @@ export function repaySection(ctx: Ctx, loan: Loan): HTMLElement | null {
   }
   const why = !ctx.widgetOrigin
     ? "No widget host is configured for this deployment, so there is no hosted repayment page to link."
-    : `There is no ${loan.mode} widget program, so there is no hosted repayment page to link; create one under Widget programs.`;
+    : loan.program
+      ? "The widget program this loan was drawn through is deleted, so its hosted repayment page is gone."
+      : "This loan was made through the API: the hosted repayment pages are the widget programs' own, for their loans.";
   const details = [
     `Repay loan ${loan.id}: ${money(loan.amountDue, loan)} on ${loan.chain}, from the wallet ${loan.borrowerWalletAddress}.`,
     `Your backend gets the exact transactions to sign with POST /v1/loans/${loan.id}/repay (API key).`,
