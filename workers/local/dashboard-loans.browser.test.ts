@@ -145,13 +145,9 @@ describe("dashboard: loans", () => {
     await rendered(
       page,
       () =>
-        page.evaluate((id) => {
-          const a = document.createElement("a");
-          a.href = `/dashboard/loans/${id}`;
-          document.body.append(a);
-          a.click();
-          a.remove();
-        }, loans.drawn.id as string),
+        page.evaluate(
+          `(() => { const a = document.createElement("a"); a.href = "/dashboard/loans/${loans.drawn.id}"; document.body.append(a); a.click(); a.remove(); })()`,
+        ),
       "Loan",
     );
     const { widgetOrigin } = JSON.parse((await page.locator("#dashboard-config").textContent())!) as { widgetOrigin: string };
