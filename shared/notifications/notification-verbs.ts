@@ -102,7 +102,7 @@ export type MailboxMessage = typeof mailbox.$inferSelect;
  * messages addressed to the tenant's users, newest first. The mailbox itself
  * is not per tenant: it is keyed by address, as real e-mail is.
  */
-export async function listMailboxForTenant({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; limit: number; cursor?: string }) {
+export async function listMailboxForTenant({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; userId: string; limit: number; cursor?: string }) {
   const page = newestFirst(mailbox, input.cursor);
   const rows: MailboxMessage[] = await db
     .select({
@@ -115,7 +115,8 @@ export async function listMailboxForTenant({ db }: Pick<VerbDeps, "db">, input: 
     })
     .from(mailbox)
     // users.email is stored lower-cased.
-    .innerJoin(users, and(eq(users.email, sql`lower(${mailbox.toAddress})`), eq(users.tenantId, input.tenantId)))
+    // The caller's own mail only: a MEMBER must not read (and follow) the owner's verification link.
+    .innerJoin(users, and(eq(users.email, sql`lower(${mailbox.toAddress})`), eq(users.tenantId, input.tenantId), eq(users.id, input.userId)))
     .where(page.where)
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);

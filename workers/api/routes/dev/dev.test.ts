@@ -32,15 +32,16 @@ async function deliverMail(to: string, subject: string, offsetMs: number) {
 }
 
 describe("dev mailbox (local runs)", () => {
-  test("lists the messages to the caller's tenant's users, newest first", async () => {
+  test("lists the messages to the calling user's own address, newest first: not a colleague's, not another tenant's", async () => {
     const a = await signUpTenant(t);
     const b = await signUpTenant(t);
     const member = await addUserWithRole(t, a.token, "MEMBER");
     await dropAccountMail();
     const first = await deliverMail(a.email, "Loan funded", 1);
-    const second = await deliverMail(member.email.toUpperCase(), "Loan repaid", 2); // addresses match case-insensitively
-    await deliverMail(b.email, "Not for a", 3);
-    await deliverMail("someone@elsewhere.example", "Not for anyone here", 4);
+    const second = await deliverMail(a.email.toUpperCase(), "Loan repaid", 2); // addresses match case-insensitively
+    const toMember = await deliverMail(member.email, "Welcome", 3);
+    await deliverMail(b.email, "Not for a", 4);
+    await deliverMail("someone@elsewhere.example", "Not for anyone here", 5);
 
     const res = await mailboxOf(a.token);
     expect(res.status).toBe(200);
@@ -65,8 +66,8 @@ describe("dev mailbox (local runs)", () => {
       ],
       nextCursor: null,
     });
-    // Any role may read it; the other tenant sees only its own.
-    expect((await mailboxOf(member.token)).body.data).toHaveLength(2);
+    // A MEMBER reads its own mail, never the owner's (whose verification link it could follow); the other tenant only its own.
+    expect((await mailboxOf(member.token)).body.data.map((m: { id: string }) => m.id)).toEqual([toMember.id]);
     expect((await mailboxOf(b.token)).body.data.map((m: { subject: string }) => m.subject)).toEqual(["Not for a"]);
   });
 

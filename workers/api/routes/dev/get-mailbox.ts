@@ -26,7 +26,7 @@ export const route = defineRoute(
     tags: ["Development"],
     summary: "Read the local mailbox",
     description:
-      "**Local runs only** (`ENVIRONMENT=development`, as `npm run dev` sets it): e-mail is not sent but kept in a mailbox in the database; this lists the messages to the caller's tenant's users, newest first. In deployed environments the route does not exist (404).",
+      "**Local runs only** (`ENVIRONMENT=development`, as `npm run dev` sets it): e-mail is not sent but kept in a mailbox in the database; this lists the messages to the calling user's own address, newest first (a MEMBER does not read the owner's verification link). In deployed environments the route does not exist (404).",
     request: { query: PageQuerySchema },
     responses: { 200: { description: "A page of messages", content: { "application/json": { schema: pageOf(MailSchema).openapi("DevMailPage") } } } },
   },
@@ -41,7 +41,9 @@ const developmentOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const register = (app: OpenAPIHono<AppEnv>) => {
   app.use(route.getRoutingPath(), developmentOnly);
   return app.openapi(route, async (c) => {
-    const page = await listMailboxForTenant(c.get("deps"), { tenantId: c.get("principal").tenant.id, ...c.req.valid("query") });
+    const principal = c.get("principal");
+    if (principal.kind !== "user") throw new Error("unreachable: JWT route");
+    const page = await listMailboxForTenant(c.get("deps"), { tenantId: principal.tenant.id, userId: principal.userId, ...c.req.valid("query") });
     const data = page.data.map((m) => ({
       id: m.id,
       to: m.toAddress,
