@@ -181,9 +181,9 @@ describe("dashboard: configuration, widget programs, developers", () => {
     for (const [nav, heading] of PAGES) {
       await goTo(page, nav, heading);
       const main = page.locator("main section.page");
-      // The only form a MEMBER gets is the event log's filter (a read).
+      // The only forms a MEMBER gets: the event log's filter (a read), and on Team its own password.
       expect(await main.locator("form").evaluateAll((forms) => forms.map((f) => f.getAttribute("aria-label")))).toEqual(
-        nav === "Developers" ? ["Filter events"] : [],
+        nav === "Developers" ? ["Filter events"] : nav === "Team" ? ["Change your password"] : [],
       );
       const buttons = await main.getByRole("button").allTextContents();
       expect(buttons.filter((b) => /Save|Create|Delete|Revoke|Send|Redeliver|Add|Allow/.test(b))).toEqual([]);
