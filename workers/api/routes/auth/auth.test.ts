@@ -330,3 +330,25 @@ describe("ending sessions", () => {
     expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: NEW } })).status).toBe(200);
   });
 });
+
+test("guesses at the current password spend the account's login budget: 429 with Retry-After once it is spent, and the password stays", async () => {
+  const app = await createTestApp({ loginLimit: 3 });
+  try {
+    const owner = await signUpTenant(app);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await app.request("POST", "/v1/auth/password", {
+        body: { currentPassword: `guess number ${i} of many`, newPassword: "an attacker's long password" },
+        headers: bearer(owner.token),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    }
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    // The same budget as logging in to that account.
+    expect((await app.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).status).toBe(429);
+    expect((await app.request("GET", "/v1/me", { headers: bearer(owner.token) })).status).toBe(200);
+  } finally {
+    app.close();
+  }
+});
