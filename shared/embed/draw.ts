@@ -155,9 +155,6 @@ export async function acceptDraw(
       : null,
   ].filter((m): m is string => m !== null);
   if (mismatch.length > 0) throw validationError(mismatch);
-  // The price the borrower signed, or no loan: a fee the merchant changed since the quote means quoting again.
-  const changed = challenge.terms ? termsChanged(challenge.terms, drawPrice(program, principal).terms) : null;
-  if (changed) throw validationError([changed]);
 
   // The draw's own key space (per program and wallet): a widget call never finds, returns or
   // blocks a merchant's loan, or another wallet's, whatever key it sends.
@@ -167,8 +164,12 @@ export async function acceptDraw(
   // What this accept records on the challenge it uses, so that a retry of it (same key space and key) is known as one.
   const usedFor = `${scope}\n${idempotencyKey}`;
   const retry = (used: AgreementChallenge | null) => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challenge: used, proof, now });
+  // A retry of the accept that used it gets that accept's loan, whatever the price is now.
   if (challenge.consumedAt !== null) return retry(challenge);
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
+  // The price the borrower signed, or no loan: a fee the merchant changed since the quote means quoting again.
+  const changed = challenge.terms ? termsChanged(challenge.terms, drawPrice(program, principal).terms) : null;
+  if (changed) throw validationError([changed]);
 
   // Consumed as soon as the signature verifies, before the line and KYC checks: a refusal after this leaves it used.
   const ton = { publicKey: input.publicKey, timestamp: input.timestamp, domain: input.domain };

@@ -406,6 +406,11 @@ describe("quote and accept (EVM)", () => {
     const loan = (await t.request("GET", `/v1/loans/${made.body.loan.id}`, { headers: { "x-api-key": m.key } })).body;
     expect(loan).toMatchObject({ processingFee: "10.00", totalDue: "110.00", gracePeriodDays: 0 });
     expect(loan.agreement.message).toBe(again.agreementChallenge.message);
+    // The price changes again: a retry of that accept still answers with its loan (200), made on the terms it was signed on.
+    expect((await put({ processingFee: { type: "PERCENTAGE", value: "5.00" } })).status).toBe(200);
+    const retried = await call(m, "POST", "/accept", await signedAccept(m, account, again));
+    expect(retried.status).toBe(200);
+    expect(retried.body.loan).toMatchObject({ id: made.body.loan.id, processingFee: "10.00", totalDue: "110.00" });
   });
 
   test("a company name cannot add lines to the text a wallet signs: refused with newlines; one stored before is put on one line", async () => {
