@@ -166,6 +166,9 @@ export async function acceptDraw(
   const retry = (used: AgreementChallenge | null) => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challenge: used, proof, now });
   // A retry of the accept that used it gets that accept's loan, whatever the price is now.
   if (challenge.consumedAt !== null) return retry(challenge);
+  // A key that already made a loan (the client quoted again before retrying): that loan, with the wallet's signature
+  // over this challenge, which stays unused.
+  if (input.idempotencyKey && (await findLoanByKey(deps.db, program.tenant.id, scope, idempotencyKey))) return retry(challenge);
   if (now.getTime() >= challenge.expiresAt) throw validationError(["agreementChallengeId: the challenge has expired"]);
   // The price the borrower signed, or no loan: a fee the merchant changed since the quote means quoting again.
   const changed = challenge.terms ? termsChanged(challenge.terms, drawPrice(program, principal).terms) : null;

@@ -413,6 +413,39 @@ describe("quote and accept (EVM)", () => {
     expect(retried.body.loan).toMatchObject({ id: made.body.loan.id, processingFee: "10.00", totalDue: "110.00" });
   });
 
+  test("an accept whose idempotency key already made a loan answers that loan (200) and leaves its new challenge unused", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const first = await call(m, "POST", "/accept", { ...(await signedAccept(m, account)), idempotencyKey: "order-77" });
+    expect(first.status).toBe(201);
+    // The client quoted again (say, for another amount) and retried with the same key.
+    const q = await quote(m, account.address, "50.00", 7);
+    const retried = await call(m, "POST", "/accept", {
+      walletAddress: account.address,
+      amount: "50.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+      channel: "WEB",
+      idempotencyKey: "order-77",
+    });
+    expect(retried.status).toBe(200);
+    expect(retried.body.loan).toMatchObject({ id: first.body.loan.id, principalAmount: "100.00" });
+    // The new challenge was not used: with a new key it makes its own loan.
+    const own = await call(m, "POST", "/accept", {
+      walletAddress: account.address,
+      amount: "50.00",
+      tenureDays: 7,
+      agreementChallengeId: q.agreementChallenge.id,
+      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
+      channel: "WEB",
+      idempotencyKey: "order-78",
+    });
+    expect(own.status).toBe(201);
+    expect(own.body.loan).toMatchObject({ principalAmount: "50.00" });
+    expect(own.body.loan.id).not.toBe(first.body.loan.id);
+  });
+
   test("a company name cannot add lines to the text a wallet signs: refused with newlines; one stored before is put on one line", async () => {
     const m = await merchant();
     const settings = (await t.request("GET", "/v1/settings", { headers: bearer(m.owner.token) })).body;
