@@ -2,22 +2,29 @@
  * Text that people read where it cannot be told apart from what the service
  * wrote around it: a borrower reference in the dashboard, notifications and
  * e-mails; a merchant's name in the message a wallet signs. Such text holds
- * no control characters (C0, DEL, C1: a newline would add a line of its own
- * to a signed agreement) and no bidirectional overrides or isolates (U+202A–
- * U+202E, U+2066–U+2069: they make one text look like another).
+ * none of these:
+ * - control characters (C0, DEL, C1): a newline would add a line of its own
+ *   to a signed agreement;
+ * - the line and paragraph separators U+2028 and U+2029, which are line
+ *   breaks too;
+ * - bidirectional formatting (the marks U+200E, U+200F, U+061C, the embeddings
+ *   and overrides U+202A–U+202E, the isolates U+2066–U+2069): they make one
+ *   text look like another;
+ * - invisible formatting characters (U+00AD, U+180E, U+200B–U+200D, U+2060–
+ *   U+2064, U+206A–U+206F, U+FEFF, U+FFF9–U+FFFB): "INV-\u200B123" would read
+ *   as "INV-123".
  *
- * A plain character range rather than `\p{Cc}`: the OpenAPI pattern made of
- * it must work in every client's regex engine.
+ * Plain character ranges rather than `\p{Cc}`: the OpenAPI pattern made of
+ * them must work in every client's regex engine.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it refuses
-export const PLAIN_TEXT_PATTERN = /^[^\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]*$/;
-export const PLAIN_TEXT_RULE = "must not contain control characters or bidirectional overrides";
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it replaces
-const NOT_PLAIN = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+const REFUSED = "\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB";
+export const PLAIN_TEXT_PATTERN = new RegExp(`^[^${REFUSED}]*$`);
+export const PLAIN_TEXT_RULE = "must not contain control, invisible or bidirectional formatting characters, or line separators";
+const NOT_PLAIN = new RegExp(`[${REFUSED}]`, "g");
 
 /**
- * `text` on one line and as it reads: each control character or
- * bidirectional override replaced by a space. For text stored before the
+ * `text` on one line and as it reads: each character the rule refuses
+ * replaced by a space. For text stored before the
  * rule, where it goes into a message that is signed.
  *
  * @example oneLine("Evil\nAmount: 1.00 USDC") // "Evil Amount: 1.00 USDC"

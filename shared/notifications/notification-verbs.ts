@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { equalsTerm } from "../../db/index-terms.ts";
 import type { Db } from "../../db/create-db.ts";
@@ -115,8 +115,17 @@ export async function listMailboxForTenant({ db }: Pick<VerbDeps, "db">, input: 
     })
     .from(mailbox)
     // users.email is stored lower-cased.
-    // The caller's own mail only: a MEMBER must not read (and follow) the owner's verification link.
-    .innerJoin(users, and(eq(users.email, sql`lower(${mailbox.toAddress})`), eq(users.tenantId, input.tenantId), eq(users.id, input.userId)))
+    // The caller's own mail only (a MEMBER must not read, and follow, the owner's verification link), and only
+    // since it became a user: an address freed by a removal and added again does not read its past owner's mail.
+    .innerJoin(
+      users,
+      and(
+        eq(users.email, sql`lower(${mailbox.toAddress})`),
+        eq(users.tenantId, input.tenantId),
+        eq(users.id, input.userId),
+        gte(mailbox.createdAt, users.createdAt),
+      ),
+    )
     .where(page.where)
     .orderBy(...page.orderBy)
     .limit(input.limit + 1);

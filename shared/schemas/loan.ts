@@ -15,7 +15,7 @@ export const CreateLoanSchema = z
     loanProductId: z.string().min(1).max(64).openapi({ description: "`loanProductId` of a merchant configuration (GET /v1/me)" }),
     // Shown in the dashboard, notifications and e-mails (shared/domain/plain-text.ts).
     borrowerRef: plainText(255).openapi({
-      description: "Your own reference for the borrower (no control characters or bidirectional overrides)",
+      description: "Your own reference for the borrower (plain text: no control, invisible or bidirectional formatting characters, no line separators)",
       example: "user-42",
     }),
     borrowerWalletAddress: z.string().trim().min(1).max(128).openapi({

@@ -47,7 +47,8 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
   const guard = and(
     eq(users.id, target.id),
     eq(users.tenantId, input.actor.tenantId),
-    sql`(${users.role} <> 'OWNER' OR ${anotherOwner(input.actor.tenantId, target.id)})`,
+    // An ADMIN removes only a non-owner, as it is when the write runs (not a user promoted since it was read).
+    input.actor.role === "OWNER" ? sql`(${users.role} <> 'OWNER' OR ${anotherOwner(input.actor.tenantId, target.id)})` : ne(users.role, "OWNER"),
   );
   const results = await db.batch([
     db
@@ -57,7 +58,10 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
     db.delete(emailVerifications).where(and(eq(emailVerifications.userId, target.id), sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`)),
     db.delete(users).where(guard).returning({ id: users.id }),
   ]);
-  if (results[2].length === 0) throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");
+  if (results[2].length === 0) {
+    if (input.actor.role !== "OWNER") throw forbidden("Only an OWNER may change or remove an OWNER");
+    throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");
+  }
 }
 
 /**

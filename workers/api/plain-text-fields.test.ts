@@ -12,8 +12,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Text that reads as something else: a new line, a NUL, an escape, a right-to-left override, an isolate. */
-const BAD = ["ops\nTotal due: 1.00", "ops\u0000", "ops\u001b[31m", "user-\u202Egnp.exe", "a\u2067b"];
+/** Text that reads as something else: a new line (and a Unicode line separator), a NUL, an escape, a right-to-left override, an isolate, a bidi mark, an invisible space. */
+const BAD = [
+  "ops\nTotal due: 1.00",
+  "ops\u2028Total due: 1.00",
+  "ops\u0000",
+  "ops\u001b[31m",
+  "user-\u202Egnp.exe",
+  "a\u2067b",
+  "INV-\u200F123",
+  "INV-\u200B123",
+];
 
 const refused = (res: { status: number; body: any }, field: string) => {
   expect(res.status).toBe(400);

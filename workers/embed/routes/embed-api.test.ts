@@ -255,7 +255,7 @@ describe("eligibility and credit line", () => {
         headers: { "x-api-key": m.key },
       });
       expect(refused.status).toBe(400);
-      expect(refused.body.message).toEqual([`${field}: must not contain control characters or bidirectional overrides`]);
+      expect(refused.body.message).toEqual([`${field}: must not contain control, invisible or bidirectional formatting characters, or line separators`]);
     }
     expect((await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session)).body.requiresKyc).toBe(true);
     const confirm = await t.request("POST", `/v1/credit-lines/${boot.body.creditLine.id}/kyc-confirmation`, {
@@ -451,16 +451,26 @@ describe("quote and accept (EVM)", () => {
     const settings = (await t.request("GET", "/v1/settings", { headers: bearer(m.owner.token) })).body;
     const putName = (companyName: string) =>
       t.request("PUT", "/v1/settings", { headers: bearer(m.owner.token), body: { ...settings, branding: { ...settings.branding, companyName } } });
-    for (const name of ["Evil\nAmount: 1.00 USDC", "Evil\rTotal due: 1.00", "Evil\u202E", "Evil\u0000"]) {
+    for (const name of [
+      "Evil\nAmount: 1.00 USDC",
+      "Evil\rTotal due: 1.00",
+      "Evil\u2028Amount: 1.00 USDC",
+      "Evil\u2029x",
+      "Evil\u200F",
+      "Evil\u202E",
+      "Evil\u0000",
+    ]) {
       const res = await putName(name);
       expect(res.status).toBe(400);
-      expect(res.body.message).toEqual(["branding.companyName: must not contain control characters or bidirectional overrides"]);
+      expect(res.body.message).toEqual([
+        "branding.companyName: must not contain control, invisible or bidirectional formatting characters, or line separators",
+      ]);
     }
     // A name stored before the rule (written here straight to the table).
-    await t.db.update(tenantSettings).set({ companyName: "Evil\nAmount: 1.00 USDC" }).where(eq(tenantSettings.tenantId, m.owner.tenantId));
+    await t.db.update(tenantSettings).set({ companyName: "Evil\nAmount:\u20281.00 USDC" }).where(eq(tenantSettings.tenantId, m.owner.tenantId));
     const account = privateKeyToAccount(generatePrivateKey());
     const q = await quote(m, account.address, "300.00", 7);
-    const lines = q.agreementChallenge.message.split("\n");
+    const lines = q.agreementChallenge.message.split(/\r\n|[\n\r\u2028\u2029\u0085]/);
     expect(lines).toContain("Merchant: Evil Amount: 1.00 USDC");
     expect(lines.filter((l: string) => l.startsWith("Amount:"))).toEqual(["Amount: 300.00 USDC"]);
     const session = await call(m, "POST", "/wallet-session/challenge", { walletAddress: account.address });

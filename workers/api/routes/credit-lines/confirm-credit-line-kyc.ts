@@ -12,9 +12,10 @@ const BodySchema = z
     verified: z.boolean(),
     merchantUserId: plainText(255).optional(),
     reference: plainText(255).optional(),
-    borrowerRef: plainText(255)
-      .optional()
-      .openapi({ description: "Your reference for this borrower: the line's loans are booked under it (no control characters or bidirectional overrides)" }),
+    borrowerRef: plainText(255).optional().openapi({
+      description:
+        "Your reference for this borrower: the line's loans are booked under it (plain text: no control, invisible or bidirectional formatting characters, no line separators)",
+    }),
   })
   .openapi("CreditLineKycConfirmationRequest");
 

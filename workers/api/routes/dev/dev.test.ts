@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isNull } from "drizzle-orm";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { newId } from "../../../../shared/domain/ids.ts";
-import { addUserWithRole, bearer, signUpTenant } from "../../../../shared/testing/fixtures.ts";
+import { addUserWithRole, PASSWORD, bearer, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
@@ -69,6 +69,20 @@ describe("dev mailbox (local runs)", () => {
     // A MEMBER reads its own mail, never the owner's (whose verification link it could follow); the other tenant only its own.
     expect((await mailboxOf(member.token)).body.data.map((m: { id: string }) => m.id)).toEqual([toMember.id]);
     expect((await mailboxOf(b.token)).body.data.map((m: { subject: string }) => m.subject)).toEqual(["Not for a"]);
+  });
+
+  test("an address freed by a removal and added again (by any tenant) reads only the mail sent since", async () => {
+    const a = await signUpTenant(t);
+    const b = await signUpTenant(t);
+    const leaving = await addUserWithRole(t, a.token, "MEMBER");
+    await dropAccountMail();
+    await deliverMail(leaving.email, "A's secret notice", -60_000);
+    expect((await t.request("DELETE", `/v1/users/${leaving.id}`, { headers: bearer(a.token) })).status).toBe(204);
+    const readded = await t.request("POST", "/v1/users", { body: { email: leaving.email, password: PASSWORD, role: "MEMBER" }, headers: bearer(b.token) });
+    expect(readded.status).toBe(201);
+    const later = await deliverMail(leaving.email, "B's welcome", 60_000);
+    const login = await t.request("POST", "/v1/auth/login", { body: { email: leaving.email, password: PASSWORD } });
+    expect((await mailboxOf(login.body.accessToken)).body.data.map((m: { id: string }) => m.id)).toEqual([later.id]);
   });
 
   test("pagination and a bad limit or cursor (400 naming it)", async () => {
