@@ -73,12 +73,13 @@ describe("dashboard: sign up, log in, log out", () => {
     const NEW = "a brand new long passphrase";
     await page.getByLabel("Current password").fill(password);
     await page.getByLabel("New password").fill(NEW);
+    // The session the page holds before the change.
+    const old = token;
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByRole("heading", { level: 1, name: "Team" }).waitFor();
     await page.getByRole("heading", { level: 2, name: "Your password" }).waitFor();
     const me = (bearer: string) => fetch(`${stack.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${bearer}` } });
     // The page's next requests carry the new session: the one it held before the change is refused.
-    const old = token;
     for (let i = 0; i < 50 && token === old; i++) await Bun.sleep(100);
     expect(token).not.toBe(old);
     expect((await me(old)).status).toBe(401);
