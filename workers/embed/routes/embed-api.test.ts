@@ -48,13 +48,13 @@ async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
   return res.body;
 }
 
-/** An accept body for a quote of 100.00 over 7 days (a fresh one unless given), signed by the wallet. */
+/** An accept body for a quote (a fresh one of 100.00 over 7 days unless given), signed by the wallet. */
 async function signedAccept(m: M, account: ReturnType<typeof privateKeyToAccount>, given?: Awaited<ReturnType<typeof quote>>) {
   const q = given ?? (await quote(m, account.address));
   return {
     walletAddress: account.address,
-    amount: "100.00",
-    tenureDays: 7,
+    amount: q.amount,
+    tenureDays: q.tenureDays,
     agreementChallengeId: q.agreementChallenge.id,
     walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
     channel: "WEB",
@@ -420,27 +420,11 @@ describe("quote and accept (EVM)", () => {
     expect(first.status).toBe(201);
     // The client quoted again (say, for another amount) and retried with the same key.
     const q = await quote(m, account.address, "50.00", 7);
-    const retried = await call(m, "POST", "/accept", {
-      walletAddress: account.address,
-      amount: "50.00",
-      tenureDays: 7,
-      agreementChallengeId: q.agreementChallenge.id,
-      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
-      channel: "WEB",
-      idempotencyKey: "order-77",
-    });
+    const retried = await call(m, "POST", "/accept", { ...(await signedAccept(m, account, q)), idempotencyKey: "order-77" });
     expect(retried.status).toBe(200);
     expect(retried.body.loan).toMatchObject({ id: first.body.loan.id, principalAmount: "100.00" });
     // The new challenge was not used: with a new key it makes its own loan.
-    const own = await call(m, "POST", "/accept", {
-      walletAddress: account.address,
-      amount: "50.00",
-      tenureDays: 7,
-      agreementChallengeId: q.agreementChallenge.id,
-      walletSignature: await account.signMessage({ message: q.agreementChallenge.message }),
-      channel: "WEB",
-      idempotencyKey: "order-78",
-    });
+    const own = await call(m, "POST", "/accept", { ...(await signedAccept(m, account, q)), idempotencyKey: "order-78" });
     expect(own.status).toBe(201);
     expect(own.body.loan).toMatchObject({ principalAmount: "50.00" });
     expect(own.body.loan.id).not.toBe(first.body.loan.id);

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { merchantName } from "../../../../shared/domain/plain-text.ts";
 import { programContext } from "../../../../shared/embed/program-context.ts";
 import type { EmbedAppEnv } from "../../env.ts";
 import { documentPage } from "./document-page.ts";
@@ -28,7 +29,8 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     return c.json(
       {
         url: origin,
-        name: b.companyName ?? program.tenant.name,
+        // The name a TON wallet shows when asked to connect: on one line, as in the messages it signs.
+        name: merchantName(b.companyName, program.tenant.name),
         iconUrl: b.logoUrl ?? `${origin}/embed-assets/icon.png`,
         ...(b.termsUrl ? { termsOfUseUrl: b.termsUrl } : {}),
       },
