@@ -74,4 +74,14 @@ describe("session tokens", () => {
     // Control: the same claims with an expiry are a session.
     expect(await verifySessionToken(await sign({ ...claims, exp: iat + 60 }, secret, "HS256"), secret)).toMatchObject({ sub: user.id });
   });
+  test("a session version that is no whole number is null, even signed with the right secret; issued tokens carry the user's", async () => {
+    const iat = Math.floor(Date.now() / 1000);
+    const claims = { sub: user.id, tid: user.tenantId, role: "ADMIN", iat, exp: iat + 60 };
+    for (const sv of [1.5, "0", "1", null, true, [1], {}, 2 ** 53]) {
+      expect(await verifySessionToken(await sign({ ...claims, sv } as never, secret, "HS256"), secret)).toBeNull();
+    }
+    expect(await verifySessionToken(await sign({ ...claims, sv: 3 }, secret, "HS256"), secret)).toMatchObject({ sv: 3 });
+    const issued = await issueSessionToken({ ...user, sessionVersion: 7 }, secret, new Date(), 60);
+    expect(await verifySessionToken(issued.accessToken, secret)).toMatchObject({ sub: user.id, sv: 7 });
+  });
 });
