@@ -10,3 +10,12 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
   }
   return false;
 }
+
+/** True when a write failed on a FOREIGN KEY constraint (D1 and libSQL word it the same way). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const msg = e instanceof Error ? e.message : String(e);
+    if (/FOREIGN KEY constraint failed/i.test(msg)) return true;
+  }
+  return false;
+}

@@ -2,6 +2,7 @@
 import { apiKeys } from "./schema/api-keys.ts";
 import { creditLines } from "./schema/credit-lines.ts";
 import { borrowerKycAudit, borrowers } from "./schema/borrowers.ts";
+import { emailReleases } from "./schema/email-releases.ts";
 import { emailVerifications } from "./schema/email-verifications.ts";
 import { events } from "./schema/events.ts";
 import { commercialTerms, kybSubmissions, operatorAudit } from "./schema/go-live.ts";
@@ -25,6 +26,7 @@ export const schema = {
   tenants,
   users,
   emailVerifications,
+  emailReleases,
   apiKeys,
   tenantSettings,
   merchantConfigs,

@@ -18,7 +18,7 @@ export const MAX_LINKS_PER_DAY = 5;
 /** The path of the link; `GET` shows a confirmation page, `POST { token }` verifies. */
 export const VERIFY_EMAIL_PATH = "/v1/auth/verify-email";
 
-const sha256Hex = async (text: string) =>
+export const sha256Hex = async (text: string) =>
   [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /**

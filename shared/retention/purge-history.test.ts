@@ -97,12 +97,20 @@ describe("the retention pass", () => {
           sql: "INSERT INTO email_verifications (id, user_id, email, token_hash, expires_at, created_at) VALUES ('ev-new', ?, 'e', 'h2', ?, ?)",
           args: [USER, RECENT, RECENT],
         },
+        {
+          sql: "INSERT INTO email_releases (id, email, user_id, token_hash, expires_at, used_at, created_at) VALUES ('er-old', 'e', ?, 'h1', ?, ?, ?)",
+          args: [USER, OLD, OLD, OLD],
+        },
+        {
+          sql: "INSERT INTO email_releases (id, email, user_id, token_hash, expires_at, created_at) VALUES ('er-new', 'e', ?, 'h2', ?, ?)",
+          args: [USER, RECENT, RECENT],
+        },
       ],
       "write",
     );
 
     const report = await purgeHistory({ db }, { now: new Date(NOW), retentionDays: RETENTION_DAYS });
-    expect(report).toEqual({ events: 7, notifications: 7, deliveries: 7, attempts: 7, walletChallenges: 1, emailVerifications: 1 });
+    expect(report).toEqual({ events: 7, notifications: 7, deliveries: 7, attempts: 7, walletChallenges: 1, emailVerifications: 1, emailReleases: 1 });
     expect(await idsOf(client, "old-")).toEqual([]);
     for (const table of ["webhook_deliveries", "notifications"])
       expect(await count(client, `SELECT COUNT(*) FROM ${table} WHERE event_id LIKE 'old-%'`)).toBe(0);
@@ -117,6 +125,7 @@ describe("the retention pass", () => {
     expect(await count(client, "SELECT COUNT(*) FROM email_verifications WHERE id = 'ev-new'")).toBe(1);
     expect(await count(client, "SELECT COUNT(*) FROM wallet_challenges")).toBe(1);
     expect(await count(client, "SELECT COUNT(*) FROM email_verifications")).toBe(1);
+    expect(await count(client, "SELECT COUNT(*) FROM email_releases WHERE id = 'er-new'")).toBe(1);
 
     // Once the retries and the e-mail finish, their events go on the next run.
     await client.execute("UPDATE webhook_deliveries SET status = 'FAILED' WHERE event_id LIKE 'retrying-%'");
@@ -166,6 +175,7 @@ describe("the retention pass", () => {
       attempts: perRun,
       walletChallenges: TOKENS_PER_RUN,
       emailVerifications: 0,
+      emailReleases: 0,
     });
     const second = await purgeHistory({ db }, { now: new Date(NOW), retentionDays: RETENTION_DAYS });
     expect(second).toMatchObject({ events: 99, walletChallenges: 7 });

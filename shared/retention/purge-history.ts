@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { emailReleases } from "../../db/schema/email-releases.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { events } from "../../db/schema/events.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -30,6 +31,7 @@ export type PurgeReport = {
   attempts: number;
   walletChallenges: number;
   emailVerifications: number;
+  emailReleases: number;
 };
 
 export type PurgeInput = {
@@ -117,18 +119,24 @@ export function purgeEmailVerifications(db: Db, cutoff: Date, limit: number) {
   return db.delete(emailVerifications).where(inArray(emailVerifications.id, expired)).returning({ id: emailVerifications.id });
 }
 
+/** E-mail release links (used or not) expired before `cutoff`, at most `limit`. */
+export function purgeEmailReleases(db: Db, cutoff: Date, limit: number) {
+  const expired = db.select({ id: emailReleases.id }).from(emailReleases).where(lt(emailReleases.expiresAt, cutoff)).limit(limit);
+  return db.delete(emailReleases).where(inArray(emailReleases.id, expired)).returning({ id: emailReleases.id });
+}
+
 /**
  * The retention pass (README "Retention"): removes what only grows and is
  * older than `retentionDays`: relayed events with their notifications,
  * finished deliveries and attempts, in batches of `eventsPerBatch` events,
  * at most `batchesPerRun` batches; then expired wallet challenges and
- * e-mail verification links, at most `tokensPerRun` of each. A backlog is
+ * e-mail verification and release links, at most `tokensPerRun` of each. A backlog is
  * worked off over the following runs.
  */
 export async function purgeHistory({ db }: { db: Db }, input: PurgeInput): Promise<PurgeReport> {
   const { eventsPerBatch = EVENTS_PER_BATCH, batchesPerRun = BATCHES_PER_RUN, tokensPerRun = TOKENS_PER_RUN } = input;
   const cutoff = new Date(input.now.getTime() - input.retentionDays * DAY_MS);
-  const report: PurgeReport = { events: 0, notifications: 0, deliveries: 0, attempts: 0, walletChallenges: 0, emailVerifications: 0 };
+  const report: PurgeReport = { events: 0, notifications: 0, deliveries: 0, attempts: 0, walletChallenges: 0, emailVerifications: 0, emailReleases: 0 };
   for (let i = 0; i < batchesPerRun; i++) {
     const [attempts, deliveries, notes, gone] = await db.batch(purgeEventsStatements(db, cutoff, eventsPerBatch));
     report.attempts += attempts.length;
@@ -137,8 +145,13 @@ export async function purgeHistory({ db }: { db: Db }, input: PurgeInput): Promi
     report.events += gone.length;
     if (gone.length < eventsPerBatch) break;
   }
-  const [challenges, verifications] = await db.batch([purgeWalletChallenges(db, cutoff, tokensPerRun), purgeEmailVerifications(db, cutoff, tokensPerRun)]);
+  const [challenges, verifications, releases] = await db.batch([
+    purgeWalletChallenges(db, cutoff, tokensPerRun),
+    purgeEmailVerifications(db, cutoff, tokensPerRun),
+    purgeEmailReleases(db, cutoff, tokensPerRun),
+  ]);
   report.walletChallenges = challenges.length;
   report.emailVerifications = verifications.length;
+  report.emailReleases = releases.length;
   return report;
 }

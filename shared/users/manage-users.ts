@@ -1,5 +1,6 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { apiKeys } from "../../db/schema/api-keys.ts";
+import { revokeKeysCreatedBy } from "../api-keys/api-key-verbs.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users, type Role } from "../../db/schema/users.ts";
 import { conflict, forbidden, notFound } from "../domain/errors.ts";
@@ -38,10 +39,12 @@ function assertMayManage(actor: Actor, target: { role: Role }, newRole?: Role) {
  * Removes a dashboard user of the tenant: the row goes, so the next request
  * of any of its sessions is refused (401: sessions re-read their user), its
  * e-mail is free again, and the keys it created stay (they are the tenant's),
- * no longer naming it. The last OWNER cannot be removed (409); only an OWNER
- * removes an OWNER (403). A user may remove itself, under the same rules.
+ * no longer naming it; with `revokeKeys`, its unrevoked keys are revoked in
+ * the same batch, under the same guard (no removal, no revocation). The last
+ * OWNER cannot be removed (409); only an OWNER removes an OWNER (403). A user
+ * may remove itself, under the same rules.
  */
-export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: Actor; id: string }): Promise<void> {
+export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: Actor; id: string; revokeKeys?: boolean; now: Date }): Promise<void> {
   const target = await userOf(db, input.actor.tenantId, input.id);
   assertMayManage(input.actor, target);
   const guard = and(
@@ -50,15 +53,20 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
     // An ADMIN removes only a non-owner, as it is when the write runs (not a user promoted since it was read).
     input.actor.role === "OWNER" ? sql`(${users.role} <> 'OWNER' OR ${anotherOwner(input.actor.tenantId, target.id)})` : ne(users.role, "OWNER"),
   );
-  const results = await db.batch([
+  const removable = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`;
+  const removal = [
     db
       .update(apiKeys)
       .set({ createdByUserId: null })
-      .where(and(eq(apiKeys.createdByUserId, target.id), sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`)),
-    db.delete(emailVerifications).where(and(eq(emailVerifications.userId, target.id), sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`)),
+      .where(and(eq(apiKeys.createdByUserId, target.id), removable)),
+    db.delete(emailVerifications).where(and(eq(emailVerifications.userId, target.id), removable)),
     db.delete(users).where(guard).returning({ id: users.id }),
-  ]);
-  if (results[2].length === 0) {
+  ] as const;
+  // The revocation runs first: it finds the keys by their creator, whom the next write forgets.
+  const removed = input.revokeKeys
+    ? (await db.batch([revokeKeysCreatedBy(db, { tenantId: input.actor.tenantId, userId: target.id, now: input.now, onlyIf: removable }), ...removal]))[3]
+    : (await db.batch(removal))[2];
+  if (removed.length === 0) {
     if (input.actor.role !== "OWNER") throw forbidden("Only an OWNER may change or remove an OWNER");
     throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");
   }

@@ -9,6 +9,9 @@ import * as signUp from "./routes/auth/sign-up.ts";
 import * as verifyEmail from "./routes/auth/verify-email.ts";
 import * as verifyEmailPage from "./routes/auth/verify-email-page.ts";
 import * as resendVerification from "./routes/auth/resend-verification.ts";
+import * as requestEmailRelease from "./routes/auth/release-email.ts";
+import * as releaseEmailPage from "./routes/auth/release-email-page.ts";
+import * as confirmEmailRelease from "./routes/auth/confirm-release-email.ts";
 import * as getHealth from "./routes/health/get-health.ts";
 import * as listChains from "./routes/chains/list-chains.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
@@ -96,6 +99,9 @@ export const ROUTES: ApiRouteModule[] = [
   verifyEmailPage,
   verifyEmail,
   resendVerification,
+  requestEmailRelease,
+  releaseEmailPage,
+  confirmEmailRelease,
   logOut,
   changePassword,
   getMe,

@@ -92,6 +92,51 @@ describe("dashboard: sign up, log in, log out", () => {
     await logInInBrowser(page, email, NEW);
   }, 90_000);
 
+  test("an address someone else signed up with: signup says so, the owner of the address asks for a link, follows it, and signs up", async () => {
+    const email = `taken.${Date.now()}@dashboard.example`;
+    const squat = await stack.fetch("/v1/auth/signup", { json: { email, password: "the squatter's password", companyName: "Squat" } });
+    expect(squat.status).toBe(201);
+    const page = await openDashboard(browser, stack);
+    await page.getByRole("button", { name: "Create an account" }).click();
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery staple");
+    await page.getByLabel("Company name").fill("The Real Owner");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("alert").filter({ hasText: "An account with this e-mail already exists" }).first().waitFor();
+
+    await page.getByRole("button", { name: "Free it" }).click();
+    await page.getByRole("heading", { level: 1, name: "Free an e-mail address" }).waitFor();
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByRole("button", { name: "E-mail me a link" }).click();
+    await page.getByText("a link to free it has been e-mailed").waitFor();
+
+    const db = await stack.db();
+    const mail = await db
+      .prepare("SELECT body FROM mailbox WHERE to_address = ? AND subject = ? ORDER BY rowid DESC")
+      .bind(email, "[svc credit] Free this e-mail address")
+      .first<{ body: string }>();
+    const link = /(http\S+\/v1\/auth\/release-email\?token=[0-9A-Za-z]+)/.exec(mail?.body ?? "")?.[1];
+    expect(link).toBeDefined();
+    await page.goto(link!.replace(/^https?:\/\/[^/]+/, stack.baseUrl));
+    await page.getByRole("button", { name: "Free my e-mail address" }).click();
+    await page.getByRole("heading", { level: 1, name: "E-mail address freed" }).waitFor();
+    const squatterLogin = await stack.fetch("/v1/auth/login", { json: { email, password: "the squatter's password" } });
+    expect(squatterLogin.status).toBe(401);
+
+    // The squatter cannot take it back: for 24 hours only the link's holder signs up with it.
+    const again = await stack.fetch("/v1/auth/signup", { json: { email, password: "the squatter's password", companyName: "Squat" } });
+    expect(again.status).toBe(409);
+    await page.getByRole("link", { name: "Sign up with this address" }).click();
+    await page.getByRole("heading", { level: 1, name: "Create your svc credit account" }).waitFor();
+    await page.getByText("Sign up with the address you just freed").waitFor();
+    expect(new URL(page.url()).hash).toBe("");
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery staple");
+    await page.getByLabel("Company name").fill("The Real Owner");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("navigation", { name: "Dashboard" }).waitFor();
+  }, 60_000);
+
   test("a wrong password shows the API's message on the form; the page has a nonce CSP and cannot be framed", async () => {
     const page = await openDashboard(browser, stack);
     const response = await page.goto(`${stack.baseUrl}/dashboard`);

@@ -68,7 +68,11 @@ describe("dashboard: configuration, widget programs, developers", () => {
     expect(key).toMatch(/^svc_test_/);
     await page.getByRole("button", { name: /Copy api key/i }).click();
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(key);
-    expect(await page.getByRole("table", { name: "API keys" }).textContent()).toContain("backend");
+    const keys = page.getByRole("table", { name: "API keys" });
+    expect(await keys.textContent()).toContain("backend");
+    // Who created it: the owner who just signed up.
+    expect(await keys.getByRole("columnheader", { name: "Created by" }).count()).toBe(1);
+    expect(await keys.textContent()).toMatch(/owner\.\d+\.\d+@dashboard\.example/);
     await goTo(page, "Configuration");
     await goTo(page, "Developers");
     expect(await page.locator(".shown-once").count()).toBe(0);

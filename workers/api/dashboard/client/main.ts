@@ -98,4 +98,7 @@ document.addEventListener("click", (event) => {
 });
 window.addEventListener("popstate", () => void render());
 
-authView(root, signedIn);
+// A release link's page sends its holder here (`#releaseToken=…`) to sign up with the freed address; the fragment never reaches a server, and is cleared at once.
+const releaseToken = /^#releaseToken=([0-9A-Za-z]{20,100})$/.exec(location.hash)?.[1];
+if (releaseToken) history.replaceState(null, "", `${location.pathname}${location.search}`);
+authView(root, signedIn, undefined, releaseToken);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "../../../../db/schema/api-keys.ts";
+import { listApiKeys } from "../../../../shared/api-keys/api-key-verbs.ts";
+import { countRoundTrips } from "../../../../shared/testing/count-round-trips.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { addUserWithRole, bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 
@@ -30,10 +32,71 @@ describe("API keys", () => {
     const list = await t.request("GET", "/v1/api-keys", { headers: bearer(owner.token) });
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([
-      { id: res.body.id, name: "backend", prefix: res.body.prefix, mode: "sandbox", createdAt: res.body.createdAt, revokedAt: null },
+      {
+        id: res.body.id,
+        name: "backend",
+        prefix: res.body.prefix,
+        mode: "sandbox",
+        createdAt: res.body.createdAt,
+        revokedAt: null,
+        createdBy: { userId: owner.userId, email: owner.email },
+      },
     ]);
     expect(list.body.nextCursor).toBeNull();
     expect(JSON.stringify(list.body)).not.toContain(res.body.key);
+  });
+
+  test("each key names who created it (an added ADMIN's e-mail), read in one query; null once that user is removed, and the key still works; another tenant's keys never appear", async () => {
+    const owner = await signUpTenant(t);
+    const other = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    const byAdmin = await createKey(t, admin.token, "by admin");
+    t.clock.advance(1);
+    const byOwner = await createKey(t, owner.token, "by owner");
+    const otherKey = await createKey(t, other.token, "other tenant");
+    const list = async (token: string) => {
+      const res = await t.request("GET", "/v1/api-keys", { headers: bearer(token) });
+      expect(res.status).toBe(200);
+      return res.body.data as { id: string; name: string; createdBy: { userId: string; email: string } | null }[];
+    };
+
+    const before = await list(owner.token);
+    expect(before.map((k) => [k.name, k.createdBy])).toEqual([
+      ["by owner", { userId: owner.userId, email: owner.email }],
+      ["by admin", { userId: admin.id, email: admin.email }],
+    ]);
+    // Any role reads it, and it is the same list.
+    expect(await list(admin.token)).toEqual(before);
+    const otherList = await list(other.token);
+    expect(otherList.map((k) => k.id)).toEqual([otherKey.id]);
+    expect(JSON.stringify(otherList)).not.toContain(admin.email);
+    expect(JSON.stringify(before)).not.toContain(other.email);
+    // The creator comes with the keys, in the same statement: no extra round trip.
+    const { result, trips } = await countRoundTrips(t.client, () => listApiKeys({ db: t.db }, { tenantId: owner.tenantId, limit: 20 }));
+    expect(trips).toBe(1);
+    expect(result.data.map((k) => k.createdBy?.email)).toEqual([owner.email, admin.email]);
+
+    expect((await t.request("DELETE", `/v1/users/${admin.id}`, { headers: bearer(owner.token) })).status).toBe(204);
+    const after = await list(owner.token);
+    expect(after.map((k) => [k.id, k.createdBy])).toEqual([
+      [byOwner.id, { userId: owner.userId, email: owner.email }],
+      [byAdmin.id, null],
+    ]);
+    expect(after[1]).toMatchObject({ name: "by admin", revokedAt: null });
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": byAdmin.key } })).status).toBe(200);
+    // Revoking answers the key as the list shows it.
+    const revoked = await t.request("DELETE", `/v1/api-keys/${byOwner.id}`, { headers: bearer(owner.token) });
+    expect(revoked.body.createdBy).toEqual({ userId: owner.userId, email: owner.email });
+  });
+
+  test("a key whose creator is another tenant's user (a row no route writes) names nobody", async () => {
+    const a = await signUpTenant(t);
+    const b = await signUpTenant(t);
+    const { id } = await createKey(t, a.token);
+    await t.db.update(apiKeys).set({ createdByUserId: b.userId }).where(eq(apiKeys.id, id));
+    const list = await t.request("GET", "/v1/api-keys", { headers: bearer(a.token) });
+    expect(list.body.data.map((k: { id: string; createdBy: unknown }) => [k.id, k.createdBy])).toEqual([[id, null]]);
+    expect(JSON.stringify(list.body)).not.toContain(b.email);
   });
 
   test("the key authenticates as its tenant", async () => {

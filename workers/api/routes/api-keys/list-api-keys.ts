@@ -15,7 +15,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "List API keys",
     description:
-      "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets. Any role may read the list; creating and revoking are Owner/Admin.",
+      "The tenant's keys, newest first, revoked ones included (with `revokedAt`). Never the secrets. Each key names who created it, `createdBy: { userId, email }`, a dashboard user of this tenant; `createdBy` is null when that user has since been removed (`DELETE /v1/users/:id`; its keys stay unless removed with `revokeKeys=true`) or when no dashboard user created the key. Any role may read the list; creating and revoking are Owner/Admin.",
     request: { query: PageQuerySchema },
     responses: { 200: { description: "A page of keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
   },

@@ -14,7 +14,8 @@ export const route = defineRoute(
     operationId: "apiKeys.revoke",
     tags: ["Dashboard identity"],
     summary: "Revoke an API key",
-    description: "Revokes the key: the very next request that presents it gets 401. Revoking a revoked key answers the same. Another tenant's key id: 404.",
+    description:
+      "Revokes the key: the very next request that presents it gets 401. Answers the key as `GET /v1/api-keys` lists it (with `revokedAt` and `createdBy`). Revoking a revoked key answers the same. Another tenant's key id: 404.",
     request: { params: IdParamSchema },
     responses: { 200: { description: "The revoked key", content: { "application/json": { schema: ApiKeySchema } } } },
   },

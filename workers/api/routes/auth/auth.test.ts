@@ -5,6 +5,7 @@ import { loanProducts } from "../../../../db/schema/loan-products.ts";
 import { emailVerifications } from "../../../../db/schema/email-verifications.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { EMAIL_TAKEN_MESSAGE } from "../../../../shared/users/add-user.ts";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../../shared/testing/fixtures.ts";
 
@@ -59,7 +60,8 @@ describe("POST /v1/auth/signup", () => {
     const { email } = await signUpTenant(t);
     const res = await t.request("POST", "/v1/auth/signup", { body: { email: email.toUpperCase(), password: PASSWORD, companyName: "Other" } });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ statusCode: 409, message: "An account with this e-mail already exists", error: "Conflict" });
+    expect(res.body).toEqual({ statusCode: 409, message: EMAIL_TAKEN_MESSAGE, error: "Conflict" });
+    expect(EMAIL_TAKEN_MESSAGE).toStartWith("An account with this e-mail already exists.");
   });
 
   test("validation names every bad field", async () => {

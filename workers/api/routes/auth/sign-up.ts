@@ -24,7 +24,21 @@ const signupLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-const BodySchema = z.object({ email: EmailSchema, password: PasswordSchema, companyName: plainText(MAX_COMPANY_NAME_LENGTH) }).openapi("SignupRequest");
+const BodySchema = z
+  .object({
+    email: EmailSchema,
+    password: PasswordSchema,
+    companyName: plainText(MAX_COMPANY_NAME_LENGTH),
+    releaseToken: z
+      .string()
+      .regex(/^[0-9A-Za-z]{20,100}$/, "must be the token of a release link")
+      .optional()
+      .openapi({
+        description:
+          "Only for an address freed with `POST /v1/auth/release-email/confirm` in the last 24 hours: the token of that release link. Without it such an address answers 409; any other signup ignores it.",
+      }),
+  })
+  .openapi("SignupRequest");
 
 const ResponseSchema = SessionSchema.extend({
   tenant: z.object({ id: z.uuid(), name: z.string() }),
@@ -40,7 +54,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Create a sandbox tenant and its owner",
     description:
-      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`).\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
+      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`). If that account is not yours and never verified the address, `POST /v1/auth/release-email` e-mails the address a link that frees it. For 24 hours after an address is freed, only the person who followed the link signs up with it (`releaseToken`); anyone else, 409.\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
     middleware: [signupLimit] as const,
     request: { body: { required: true, content: { "application/json": { schema: BodySchema, example: SIGNUP_EXAMPLE } } } },
     responses: { 201: { description: "Tenant created", content: { "application/json": { schema: ResponseSchema } } } },

@@ -26,7 +26,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       verifyEmailHtml({
         heading: "Confirm your e-mail address",
         message: "Confirm that this address is yours to receive svc credit account notifications by e-mail.",
-        confirmToken: c.req.valid("query").token,
+        confirm: { token: c.req.valid("query").token },
       }),
       200,
       VERIFY_PAGE_HEADERS,

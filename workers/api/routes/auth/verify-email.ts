@@ -1,10 +1,9 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { verifyEmailToken } from "../../../../shared/auth/email-verification.ts";
-import { DomainError, toErrorBody, validationError } from "../../../../shared/domain/errors.ts";
 import { iso, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
-import { VERIFY_PAGE_HEADERS, verifyEmailHtml } from "./verify-email-html.ts";
+import { linkOutcomePage, linkToken } from "./verify-email-html.ts";
 
 const BodySchema = z.object({ token: z.string().max(200).openapi({ description: "The token of the verification link" }) }).openapi("VerifyEmailRequest");
 
@@ -36,25 +35,14 @@ export const route = defineRoute(
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
-    const fromForm = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("content-type") ?? "");
-    const token: unknown = fromForm ? c.req.valid("form").token : c.req.valid("json").token;
-    if (typeof token !== "string") throw validationError(["token: Invalid input: expected string, received undefined"]);
+    const { token, fromForm } = linkToken(c.req.header("content-type"), (form) => (form ? c.req.valid("form").token : c.req.valid("json").token));
     if (!fromForm) {
       const verified = await verifyEmailToken({ db }, { token, now: clock.now() });
       return c.json({ userId: verified.userId, email: verified.email, emailVerified: true as const, emailVerifiedAt: iso(verified.emailVerifiedAt) }, 200);
     }
     // A person at a browser: answer with a page either way.
-    try {
-      await verifyEmailToken({ db }, { token, now: clock.now() });
-      return c.html(
-        verifyEmailHtml({ heading: "E-mail address verified", message: "Thank you. Account notifications can now be e-mailed to this address." }),
-        200,
-        VERIFY_PAGE_HEADERS,
-      ) as never;
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      const body = toErrorBody(err);
-      const message = Array.isArray(body.message) ? body.message.join("; ") : body.message;
-      return c.html(verifyEmailHtml({ heading: "This link cannot be used", message }), err.status as 400, VERIFY_PAGE_HEADERS) as never;
-    }
+    return (await linkOutcomePage(() => verifyEmailToken({ db }, { token, now: clock.now() }), {
+      heading: "E-mail address verified",
+      message: "Thank you. Account notifications can now be e-mailed to this address.",
+    })) as never;
   });

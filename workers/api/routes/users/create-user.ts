@@ -15,7 +15,8 @@ export const route = defineRoute(
     operationId: "users.create",
     tags: ["Dashboard identity"],
     summary: "Add a dashboard user",
-    description: "Adds a user with a role to the caller's tenant. Only an OWNER may add an OWNER (403 otherwise). An e-mail that already has an account: 409.",
+    description:
+      "Adds a user with a role to the caller's tenant. Only an OWNER may add an OWNER (403 otherwise). An e-mail that already has an account, in any tenant: 409. A tenant holds at most 50 users: 409 beyond (remove one first).\n\nAdding a user does not prove the address is theirs, and nothing is e-mailed to it. Until the user verifies it (sign in, then `POST /v1/auth/resend-verification`), the address's owner can free it (`POST /v1/auth/release-email`), which removes the user.",
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 201: { description: "User added", content: { "application/json": { schema: UserSchema } } } },
   },

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
+import { apiKeys } from "../../../../db/schema/api-keys.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import { removeUser } from "../../../../shared/users/manage-users.ts";
 import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail } from "../../../../shared/testing/fixtures.ts";
 
 let t: TestApp;
@@ -69,6 +71,42 @@ describe("POST /v1/users", () => {
   });
 });
 
+describe("passwords are not only whitespace", () => {
+  const BLANK = ["            ", " \t\n".repeat(5), "\u00a0".repeat(12), "\u3000".repeat(16)];
+  const refused = (res: { status: number; body: any }, field: string) => {
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: [`${field}: must contain a character that is not whitespace`], error: "Bad Request" });
+  };
+
+  test("signup refuses a password of only whitespace: 400 naming password, no account", async () => {
+    for (const password of BLANK) {
+      const email = uniqueEmail();
+      refused(await t.request("POST", "/v1/auth/signup", { body: { email, password, companyName: "Blank Pay" } }), "password");
+      expect(await t.db.select().from(users).where(eq(users.email, email))).toEqual([]);
+    }
+    // Spaces among other characters are fine, and 12 characters are still enough.
+    const spaced = await t.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password: "  a         ", companyName: "Spaced Pay" } });
+    expect(spaced.status).toBe(201);
+  });
+
+  test("adding a user and changing a password refuse it too; the short-password rule is unchanged", async () => {
+    const owner = await signUpTenant(t);
+    for (const password of BLANK) {
+      const email = uniqueEmail("blank");
+      refused(await t.request("POST", "/v1/users", { body: { email, password, role: "MEMBER" }, headers: bearer(owner.token) }), "password");
+      expect(await t.db.select().from(users).where(eq(users.email, email))).toEqual([]);
+    }
+    refused(
+      await t.request("POST", "/v1/auth/password", { body: { currentPassword: PASSWORD, newPassword: " ".repeat(20) }, headers: bearer(owner.token) }),
+      "newPassword",
+    );
+    expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).status).toBe(200);
+    const short = await t.request("POST", "/v1/users", { body: { email: uniqueEmail(), password: "   ", role: "MEMBER" }, headers: bearer(owner.token) });
+    expect(short.status).toBe(400);
+    expect(short.body.message).toContain("password: must be at least 12 characters");
+  });
+});
+
 describe("GET /v1/users", () => {
   test("any role reads its own tenant's users with their roles and never a password; cursor pages; another tenant's users never appear", async () => {
     const owner = await signUpTenant(t);
@@ -128,6 +166,86 @@ describe("removing users and changing roles", () => {
     // A user who created a key can be removed; the key is the tenant's and keeps working.
     expect((await t.request("DELETE", `/v1/users/${otherAdmin.id}`, { headers: bearer(owner.token) })).status).toBe(204);
     expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+  });
+
+  test("revokeKeys=true revokes the live keys the user created with the removal: 401 on the very next request; another user's key is untouched", async () => {
+    const owner = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    const first = await createKey(t, admin.token, "admin 1");
+    const second = await createKey(t, admin.token, "admin 2");
+    const earlier = await createKey(t, admin.token, "admin, revoked before");
+    const byOwner = await createKey(t, owner.token, "owner's");
+    const revokedBefore = await t.request("DELETE", `/v1/api-keys/${earlier.id}`, { headers: bearer(owner.token) });
+    t.clock.advance(60);
+    for (const { key } of [first, second, byOwner]) expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+
+    expect((await t.request("DELETE", `/v1/users/${admin.id}?revokeKeys=true`, { headers: bearer(owner.token) })).status).toBe(204);
+    for (const { key } of [first, second]) {
+      const next = await t.request("GET", "/v1/me", { headers: { "x-api-key": key } });
+      expect(next.status).toBe(401);
+      expect(next.body).toEqual({ statusCode: 401, message: "Invalid or revoked API key", error: "Unauthorized" });
+    }
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": byOwner.key } })).status).toBe(200);
+    const listed = await t.request("GET", "/v1/api-keys", { headers: bearer(owner.token) });
+    const byName = Object.fromEntries(listed.body.data.map((k: { name: string }) => [k.name, k]));
+    expect(byName["admin 1"]).toMatchObject({ revokedAt: t.clock.now().toISOString(), createdBy: null });
+    expect(byName["admin 2"]).toMatchObject({ revokedAt: t.clock.now().toISOString(), createdBy: null });
+    // A key revoked before keeps the time it was revoked.
+    expect(byName["admin, revoked before"]).toMatchObject({ revokedAt: revokedBefore.body.revokedAt, createdBy: null });
+    expect(byName["owner's"]).toMatchObject({ revokedAt: null, createdBy: { userId: owner.userId, email: owner.email } });
+  });
+
+  test("revokeKeys is under the removal's guard: a refused removal (403, 409) revokes nothing; a bad value is a 400 naming it", async () => {
+    const owner = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    const ownerKey = await createKey(t, owner.token);
+    const adminKey = await createKey(t, admin.token);
+    expect((await t.request("DELETE", `/v1/users/${owner.userId}?revokeKeys=true`, { headers: bearer(admin.token) })).status).toBe(403);
+    expect((await t.request("DELETE", `/v1/users/${owner.userId}?revokeKeys=true`, { headers: bearer(owner.token) })).status).toBe(409);
+    const bad = await t.request("DELETE", `/v1/users/${admin.id}?revokeKeys=yes`, { headers: bearer(owner.token) });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    expect(bad.body.message[0]).toStartWith("revokeKeys:");
+    // revokeKeys=false is the default: the keys stay.
+    expect((await t.request("DELETE", `/v1/users/${admin.id}?revokeKeys=false`, { headers: bearer(owner.token) })).status).toBe(204);
+    for (const { key } of [ownerKey, adminKey]) expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+    const rows = await t.db.select().from(apiKeys).where(eq(apiKeys.tenantId, owner.tenantId));
+    expect(rows.map((r) => r.revokedAt)).toEqual([null, null]);
+  });
+
+  test("revokeKeys when the removal loses a race (the user was made OWNER between the ADMIN's read and write): 403, the user and its keys stay", async () => {
+    const owner = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    const target = await addUserWithRole(t, owner.token, "ADMIN");
+    const { key } = await createKey(t, target.token);
+    // A database whose batch first lets a competing promotion commit, as a second request would.
+    const racingDb = new Proxy(t.db, {
+      get(db, prop, receiver) {
+        if (prop !== "batch") return Reflect.get(db, prop, receiver);
+        return async (statements: unknown) => {
+          await t.db.update(users).set({ role: "OWNER" }).where(eq(users.id, target.id));
+          return (db.batch as (s: unknown) => unknown)(statements);
+        };
+      },
+    });
+    const actor = { tenantId: owner.tenantId, userId: admin.id, role: "ADMIN" as const };
+    await expect(removeUser({ db: racingDb }, { actor, id: target.id, revokeKeys: true, now: t.clock.now() })).rejects.toThrow("Only an OWNER");
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": key } })).status).toBe(200);
+    const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.createdByUserId, target.id));
+    expect(row!.revokedAt).toBeNull();
+  });
+
+  test("revokeKeys on another tenant's user: 404, and its keys keep working", async () => {
+    const a = await signUpTenant(t);
+    const b = await signUpTenant(t);
+    const bAdmin = await addUserWithRole(t, b.token, "ADMIN");
+    const bKey = await createKey(t, bAdmin.token);
+    expect((await t.request("DELETE", `/v1/users/${bAdmin.id}?revokeKeys=true`, { headers: bearer(a.token) })).status).toBe(404);
+    expect((await t.request("GET", "/v1/me", { headers: { "x-api-key": bKey.key } })).status).toBe(200);
+    const bList = await t.request("GET", "/v1/api-keys", { headers: bearer(b.token) });
+    expect(bList.body.data.map((k: { id: string; revokedAt: string | null; createdBy: unknown }) => [k.id, k.revokedAt, k.createdBy])).toEqual([
+      [bKey.id, null, { userId: bAdmin.id, email: bAdmin.email }],
+    ]);
   });
 
   test("only an OWNER removes or makes an OWNER (403); the last OWNER is neither removed nor demoted (409); a MEMBER may do neither (403)", async () => {

@@ -10,7 +10,8 @@ import type { ApiKey, CreatedApiKey } from "./types.ts";
 /**
  * API keys (`/v1/api-keys`, Owner/Admin only: a MEMBER gets 403, so the
  * section says so instead of a list): create with a name and mode, the key
- * shown once with a copy button, the list (never the secrets), revoke.
+ * shown once with a copy button, the list (never the secrets) with who
+ * created each key, revoke.
  */
 export async function apiKeysSection(ctx: Ctx): Promise<HTMLElement> {
   const box = el("div", { class: "api-keys" });
@@ -27,12 +28,14 @@ export async function apiKeysSection(ctx: Ctx): Promise<HTMLElement> {
     list.replaceChildren(
       table(
         "API keys",
-        ["Name", "Prefix", "Mode", "Created", "State"],
+        ["Name", "Prefix", "Mode", "Created", "Created by", "State"],
         page.data.map((k) => [
           k.name,
           el("span", { class: "mono" }, `${k.prefix}…`),
           k.mode,
           when(k.createdAt),
+          // Null: its creator has since been removed from the team, or no dashboard user made it.
+          k.createdBy ? k.createdBy.email : el("span", { class: "hint" }, "No current user"),
           k.revokedAt ? `Revoked ${when(k.revokedAt)}` : revokeButton(k),
         ]),
         "No API key yet.",

@@ -1,6 +1,16 @@
 /** The shapes the Developers page reads from `/v1` (as the OpenAPI document gives them). */
-export type ApiKey = { id: string; name: string; prefix: string; mode: "sandbox" | "live"; createdAt: string; revokedAt: string | null };
-export type CreatedApiKey = ApiKey & { key: string };
+export type ApiKey = {
+  id: string;
+  name: string;
+  prefix: string;
+  mode: "sandbox" | "live";
+  createdAt: string;
+  revokedAt: string | null;
+  /** Null: created by a user since removed, or by no dashboard user. */
+  createdBy: { userId: string; email: string } | null;
+};
+/** The create answer: the key's fields, its secret, and neither `revokedAt` nor `createdBy`. */
+export type CreatedApiKey = Omit<ApiKey, "revokedAt" | "createdBy"> & { key: string };
 
 export type WebhookEndpoint = { id: string; url: string; events: string[]; mode: "sandbox" | "live"; secretPrefix: string; createdAt: string };
 export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };
