@@ -6,7 +6,7 @@ import { tenants } from "../../db/schema/tenants.ts";
 import { users } from "../../db/schema/users.ts";
 import { generateApiKey, hashApiKey } from "../auth/api-keys.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
-import { conflict, forbidden, notFound } from "../domain/errors.ts";
+import { conflict, forbidden, notFound, unauthorized } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -40,8 +40,13 @@ export async function createApiKey(
   };
   const underCap = sql`(SELECT count(*) FROM ${apiKeys} WHERE ${apiKeys.tenantId} = ${input.tenantId} AND ${apiKeys.revokedAt} IS NULL) < ${MAX_ACTIVE_API_KEYS}`;
   const certified = sql`EXISTS (SELECT 1 FROM ${tenants} WHERE ${tenants.id} = ${input.tenantId} AND ${tenants.certifiedAt} IS NOT NULL)`;
-  const inserted = await insertIf(db, apiKeys, row, input.mode === "live" ? and(underCap, certified)! : underCap).returning({ id: apiKeys.id });
+  // The creating user still exists as the row is written (removed since its request was authenticated: 401, not a failed reference).
+  const creatorExists = input.createdByUserId
+    ? sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${input.createdByUserId} AND ${users.tenantId} = ${input.tenantId})`
+    : sql`1`;
+  const inserted = await insertIf(db, apiKeys, row, and(underCap, creatorExists, input.mode === "live" ? certified : undefined)!).returning({ id: apiKeys.id });
   if (inserted.length === 0) {
+    if (input.createdByUserId && !(await userOfTenant(db, input.tenantId, input.createdByUserId))) throw unauthorized("Invalid or expired session token");
     if (input.mode === "live" && !(await isCertified(db, input.tenantId))) throw notCertified();
     throw conflict(
       `This tenant already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may hold; revoke one (DELETE /v1/api-keys/:id) before creating another`,
@@ -52,6 +57,15 @@ export async function createApiKey(
 
 const notCertified = () =>
   forbidden('Live API keys are issued after go-live certification (GET /v1/go-live), and this tenant is not certified; create a sandbox key (mode: "sandbox")');
+
+async function userOfTenant(db: Db, tenantId: string, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.tenantId, tenantId)))
+    .limit(1);
+  return !!row;
+}
 
 async function isCertified(db: Db, tenantId: string): Promise<boolean> {
   const [row] = await db.select({ certifiedAt: tenants.certifiedAt }).from(tenants).where(eq(tenants.id, tenantId)).limit(1);

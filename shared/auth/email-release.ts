@@ -1,7 +1,8 @@
-import { and, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, ne, notExists, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { insertIf } from "../../db/guarded-writes.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { emailReleases } from "../../db/schema/email-releases.ts";
-import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
 import { businessRule, conflict } from "../domain/errors.ts";
 import { newId, randomToken } from "../domain/ids.ts";
@@ -42,7 +43,9 @@ export const ADDRESS_HELD_MESSAGE =
  */
 export async function heldAddress(email: string, now: Date, releaseToken?: string) {
   const presented = releaseToken ? await sha256Hex(releaseToken) : null;
-  return sql`EXISTS (SELECT 1 FROM ${emailReleases} WHERE ${emailReleases.email} = ${normalized(email)} AND ${emailReleases.freedAt} > ${now.getTime() - RELEASE_HOLD_MS} AND ${emailReleases.tokenHash} IS NOT ${presented})`;
+  const freedWithin = and(eq(emailReleases.email, normalized(email)), gt(emailReleases.freedAt, new Date(now.getTime() - RELEASE_HOLD_MS)));
+  // Any link that freed the address within the hold admits its holder (an address freed twice holds for either).
+  return sql`(EXISTS (SELECT 1 FROM ${emailReleases} WHERE ${freedWithin}) AND NOT EXISTS (SELECT 1 FROM ${emailReleases} WHERE ${freedWithin} AND ${emailReleases.tokenHash} = ${presented}))`;
 }
 
 /** The path of the link; `GET` shows a confirmation page, `POST …/confirm { token }` frees the address. */
@@ -67,42 +70,44 @@ export function releaseEmail(link: string): { subject: string; text: string } {
   };
 }
 
+/** SQL: the unverified account holding `email` (its id), or NULL. */
+const unverifiedHolderOf = (email: string) => sql`(SELECT ${users.id} FROM ${users} WHERE ${users.email} = ${email} AND ${users.emailVerifiedAt} IS NULL)`;
+
+/**
+ * SQL: a release link may go to `email` now: an unverified account holds it,
+ * and none went to it in the last `RELEASE_INTERVAL_MS`, fewer than
+ * `MAX_RELEASE_LINKS_PER_DAY` in 24 hours.
+ */
+function mayReleaseTo(email: string, now: Date) {
+  const sentSince = (ms: number) =>
+    sql`(SELECT count(*) FROM ${emailReleases} WHERE ${emailReleases.email} = ${email} AND ${emailReleases.createdAt} > ${now.getTime() - ms})`;
+  return sql`${unverifiedHolderOf(email)} IS NOT NULL AND ${sentSince(RELEASE_INTERVAL_MS)} = 0 AND ${sentSince(24 * 60 * 60_000)} < ${MAX_RELEASE_LINKS_PER_DAY}`;
+}
+
 /**
  * Sends a release link to `email` if an account holds it unverified, at most
  * one a minute and `MAX_RELEASE_LINKS_PER_DAY` a day per address; otherwise
- * does nothing. The caller answers the same either way. A send failure is
- * logged, not thrown (the person can ask again).
+ * does nothing. The link's row is written under that condition (one
+ * statement), so concurrent requests cannot pass it together. The route runs
+ * this after its answer, which is the same either way, so neither body nor
+ * timing tells what happened. A send failure is logged, not thrown (the
+ * person can ask again).
  */
 export async function requestEmailRelease(deps: VerificationDeps, input: { email: string; baseUrl: string; now: Date }): Promise<{ sent: boolean }> {
   const email = normalized(input.email);
-  const dayAgo = new Date(input.now.getTime() - 24 * 60 * 60_000);
-  const [[holder], [recent], [last]] = await deps.db.batch([
-    deps.db.select({ id: users.id, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.email, email)).limit(1),
-    deps.db
-      .select({ n: count() })
-      .from(emailReleases)
-      .where(and(eq(emailReleases.email, email), gt(emailReleases.createdAt, dayAgo))),
-    deps.db
-      .select({ createdAt: emailReleases.createdAt })
-      .from(emailReleases)
-      .where(eq(emailReleases.email, email))
-      .orderBy(desc(emailReleases.createdAt))
-      .limit(1),
-  ]);
-  if (!holder || holder.verifiedAt) return { sent: false };
-  if (last && input.now.getTime() - last.createdAt.getTime() < RELEASE_INTERVAL_MS) return { sent: false };
-  if ((recent?.n ?? 0) >= MAX_RELEASE_LINKS_PER_DAY) return { sent: false };
   const token = randomToken(43); // ~256 bits
   const id = newId();
-  await deps.db.insert(emailReleases).values({
+  const row = {
     id,
     email,
-    userId: holder.id,
+    userId: unverifiedHolderOf(email),
     tokenHash: await sha256Hex(token),
     expiresAt: new Date(input.now.getTime() + RELEASE_TTL_MS),
     usedAt: null,
     createdAt: input.now,
-  });
+  };
+  const inserted = await insertIf(deps.db, emailReleases, row, mayReleaseTo(email, input.now)).returning({ id: emailReleases.id });
+  if (inserted.length === 0) return { sent: false };
   const mail = releaseEmail(`${input.baseUrl}${RELEASE_EMAIL_PATH}?token=${token}`);
   try {
     const sent = await deps.mail.send({ to: email, ...mail, notificationId: null, idempotencyKey: `email-release-${id}` }, input.now);
@@ -116,13 +121,19 @@ export async function requestEmailRelease(deps: VerificationDeps, input: { email
 /**
  * Follows a release link: the token must be known, unused and unexpired (400
  * otherwise, saying which). Claiming the token and removing the account are
- * one batch; the account goes only if it is the one the link was sent for,
- * still at that address and still unverified (409 otherwise: the token is
- * then used up, and the account stays). Of two concurrent uses, one claims.
- * The account's row goes as `DELETE /v1/users/:id` removes it: its sessions
- * end on their next request, its verification links go, and the API keys it
- * created stay with its tenant, no longer naming it. The address is then
- * held for `RELEASE_HOLD_MS` for the token's holder (`heldAddress`).
+ * one batch. The account removed is whichever holds the link's address,
+ * unverified, when the link is followed: the link was sent to the address,
+ * so it speaks for the address, not for one account (a holder that removes
+ * itself and adds the address again is freed all the same). An address
+ * verified since, or no longer held: 409, the token used up, nothing else
+ * changes. Of two concurrent uses, one claims.
+ *
+ * The account goes as `DELETE /v1/users/:id` removes it: its sessions end on
+ * their next request, and the API keys it created stay with its tenant, no
+ * longer naming it. If it was its tenant's only OWNER, its tenant's
+ * longest-standing ADMIN (else MEMBER) becomes OWNER in the same batch, so
+ * the tenant is never left without one while it has users. The address is
+ * then held for `RELEASE_HOLD_MS` for the token's holder (`heldAddress`).
  */
 export async function confirmEmailRelease(
   { db }: Pick<VerificationDeps, "db">,
@@ -130,10 +141,22 @@ export async function confirmEmailRelease(
 ): Promise<{ email: string; heldUntil: Date }> {
   if (!/^[0-9A-Za-z]{20,100}$/.test(input.token)) throw businessRule("token is not a valid release token");
   const tokenHash = await sha256Hex(input.token);
-  const claimed = (column: typeof emailReleases.userId | typeof emailReleases.email) =>
-    sql`(SELECT ${column} FROM ${emailReleases} WHERE ${emailReleases.tokenHash} = ${tokenHash} AND ${emailReleases.usedAt} = ${input.now.getTime()})`;
-  const holder = and(eq(users.id, claimed(emailReleases.userId)), eq(users.email, claimed(emailReleases.email)), isNull(users.emailVerifiedAt));
+  const claimedEmail = sql`(SELECT ${emailReleases.email} FROM ${emailReleases} WHERE ${emailReleases.tokenHash} = ${tokenHash} AND ${emailReleases.usedAt} = ${input.now.getTime()})`;
+  const holder = and(eq(users.email, claimedEmail), isNull(users.emailVerifiedAt));
   const holderExists = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${holder})`;
+  const holderColumn = (column: typeof users.id | typeof users.tenantId) => sql`(SELECT ${column} FROM ${users} WHERE ${holder})`;
+  const other = alias(users, "other");
+  const successor = db
+    .select({ id: other.id })
+    .from(other)
+    .where(and(eq(other.tenantId, holderColumn(users.tenantId)), ne(other.id, holderColumn(users.id))))
+    .orderBy(sql`CASE ${other.role} WHEN 'ADMIN' THEN 0 ELSE 1 END`, asc(other.createdAt), asc(other.id))
+    .limit(1);
+  const otherOwner = db
+    .select({ id: other.id })
+    .from(other)
+    .where(and(eq(other.tenantId, holderColumn(users.tenantId)), eq(other.role, "OWNER"), ne(other.id, holderColumn(users.id))));
+  const holderIsOnlyOwner = and(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${holder} AND ${users.role} = 'OWNER')`, notExists(otherOwner));
   const [claims, , , , removed] = await db.batch([
     db
       .update(emailReleases)
@@ -148,8 +171,11 @@ export async function confirmEmailRelease(
     db
       .update(apiKeys)
       .set({ createdByUserId: null })
-      .where(and(eq(apiKeys.createdByUserId, claimed(emailReleases.userId)), holderExists)),
-    db.delete(emailVerifications).where(and(eq(emailVerifications.userId, claimed(emailReleases.userId)), holderExists)),
+      .where(and(eq(apiKeys.createdByUserId, holderColumn(users.id)), holderExists)),
+    db
+      .update(users)
+      .set({ role: "OWNER" })
+      .where(and(eq(users.id, successor), holderIsOnlyOwner)),
     db.delete(users).where(holder).returning({ id: users.id }),
   ]);
   const claim = claims[0];
@@ -159,6 +185,6 @@ export async function confirmEmailRelease(
     if (known.usedAt) throw businessRule("token has already been used");
     throw businessRule("token has expired; ask for a new link");
   }
-  if (removed.length === 0) throw conflict("This link changed nothing: since it was sent, the account verified the address or no longer holds it");
+  if (removed.length === 0) throw conflict("This link changed nothing: since it was sent, the address was verified or is no longer held");
   return { email: claim.email, heldUntil: new Date(input.now.getTime() + RELEASE_HOLD_MS) };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
@@ -8,6 +8,7 @@ import type { Logger } from "../observability/logger.ts";
 import { safeErrorFields } from "../observability/logger.ts";
 import type { MailProvider } from "../notifications/mail-provider.ts";
 import type { VerbDeps } from "../verbs.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
 
 /** A link is valid this long after it is sent. */
 export const VERIFICATION_TTL_MS = 24 * 60 * 60_000;
@@ -44,13 +45,17 @@ export type VerificationDeps = { db: Db; mail: MailProvider; log: Logger };
 
 /**
  * Records a new single-use link for the user's current address and e-mails
- * it. Only the token's hash is stored. A send failure is logged, not thrown:
+ * it. Only the token's hash is stored. `throttled`: only if `mayResendTo`
+ * holds as the row is written (null otherwise, nothing sent). A send failure is logged, not thrown:
  * the account works without a verified address, and the user can ask again.
  */
-export async function sendVerificationLink(deps: VerificationDeps, input: { userId: string; email: string; baseUrl: string; now: Date }) {
+export async function sendVerificationLink(
+  deps: VerificationDeps,
+  input: { userId: string; email: string; baseUrl: string; now: Date; throttled?: boolean },
+): Promise<{ verificationId: string; expiresAt: Date } | null> {
   const token = randomToken(43); // ~256 bits
   const id = newId();
-  await deps.db.insert(emailVerifications).values({
+  const row = {
     id,
     userId: input.userId,
     email: input.email,
@@ -58,7 +63,13 @@ export async function sendVerificationLink(deps: VerificationDeps, input: { user
     expiresAt: new Date(input.now.getTime() + VERIFICATION_TTL_MS),
     usedAt: null,
     createdAt: input.now,
-  });
+  };
+  if (input.throttled) {
+    const inserted = await insertIf(deps.db, emailVerifications, row, mayResendTo(input.email, input.now)).returning({ id: emailVerifications.id });
+    if (inserted.length === 0) return null;
+  } else {
+    await deps.db.insert(emailVerifications).values(row);
+  }
   const link = `${input.baseUrl}${VERIFY_EMAIL_PATH}?token=${token}`;
   const mail = verificationEmail(link);
   try {
@@ -72,40 +83,49 @@ export async function sendVerificationLink(deps: VerificationDeps, input: { user
 
 /**
  * A new link for a signed-in user whose address is not verified yet (409 when
- * it is). Throttled in the database, not only by the request limiter, so an
- * address typed by someone else gets at most a few links a day: one a
- * minute, `MAX_LINKS_PER_DAY` per 24 hours.
+ * it is). Throttled in the database per address, not per user, and not only
+ * by the request limiter: an address typed by someone else gets at most a
+ * few links a day, one a minute and `MAX_LINKS_PER_DAY` per 24 hours,
+ * counting the links sent to it for any user (removing a user and adding the
+ * address again does not start a new budget). The row is written under the
+ * same condition, so concurrent resends cannot pass it together.
  */
 export async function resendVerificationLink(deps: VerificationDeps, input: { userId: string; baseUrl: string; now: Date }) {
   const [user] = await deps.db.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, input.userId)).limit(1);
   if (!user) throw notFound("User");
   if (user.verifiedAt) throw conflict("This e-mail address is already verified");
+  const sent = await sendVerificationLink(deps, { userId: input.userId, email: user.email, baseUrl: input.baseUrl, now: input.now, throttled: true });
+  if (sent) return sent;
   const dayAgo = new Date(input.now.getTime() - 24 * 60 * 60_000);
-  const [[recent], [last]] = await Promise.all([
-    deps.db
-      .select({ n: count() })
-      .from(emailVerifications)
-      .where(and(eq(emailVerifications.userId, input.userId), gt(emailVerifications.createdAt, dayAgo))),
+  const sentTo = (since: Date) => and(eq(emailVerifications.email, user.email), gt(emailVerifications.createdAt, since));
+  const [[last], [oldest]] = await deps.db.batch([
     deps.db
       .select({ createdAt: emailVerifications.createdAt })
       .from(emailVerifications)
-      .where(eq(emailVerifications.userId, input.userId))
+      .where(sentTo(dayAgo))
       .orderBy(desc(emailVerifications.createdAt))
+      .limit(1),
+    deps.db
+      .select({ createdAt: emailVerifications.createdAt })
+      .from(emailVerifications)
+      .where(sentTo(dayAgo))
+      .orderBy(asc(emailVerifications.createdAt))
       .limit(1),
   ]);
   if (last && input.now.getTime() - last.createdAt.getTime() < RESEND_INTERVAL_MS) {
     throw rateLimited((RESEND_INTERVAL_MS - (input.now.getTime() - last.createdAt.getTime())) / 1000);
   }
-  if ((recent?.n ?? 0) >= MAX_LINKS_PER_DAY) {
-    const [oldest] = await deps.db
-      .select({ createdAt: emailVerifications.createdAt })
-      .from(emailVerifications)
-      .where(and(eq(emailVerifications.userId, input.userId), gt(emailVerifications.createdAt, dayAgo)))
-      .orderBy(asc(emailVerifications.createdAt))
-      .limit(1);
-    throw rateLimited(oldest ? (oldest.createdAt.getTime() - dayAgo.getTime()) / 1000 : 3600);
-  }
-  return sendVerificationLink(deps, { userId: input.userId, email: user.email, baseUrl: input.baseUrl, now: input.now });
+  throw rateLimited(oldest ? (oldest.createdAt.getTime() - dayAgo.getTime()) / 1000 : 3600);
+}
+
+/**
+ * SQL: a link may go to `email` now: none in the last `RESEND_INTERVAL_MS`,
+ * fewer than `MAX_LINKS_PER_DAY` in 24 hours (whatever user they were for).
+ */
+function mayResendTo(email: string, now: Date) {
+  const sentSince = (ms: number) =>
+    sql`(SELECT count(*) FROM ${emailVerifications} WHERE ${emailVerifications.email} = ${email} AND ${emailVerifications.createdAt} > ${now.getTime() - ms})`;
+  return sql`${sentSince(RESEND_INTERVAL_MS)} = 0 AND ${sentSince(24 * 60 * 60_000)} < ${MAX_LINKS_PER_DAY}`;
 }
 
 /**

@@ -6,6 +6,20 @@
 export const PBKDF2_ITERATIONS = 100_000;
 export const MIN_PASSWORD_LENGTH = 12;
 
+/** Letters, digits, punctuation and symbols, but not the ones that print as blank (Hangul fillers, the blank Braille pattern). */
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const BLANK = /[\u115F\u1160\u3164\uFFA0\u2800]/u;
+
+/**
+ * True when `password` has a character that shows: twelve spaces, or twelve
+ * invisible or blank characters (U+200B, U+0085, U+3164, a lone combining
+ * mark, NUL…), are no secret and cannot be typed back from what a person
+ * sees.
+ *
+ * @example hasVisibleCharacter("\u200B".repeat(12)) // false
+ */
+export const hasVisibleCharacter = (password: string): boolean => [...password].some((ch) => VISIBLE.test(ch) && !BLANK.test(ch));
+
 const toB64 = (bytes: Uint8Array): string => btoa(String.fromCharCode(...bytes));
 const fromB64 = (s: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0));
 

@@ -1,7 +1,6 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { revokeKeysCreatedBy } from "../api-keys/api-key-verbs.ts";
-import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users, type Role } from "../../db/schema/users.ts";
 import { conflict, forbidden, notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
@@ -38,7 +37,8 @@ function assertMayManage(actor: Actor, target: { role: Role }, newRole?: Role) {
 /**
  * Removes a dashboard user of the tenant: the row goes, so the next request
  * of any of its sessions is refused (401: sessions re-read their user), its
- * e-mail is free again, and the keys it created stay (they are the tenant's),
+ * e-mail is free again (its verification links stay, so the links sent to
+ * the address keep counting against it), and the keys it created stay (they are the tenant's),
  * no longer naming it; with `revokeKeys`, its unrevoked keys are revoked in
  * the same batch, under the same guard (no removal, no revocation). The last
  * OWNER cannot be removed (409); only an OWNER removes an OWNER (403). A user
@@ -59,13 +59,12 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
       .update(apiKeys)
       .set({ createdByUserId: null })
       .where(and(eq(apiKeys.createdByUserId, target.id), removable)),
-    db.delete(emailVerifications).where(and(eq(emailVerifications.userId, target.id), removable)),
     db.delete(users).where(guard).returning({ id: users.id }),
   ] as const;
   // The revocation runs first: it finds the keys by their creator, whom the next write forgets.
   const removed = input.revokeKeys
-    ? (await db.batch([revokeKeysCreatedBy(db, { tenantId: input.actor.tenantId, userId: target.id, now: input.now, onlyIf: removable }), ...removal]))[3]
-    : (await db.batch(removal))[2];
+    ? (await db.batch([revokeKeysCreatedBy(db, { tenantId: input.actor.tenantId, userId: target.id, now: input.now, onlyIf: removable }), ...removal]))[2]
+    : (await db.batch(removal))[1];
   if (removed.length === 0) {
     if (input.actor.role !== "OWNER") throw forbidden("Only an OWNER may change or remove an OWNER");
     throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");

@@ -111,10 +111,15 @@ describe("dashboard: sign up, log in, log out", () => {
     await page.getByText("a link to free it has been e-mailed").waitFor();
 
     const db = await stack.db();
-    const mail = await db
-      .prepare("SELECT body FROM mailbox WHERE to_address = ? AND subject = ? ORDER BY rowid DESC")
-      .bind(email, "[svc credit] Free this e-mail address")
-      .first<{ body: string }>();
+    // The link is written and sent after the answer (waitUntil).
+    let mail: { body: string } | null = null;
+    for (let i = 0; i < 50 && !mail; i++) {
+      mail = await db
+        .prepare("SELECT body FROM mailbox WHERE to_address = ? AND subject = ? ORDER BY rowid DESC")
+        .bind(email, "[svc credit] Free this e-mail address")
+        .first<{ body: string }>();
+      if (!mail) await Bun.sleep(100);
+    }
     const link = /(http\S+\/v1\/auth\/release-email\?token=[0-9A-Za-z]+)/.exec(mail?.body ?? "")?.[1];
     expect(link).toBeDefined();
     await page.goto(link!.replace(/^https?:\/\/[^/]+/, stack.baseUrl));

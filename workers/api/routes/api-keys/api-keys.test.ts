@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { apiKeys } from "../../../../db/schema/api-keys.ts";
-import { listApiKeys } from "../../../../shared/api-keys/api-key-verbs.ts";
+import { createApiKey, listApiKeys } from "../../../../shared/api-keys/api-key-verbs.ts";
 import { countRoundTrips } from "../../../../shared/testing/count-round-trips.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { addUserWithRole, bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
@@ -223,5 +223,24 @@ describe("the cap on a tenant's keys", () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(5);
     const active = await t.db.select().from(apiKeys).where(eq(apiKeys.tenantId, owner.tenantId));
     expect(active.filter((k) => k.revokedAt === null)).toHaveLength(20);
+  });
+});
+
+describe("a key made by a user removed meanwhile", () => {
+  test("is refused (401), not a failed reference (an audit raced key creation against the user's removal: 500s)", async () => {
+    const owner = await signUpTenant(t);
+    const admin = await addUserWithRole(t, owner.token, "ADMIN");
+    // The creation as the route makes it, after the admin's session was checked and the admin then removed.
+    expect((await t.request("DELETE", `/v1/users/${admin.id}`, { headers: bearer(owner.token) })).status).toBe(204);
+    const late = createApiKey({ db: t.db }, { tenantId: owner.tenantId, mode: "sandbox", name: "late", createdByUserId: admin.id, now: t.clock.now() });
+    await expect(late).rejects.toMatchObject({ status: 401, message: "Invalid or expired session token" });
+    expect(await t.db.select().from(apiKeys).where(eq(apiKeys.name, "late"))).toEqual([]);
+    // Another tenant's user as the creator: refused the same way.
+    const other = await signUpTenant(t);
+    const crossed = createApiKey(
+      { db: t.db },
+      { tenantId: owner.tenantId, mode: "sandbox", name: "crossed", createdByUserId: other.userId, now: t.clock.now() },
+    );
+    await expect(crossed).rejects.toMatchObject({ status: 401 });
   });
 });

@@ -241,6 +241,28 @@ describe("e-mail verification", () => {
     expect((await verify(await verificationTokenFor(t, member.email))).status).toBe(200);
     expect((await meOf(bearer(member.token))).body.emailVerified).toBe(true);
   });
+
+  test("links are counted per address: removing the user and adding the address again does not start a new budget (an audit sent 10 a minute that way)", async () => {
+    const owner = await signUpTenant(t);
+    const target = uniqueEmail("target");
+    const cycle = async () => {
+      const added = await t.request("POST", "/v1/users", { body: { email: target, password: PASSWORD, role: "MEMBER" }, headers: bearer(owner.token) });
+      expect(added.status).toBe(201);
+      const login = await t.request("POST", "/v1/auth/login", { body: { email: target, password: PASSWORD } });
+      const resent = await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(login.body.accessToken) });
+      expect((await t.request("DELETE", `/v1/users/${added.body.id}`, { headers: bearer(owner.token) })).status).toBe(204);
+      return resent;
+    };
+    expect((await cycle()).status).toBe(202);
+    const again = await cycle();
+    expect(again.status).toBe(429);
+    expect(again.headers.get("retry-after")).toBe("60");
+    expect(await mailTo(target)).toHaveLength(1);
+    // Concurrent resends for one address pass the limit once.
+    const member = await addUserWithRole(t, owner.token, "MEMBER");
+    const results = await Promise.all(Array.from({ length: 5 }, () => t.request("POST", "/v1/auth/resend-verification", { headers: bearer(member.token) })));
+    expect(results.map((r) => r.status).sort()).toEqual([202, 429, 429, 429, 429]);
+  });
 });
 
 describe("rate limits of signup and login", () => {

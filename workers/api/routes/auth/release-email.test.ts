@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { apiKeys } from "../../../../db/schema/api-keys.ts";
 import { emailReleases } from "../../../../db/schema/email-releases.ts";
-import { emailVerifications } from "../../../../db/schema/email-verifications.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { ADDRESS_HELD_MESSAGE, RELEASE_REQUESTED_MESSAGE } from "../../../../shared/auth/email-release.ts";
@@ -166,19 +165,97 @@ describe("freeing an e-mail address someone else used", () => {
     expect((await confirm(token)).body.message).toBe("token has already been used");
   });
 
-  test("a release link frees only the account it was sent for: not one that took the address after", async () => {
+  test("a link frees the address from whichever unverified account holds it when followed: removing and adding it again does not defeat it", async () => {
+    const squatter = await signUpTenant(t, "Squat Inc");
     const victim = uniqueEmail("victim");
-    const first = await signUp(victim, "First squatter");
+    const add = () => t.request("POST", "/v1/users", { body: { email: victim, password: PASSWORD, role: "MEMBER" }, headers: bearer(squatter.token) });
+    const first = await add();
     expect((await askRelease(victim)).status).toBe(202);
     const token = await releaseTokenFor(victim);
-    // The first holder goes another way (a removal), and someone else takes the address.
-    await t.db.delete(emailVerifications).where(eq(emailVerifications.userId, first.body.user.id));
-    await t.db.delete(users).where(eq(users.id, first.body.user.id));
-    const second = await signUp(victim, "Second squatter");
+    // The squatter sees it coming: removes the user and adds the address again (a new user id).
+    expect((await t.request("DELETE", `/v1/users/${first.body.id}`, { headers: bearer(squatter.token) })).status).toBe(204);
+    const second = await add();
     expect(second.status).toBe(201);
     const res = await confirm(token);
-    expect(res.status).toBe(409);
-    expect(await userByEmail(victim)).toEqual({ id: second.body.user.id });
+    expect(res.status).toBe(200);
+    expect(await userByEmail(victim)).toBeUndefined();
+    expect((await signUp(victim, "Victim Co", token)).status).toBe(201);
+  });
+
+  test("an address freed twice within the hold admits the holder of either link", async () => {
+    const victim = uniqueEmail("victim");
+    expect((await signUp(victim, "Squat")).status).toBe(201);
+    const start = t.clock.now();
+    try {
+      expect((await askRelease(victim)).status).toBe(202);
+      const first = await releaseTokenFor(victim);
+      expect((await confirm(first)).status).toBe(200);
+      // The owner signs up, does not verify, and someone frees it again.
+      expect((await signUp(victim, "Victim Co", first)).status).toBe(201);
+      t.clock.advance(61_000);
+      expect((await askRelease(victim)).status).toBe(202);
+      const second = await releaseTokenFor(victim);
+      expect(second).not.toBe(first);
+      expect((await confirm(second)).status).toBe(200);
+      expect((await signUp(victim, "Anyone")).status).toBe(409);
+      expect((await signUp(victim, "Victim Co", second)).status).toBe(201);
+    } finally {
+      t.clock.set(start);
+    }
+  });
+
+  test("freeing a tenant's only OWNER makes its longest-standing ADMIN the OWNER (else its first MEMBER); another OWNER stays as it is", async () => {
+    const roles = async (tenantId: string) =>
+      (await t.db.select({ email: users.email, role: users.role }).from(users).where(eq(users.tenantId, tenantId))).map((u) => `${u.role}`).sort();
+    const free = async (email: string) => {
+      expect((await askRelease(email)).status).toBe(202);
+      expect((await confirm(await releaseTokenFor(email))).status).toBe(200);
+    };
+    const addAs = async (token: string, role: "ADMIN" | "MEMBER" | "OWNER") => {
+      const email = uniqueEmail(role.toLowerCase());
+      const res = await t.request("POST", "/v1/users", { body: { email, password: PASSWORD, role }, headers: bearer(token) });
+      expect(res.status).toBe(201);
+      return { email, id: res.body.id as string };
+    };
+
+    const withAdmins = await signUpTenant(t, "Admins", { verifyEmail: false });
+    await addAs(withAdmins.token, "MEMBER");
+    const admin1 = await addAs(withAdmins.token, "ADMIN");
+    const admin2 = await addAs(withAdmins.token, "ADMIN");
+    // Added later (the tests' clock stands still).
+    await t.db
+      .update(users)
+      .set({ createdAt: new Date(t.clock.now().getTime() + 1000) })
+      .where(eq(users.id, admin2.id));
+    await free(withAdmins.email);
+    expect(await roles(withAdmins.tenantId)).toEqual(["ADMIN", "MEMBER", "OWNER"]);
+    expect((await t.db.select({ role: users.role }).from(users).where(eq(users.id, admin1.id)))[0]).toEqual({ role: "OWNER" });
+
+    const withMember = await signUpTenant(t, "Members", { verifyEmail: false });
+    const member = await addAs(withMember.token, "MEMBER");
+    await free(withMember.email);
+    expect((await t.db.select({ role: users.role }).from(users).where(eq(users.id, member.id)))[0]).toEqual({ role: "OWNER" });
+
+    const twoOwners = await signUpTenant(t, "Owners", { verifyEmail: false });
+    await addAs(twoOwners.token, "OWNER");
+    await addAs(twoOwners.token, "ADMIN");
+    await free(twoOwners.email);
+    expect(await roles(twoOwners.tenantId)).toEqual(["ADMIN", "OWNER"]);
+
+    // A released ADMIN promotes nobody.
+    const owner = await signUpTenant(t, "Keeps");
+    const admin = await addAs(owner.token, "ADMIN");
+    await addAs(owner.token, "MEMBER");
+    await free(admin.email);
+    expect(await roles(owner.tenantId)).toEqual(["MEMBER", "OWNER"]);
+  });
+
+  test("concurrent requests for one address send one link", async () => {
+    const victim = uniqueEmail("victim");
+    expect((await signUp(victim, "Squat")).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => askRelease(victim, `192.0.2.${50 + i}`)));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    expect(await releaseMails(victim)).toHaveLength(1);
   });
 
   test("links are limited per address: one a minute, three a day; the answer does not change", async () => {

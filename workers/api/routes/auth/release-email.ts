@@ -6,6 +6,7 @@ import { EmailSchema } from "../../../../shared/schemas/auth.ts";
 import type { AppEnv } from "../../context.ts";
 import { clientIp } from "../../middleware/auth.ts";
 import { defineRoute } from "../../route.ts";
+import { afterResponse } from "../../after-response.ts";
 import { baseUrlOf } from "./base-url.ts";
 
 /** Requests per client IP, on the signup limiter's budget (5 a minute) under its own key: each may send an e-mail. */
@@ -28,7 +29,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Ask to free an e-mail address someone else used",
     description:
-      "An address has one account across all tenants, and using an address (signup, `POST /v1/users`) does not prove it. If someone used yours, so that signup answers 409, ask here: when an account holds the address and has never verified it, a link is e-mailed to the address (`{base_url}/v1/auth/release-email?token=…`, single use, valid 24 hours). Following it and confirming (`POST /v1/auth/release-email/confirm`) removes that account, and the address can sign up. A verified address is never freed: its owner proved it.\n\nThe answer is 202 with the same body whatever the address, so it does not tell whether an account holds it or whether a link went out. At most one link a minute and 3 in 24 hours per address; requests are limited to 5 a minute per client IP (429 with `Retry-After`).",
+      "An address has one account across all tenants, and using an address (signup, `POST /v1/users`) does not prove it. If someone used yours, so that signup answers 409, ask here: when an account holds the address and has never verified it, a link is e-mailed to the address (`{base_url}/v1/auth/release-email?token=…`, single use, valid 24 hours). Following it and confirming (`POST /v1/auth/release-email/confirm`) removes that account, and the address can sign up. A verified address is never freed: its owner proved it.\n\nThe answer is 202 with the same body whatever the address, and is given before the link is written and sent, so neither its body nor its timing tells whether an account holds the address or whether a link went out. At most one link a minute and 3 in 24 hours per address; requests are limited to 5 a minute per client IP (429 with `Retry-After`).",
     middleware: [releaseLimit] as const,
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 202: { description: "Asked; a link went out if the address can be freed", content: { "application/json": { schema: ResponseSchema } } } },
@@ -39,6 +40,9 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const deps = c.get("deps");
     const { email } = c.req.valid("json");
-    await requestEmailRelease(deps, { email, baseUrl: baseUrlOf(c), now: deps.clock.now() });
+    const now = deps.clock.now();
+    const baseUrl = baseUrlOf(c);
+    // After the answer: whether a link goes out must not show, not even in the time the answer takes.
+    await afterResponse(c, () => requestEmailRelease(deps, { email, baseUrl, now }), "release e-mail request failed");
     return c.json({ email: email.trim().toLowerCase(), message: RELEASE_REQUESTED_MESSAGE }, 202);
   });

@@ -71,11 +71,22 @@ describe("POST /v1/users", () => {
   });
 });
 
-describe("passwords are not only whitespace", () => {
-  const BLANK = ["            ", " \t\n".repeat(5), "\u00a0".repeat(12), "\u3000".repeat(16)];
+describe("passwords are not only whitespace, invisible or blank characters", () => {
+  const BLANK = [
+    "            ",
+    " \t\n".repeat(5),
+    "\u00a0".repeat(12),
+    "\u3000".repeat(16),
+    // Found by an audit: characters /\S/ lets through that show nothing.
+    ...["\u200b", "\u200c", "\u2060", "\u180e", "\u3164", "\u2800", "\u00ad", "\u0085", "\u0000", "\u0301"].map((ch) => ch.repeat(12)),
+  ];
   const refused = (res: { status: number; body: any }, field: string) => {
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: [`${field}: must contain a character that is not whitespace`], error: "Bad Request" });
+    expect(res.body).toEqual({
+      statusCode: 400,
+      message: [`${field}: must contain a visible character (not only whitespace, invisible or blank characters)`],
+      error: "Bad Request",
+    });
   };
 
   test("signup refuses a password of only whitespace: 400 naming password, no account", async () => {
@@ -87,6 +98,9 @@ describe("passwords are not only whitespace", () => {
     // Spaces among other characters are fine, and 12 characters are still enough.
     const spaced = await t.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password: "  a         ", companyName: "Spaced Pay" } });
     expect(spaced.status).toBe(201);
+    // Any script's letters, digits, punctuation or symbols are visible.
+    for (const password of ["密码密码密码密码密码密码", "٣٣٣٣٣٣٣٣٣٣٣٣", "\u200b".repeat(11) + "!", "🔑".repeat(12)])
+      expect((await t.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password, companyName: "Script Pay" } })).status).toBe(201);
   });
 
   test("adding a user and changing a password refuse it too; the short-password rule is unchanged", async () => {
@@ -307,5 +321,27 @@ describe("removing users and changing roles", () => {
       expect((await t.request("PATCH", `/v1/users/${id}`, { body: { role: "ADMIN" }, headers: bearer(a.token) })).status).toBe(404);
     }
     expect((await me(bMember.token)).body.principal.role).toBe("MEMBER");
+  });
+});
+
+describe("adding users is limited per tenant", () => {
+  test("5 a minute per tenant, answered or not (each 409 tells whether an address has an account): 429 with Retry-After; another tenant is not affected", async () => {
+    const app = await createTestApp({ signupLimit: 3 });
+    try {
+      const owner = await signUpTenant(app);
+      const other = await signUpTenant(app);
+      const add = (token: string, email = uniqueEmail("probe")) =>
+        app.request("POST", "/v1/users", { body: { email, password: PASSWORD, role: "MEMBER" }, headers: bearer(token) });
+      expect((await add(owner.token)).status).toBe(201);
+      expect((await add(owner.token, other.email)).status).toBe(409);
+      expect((await add(owner.token)).status).toBe(201);
+      const limited = await add(owner.token);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("60");
+      expect(limited.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+      expect((await add(other.token)).status).toBe(201);
+    } finally {
+      app.close();
+    }
   });
 });
