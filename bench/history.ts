@@ -76,6 +76,7 @@ function loanRow(i: number): LoanRow {
     channel: null,
     poolId: null,
     fundingTxHash: null,
+    fundingFrom: null,
     dueAt: new Date(at.getTime() + 7 * DAY),
     overdueAt: null,
     fundedAt: at,

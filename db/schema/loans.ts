@@ -69,6 +69,13 @@ export const loans = sqliteTable(
     channel: text("channel", { enum: CHANNELS }),
     poolId: text("pool_id").references(() => liquidityPools.id),
     fundingTxHash: text("funding_tx_hash"),
+    /**
+     * Live loans: the DISBURSEMENT wallet the principal is sent from, fixed with
+     * the reservation (migration 0034). A transfer is idempotent per sender, so
+     * a RESERVED loan asks this wallet's record again and never sends from
+     * another; cleared when the reservation is released.
+     */
+    fundingFrom: text("funding_from"),
     dueAt: timestamp("due_at"),
     /** When `loan.overdue` fired; set once. */
     overdueAt: timestamp("overdue_at"),

@@ -27,6 +27,8 @@ export const unmatchedPayments = sqliteTable(
     comment: text("comment"),
     claimedLoanId: text("claimed_loan_id"),
     reason: text("reason").notNull(),
+    /** In the chain's settlement asset, so it can repay a loan once attributed (migration 0035); false for a TON transfer or a forged jetton notification. */
+    settles: integer("settles", { mode: "boolean" }).notNull().default(true),
     attributedLoanId: text("attributed_loan_id").references(() => loans.id),
     attributedAt: timestamp("attributed_at"),
     attributedBy: text("attributed_by"),

@@ -16,6 +16,15 @@ describe("parseAmount", () => {
     }
     expect(parseAmount("1.1234567", 6)).toBeNull();
   });
+  test("leading zeros say nothing: only the value's own digits count against the 15-digit bound (an audit saw 20 characters refused, 16 accepted)", () => {
+    expect(parseAmount("00000000000000100.00")).toBe(100_000_000n);
+    expect(parseAmount("0000000000000000000000100000.00")).toBe(100_000n * UNITS_PER_COIN);
+    expect(parseAmount("000")).toBe(0n);
+    expect(parseAmount("0.50")).toBe(500_000n);
+    expect(parseAmount("999999999999999")).toBe(999_999_999_999_999n * UNITS_PER_COIN);
+    expect(parseAmount("1000000000000000")).toBeNull();
+    expect(parseAmount("0001000000000000000")).toBeNull();
+  });
   test("refuses a precision finer than the unit", () => {
     expect(() => parseAmount("1", 7)).toThrow(RangeError);
   });

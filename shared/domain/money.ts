@@ -20,10 +20,12 @@ export function parseAmount(input: string, maxDecimals = 2): bigint | null {
   if (maxDecimals > UNIT_DECIMALS) throw new RangeError("maxDecimals exceeds unit precision");
   const m = DECIMAL.exec(input);
   if (!m) return null;
-  const [, whole, frac = ""] = m;
+  const [, digits, frac = ""] = m;
   if (frac.length > maxDecimals) return null;
-  if (whole!.length > 15) return null; // far beyond any amount we handle; keeps Number() exact in SQLite
-  return BigInt(whole!) * UNITS_PER_COIN + BigInt(frac.padEnd(UNIT_DECIMALS, "0"));
+  // Leading zeros say nothing ("0000100.00" is 100.00); what counts is the value's own digits.
+  const whole = digits!.replace(/^0+(?=\d)/, "");
+  if (whole.length > 15) return null; // far beyond any amount we handle; keeps Number() exact in SQLite
+  return BigInt(whole) * UNITS_PER_COIN + BigInt(frac.padEnd(UNIT_DECIMALS, "0"));
 }
 
 /**

@@ -45,12 +45,15 @@ export async function listOperatorTenants(deps: { db: Db }, input: { limit: numb
  */
 export async function decideKyb(
   deps: { db: Db },
-  input: { tenantId: string; decision: "APPROVED" | "REJECTED"; note: string | null; actor: string; now: Date },
+  input: { tenantId: string; decision: "APPROVED" | "REJECTED"; note: string | null; actor: string; now: Date; kybId?: string },
 ) {
   const { db } = deps;
   await requireTenant(db, input.tenantId);
   const [kyb] = await latestKyb(db, input.tenantId);
   if (!kyb || kyb.status !== "SUBMITTED") throw conflict(kyb ? `The tenant's KYB is ${kyb.status}, not SUBMITTED` : "The tenant has not submitted KYB");
+  if (input.kybId && kyb.id !== input.kybId) {
+    throw conflict(`KYB submission ${input.kybId} is not the tenant's newest (${kyb.id}): it was resubmitted since; review the newest one`);
+  }
   const audit = {
     id: newId(),
     tenantId: input.tenantId,

@@ -4,16 +4,54 @@ import { DomainError } from "../domain/errors.ts";
 
 /** The largest request body any worker reads; every JSON body of the API is far smaller. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * A body over the cap but within this is read to its end (and dropped)
+ * before the 413 goes out. Answering while the client is still sending makes
+ * the runtime close the connection under it, and the client then sees a
+ * reset instead of the 413 (an audit saw 10–30% of 70 KiB posts reset).
+ * Beyond this, the answer does not wait for the body.
+ */
+export const DRAINED_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+
+/** Reads and drops `body`, at most `max` bytes of it. */
+async function drain(body: ReadableStream<Uint8Array> | null, max: number): Promise<void> {
+  if (!body) return;
+  const reader = body.getReader();
+  let read = 0;
+  try {
+    while (read <= max) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing to drain.
+  }
+}
 
 /**
  * Refuses a body over `MAX_BODY_BYTES` with 413 and the spec's error body,
- * from its `content-length` before it is read, or while it streams when
- * there is none, so an oversized body is never parsed.
+ * from its `content-length` before it is parsed, or while it streams when
+ * there is none, so an oversized body is never parsed. A declared length up
+ * to `DRAINED_BODY_BYTES` is read to its end first, so the client receives
+ * the 413 rather than a reset connection.
  */
-export const limitBodySize = (): MiddlewareHandler =>
-  bodyLimit({
+export const limitBodySize = (): MiddlewareHandler => {
+  const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      throw tooLarge();
     },
   });
+  return async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? Number.NaN);
+    if (declared > MAX_BODY_BYTES && declared <= DRAINED_BODY_BYTES) {
+      await drain(c.req.raw.body, DRAINED_BODY_BYTES);
+      throw tooLarge();
+    }
+    return limit(c, next);
+  };
+};

@@ -1,6 +1,7 @@
-import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { signers, wallets } from "../../db/schema/wallets.ts";
 import { chainConfig } from "../chains/chain-config.ts";
 import { newId } from "../domain/ids.ts";
@@ -35,13 +36,26 @@ export async function liveSender(db: Db, tenantId: string, chain: Chain): Promis
 }
 
 /**
+ * SQL: the principal of the pool's loans whose transfer is broadcast
+ * (RESERVED with a `fundingTxHash`) but not yet confirmed. Once mined, such
+ * a transfer is already out of the wallet's balance while the pool still
+ * reserves it; `available` adds it back so it is not counted twice.
+ */
+const inFlight = () =>
+  sql`(SELECT COALESCE(SUM(${loans.principal}), 0) FROM ${loans} WHERE ${loans.poolId} = ${liquidityPools.id} AND ${loans.fundingState} = 'RESERVED' AND ${loans.fundingTxHash} IS NOT NULL)`;
+
+/**
  * The tenant's live pool on `chain`, created on first use, with `available`
- * set to the DISBURSEMENT wallet's on-chain stablecoin balance just read, so
- * the reservation that follows sees headroom = balance − principal reserved
- * for live loans in flight (whose transfers have not left the wallet yet).
- * A refresh racing a funding commit may briefly misstate headroom; the chain
- * itself refuses a transfer the wallet cannot cover, which releases the
- * reservation and leaves the loan to the retry job.
+ * refreshed from the DISBURSEMENT wallet's on-chain stablecoin balance just
+ * read, plus the principal of its transfers broadcast and not yet confirmed
+ * (`inFlight`), so the reservation that follows sees headroom = the money the
+ * wallet holds beyond what its reservations will take. (Before, a transfer
+ * mined but not yet deep enough was counted twice: out of the balance and in
+ * `reserved`, which understated headroom and made its own confirmation
+ * subtract it again, below zero.) A transfer broadcast but not yet mined is
+ * still in the balance, so headroom may be overstated by it for a moment;
+ * the chain itself refuses a transfer the wallet cannot cover, which
+ * releases that reservation and leaves the loan to the retry job.
  */
 export async function refreshLivePool(db: Db, input: { tenantId: string; chain: Chain; balance: bigint; now: Date }): Promise<PoolRow> {
   // Amounts are stored as safe integers; a balance beyond that (9 billion USDC) lends as if it were that.
@@ -64,7 +78,7 @@ export async function refreshLivePool(db: Db, input: { tenantId: string; chain: 
     .onConflictDoUpdate({
       target: [liquidityPools.tenantId, liquidityPools.chain],
       targetWhere: isNotNull(liquidityPools.chain),
-      set: { available, updatedAt: input.now },
+      set: { available: sql`MIN(${Number(available)} + ${inFlight()}, ${Number(MAX_UNITS)})` as unknown as bigint, updatedAt: input.now },
     })
     .returning();
   return pool!;

@@ -11,7 +11,7 @@ import { loanProducts } from "../../db/schema/loan-products.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
-import { canonicalAddress } from "../domain/addresses.ts";
+import { canonicalAddress, notAPayee } from "../domain/addresses.ts";
 import { strictlyAfter } from "../domain/clock.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
@@ -109,7 +109,8 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
     errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} in ${mode}`);
   }
   const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
-  if (!address.ok) errors.push(`borrowerWalletAddress: ${address.reason}`);
+  const refused = address.ok ? notAPayee(address.address) : address.reason;
+  if (refused) errors.push(`borrowerWalletAddress: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {
     errors.push("principalAmount: must be a decimal string greater than 0 with at most 2 decimals");
@@ -300,6 +301,7 @@ export async function createLoan(
     channel: input.program?.channel ?? null,
     poolId: null,
     fundingTxHash: null,
+    fundingFrom: null,
     dueAt: null,
     overdueAt: null,
     fundedAt: null,

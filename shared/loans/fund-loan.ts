@@ -89,10 +89,10 @@ const poolReserve = preparedStatement<{ amount: number; updatedAt: Date; poolId:
 );
 
 /** The reservation of the principal in the pool: the loan enters RESERVED with the pool's `reserved`, only with headroom. */
-function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date): FollowUp {
+function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFrom: string | null = null): FollowUp {
   const headroomAfter = headroomOf(pool) - loan.principal;
   return {
-    set: { fundingState: "RESERVED", poolId: pool.id },
+    set: { fundingState: "RESERVED", poolId: pool.id, fundingFrom },
     statements: (_guard, next) => [
       poolReserve(db, { amount: Number(loan.principal), updatedAt: now, poolId: pool.id, guardLoanId: next.id, guardToken: next.writeToken }),
       ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, next),
@@ -101,9 +101,9 @@ function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date): FollowUp 
   };
 }
 
-/** Reserves the principal in the pool, atomically with the loan entering RESERVED; null without headroom. */
-async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date): Promise<LoanRow | null> {
-  const { set, statements, condition } = reservation(db, loan, pool, now);
+/** Reserves the principal in the pool, atomically with the loan entering RESERVED (live: fixing its sender); null without headroom. */
+async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFrom: string | null): Promise<LoanRow | null> {
+  const { set, statements, condition } = reservation(db, loan, pool, now, fundingFrom);
   return commitUpdate(db, loan, set, now, statements, condition);
 }
 
@@ -144,7 +144,7 @@ async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, no
     loan,
     trigger: { kind: "FUNDING_FAILED" },
     now,
-    set: { fundingState: "AWAITING_LIQUIDITY", poolId: null },
+    set: { fundingState: "AWAITING_LIQUIDITY", poolId: null, fundingFrom: null },
     eventData: { reason },
     extraEvents: (next) => [
       loanEnvelope("liquidity.unavailable", next, now, {
@@ -172,12 +172,21 @@ type LiveFunding = { ok: true; sender: string; pool: PoolRow | null } | { ok: fa
  * The live gates before any reservation or broadcast (DECISIONS.md "Live
  * wallets"): a verified DISBURSEMENT wallet with an installed signer on the
  * loan's chain, balances the chain port can read, and enough native coin for
- * the transfer's fee (`minGasNative`). Then, unless the loan already holds a
- * reservation, the tenant's live pool on that chain with `available` set to
- * the wallet's stablecoin balance, for the conditional reservation.
+ * the transfer's fee (`minGasNative`). Then the tenant's live pool on that
+ * chain with `available` refreshed from the wallet's stablecoin balance, for
+ * the conditional reservation.
+ *
+ * A loan that already holds a reservation keeps the sender it reserved with
+ * (`fundingFrom`) and passes no gate: its transfer may be in flight, and a
+ * transfer is idempotent per sender only, so asking another wallet (one
+ * whose signer was installed since, or after the sender was deleted) would
+ * send the principal a second time. The sender's record answers for its
+ * transaction; only a transfer that failed without moving money releases the
+ * reservation, and the next run chooses again.
  */
 async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise<LiveFunding> {
   const { db } = deps;
+  if (loan.fundingState === "RESERVED" && loan.fundingFrom) return { ok: true, sender: loan.fundingFrom, pool: null };
   const wait = async (reason: string): Promise<LiveFunding> => ({ ok: false, waiting: await reportNoLiquidity(db, loan, null, now, reason) });
   const sender = await liveSender(db, loan.tenantId, loan.chain);
   if (!sender.ok) return wait(sender.reason);
@@ -239,7 +248,7 @@ export async function fundLoan(
     // `read`: the pool its caller read with the loan (processing's one batch of reads); poolFor otherwise.
     const pool = live?.ok ? live.pool : read !== undefined ? read : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
-    const reserved = await reserve(db, current, pool, now);
+    const reserved = await reserve(db, current, pool, now, live?.ok ? live.sender : null);
     if (!reserved) {
       const [fresh] = await db.select({ writeToken: loans.writeToken }).from(loans).where(eq(loans.id, current.id));
       if (fresh?.writeToken !== current.writeToken) throw conflict("The loan changed while it was being funded; retry");
@@ -296,7 +305,7 @@ export async function fundLoan(
       loan: current,
       trigger: { kind: "FUNDING_FAILED" },
       now,
-      set: { fundingState: "NONE", poolId: null },
+      set: { fundingState: "NONE", poolId: null, fundingFrom: null },
       eventData: { reason: sent.errorReason },
       extraEvents: () => [],
       statements: (guard) => [
@@ -318,7 +327,8 @@ export async function fundLoan(
       db
         .update(liquidityPools)
         .set({
-          available: sql`${liquidityPools.available} - ${principal}` as unknown as bigint,
+          // Never below zero: a live pool's `available` mirrors its wallet's balance, which a refresh may already have read net of this transfer.
+          available: sql`MAX(${liquidityPools.available} - ${principal}, 0)` as unknown as bigint,
           reserved: sql`${liquidityPools.reserved} - ${principal}` as unknown as bigint,
           updatedAt: now,
         })

@@ -24,15 +24,23 @@ export const TimestampSchema = z.string().openapi({ example: "2026-11-21T10:00:0
 export const iso = (d: Date): string => d.toISOString();
 export const isoOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
+/**
+ * DECISIONS.md "Lists": `limit`, an integer 1..100 (default 20), written in
+ * plain digits: `0x10`, `1e1`, `+5`, `10.0` or ` 5` are 400s, not numbers a
+ * looser parse would read.
+ */
+const LIMIT_RULE = "must be a whole number from 1 to 100, in digits";
+export const limitParam = () =>
+  z
+    .preprocess(
+      (v) => (typeof v === "string" && /^[0-9]{1,4}$/.test(v) ? Number(v) : v),
+      z.number({ error: LIMIT_RULE }).int({ error: LIMIT_RULE }).min(1, { error: LIMIT_RULE }).max(100, { error: LIMIT_RULE }).default(20),
+    )
+    .openapi({ param: { name: "limit", in: "query" }, type: "integer", minimum: 1, maximum: 100, default: 20, example: 20 });
+
 /** DECISIONS.md "Lists": `limit` 1..100 (default 20), opaque `cursor`. */
 export const PageQuerySchema = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+  limit: limitParam(),
   cursor: z
     .string()
     .max(200)

@@ -95,7 +95,16 @@ export const auditView = (a: typeof operatorAudit.$inferSelect) => ({
 
 const note = text(1000).nullable().optional().openapi({ description: "At most 1000 characters." });
 
-export const KybDecisionBodySchema = z.object({ decision: z.enum(["APPROVED", "REJECTED"]), note }).openapi("KybDecisionRequest");
+export const KybDecisionBodySchema = z
+  .object({
+    decision: z.enum(["APPROVED", "REJECTED"]),
+    note,
+    kybId: z.uuid().optional().openapi({
+      description:
+        "The submission reviewed (its `id` in GET /v1/operator/tenants). Given, the decision applies to it only: a newer submission since (the tenant resubmitted while it was being reviewed) answers 409 and nothing is decided. Omitted, the decision applies to the newest submission.",
+    }),
+  })
+  .openapi("KybDecisionRequest");
 
 export const CommercialTermsBodySchema = z
   .object({ reference: text(200).openapi({ example: "MSA-2026-014", description: "The signed agreement's reference." }), note })

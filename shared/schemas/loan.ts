@@ -6,6 +6,8 @@ import { CHAINS, TENANT_MODES } from "../domain/rails.ts";
 import { TimestampSchema } from "./common.ts";
 import { AmountSchema } from "./money.ts";
 import { ChainSchema, StablecoinSchema, TenureDaysSchema } from "./merchant-config.ts";
+import { canonicalAddress, notAPayee } from "../domain/addresses.ts";
+import { TENURES } from "../domain/merchant-config.ts";
 
 const Money = z.string().openapi({ example: "100.00", description: "Decimal string, 2 decimals" });
 const NullableTime = TimestampSchema.nullable();
@@ -35,6 +37,23 @@ export const CreateLoanSchema = z
       .openapi({ description: "Sent on every creation call; the same key returns the original loan (200)", example: "order-1234" }),
     tenureDays: TenureDaysSchema.optional().openapi({ description: "One of the product's tenures (3, 7, 15); default its shortest", example: 7 }),
   })
+  // The checks that need no product, run even when other fields failed, so one 400 names every bad field it can (DECISIONS.md "Errors").
+  .superRefine(
+    (body, ctx) => {
+      const address = canonicalAddress(body.chain, body.borrowerWalletAddress.trim());
+      const refused = address.ok ? notAPayee(address.address) : address.reason;
+      if (refused) ctx.addIssue({ code: "custom", path: ["borrowerWalletAddress"], message: refused });
+      if (typeof body.tenureDays === "number" && !(TENURES as readonly number[]).includes(body.tenureDays)) {
+        ctx.addIssue({ code: "custom", path: ["tenureDays"], message: `must be one of ${TENURES.join(", ")}` });
+      }
+    },
+    {
+      when: ({ value }: { value: unknown }) => {
+        const v = value as { chain?: unknown; borrowerWalletAddress?: unknown } | null;
+        return typeof v?.borrowerWalletAddress === "string" && (CHAINS as readonly unknown[]).includes(v.chain);
+      },
+    } as never,
+  )
   .openapi("CreateLoanRequest");
 
 export const DecisionSchema = z

@@ -4,7 +4,8 @@ import { JETTON_OP, jettonHeader, messageComment, parseTransferNotification } fr
 import type { Observation } from "./classify-transaction.ts";
 
 /** What one incoming transaction of a COLLECTIONS wallet means: a USDT payment to apply, value to keep as unmatched, or nothing. */
-export type TonFinding = { kind: "payment"; payment: Observation } | { kind: "unmatched"; payment: Observation; reason: string };
+/** `settles`: false when the payment moved no USDT (a TON transfer, a notification from another jetton wallet): kept, never attributable. */
+export type TonFinding = { kind: "payment"; payment: Observation } | { kind: "unmatched"; payment: Observation; reason: string; settles?: boolean };
 
 /** A TON transaction's hash as the service stores it: hex. */
 export const tonTxHash = (tx: Transaction) => tx.hash().toString("hex");
@@ -67,6 +68,7 @@ export function classifyTonTransaction(
         kind: "unmatched",
         payment,
         reason: `a jetton transfer from the jetton wallet ${src.toRawString()}, not the USDT jetton wallet of this COLLECTIONS wallet`,
+        settles: false,
       },
     ];
   }
@@ -74,5 +76,5 @@ export function classifyTonTransaction(
   if (value <= 0n) return [];
   const comment = messageComment(message.body);
   const payment = { ...base, kind: "payment" as const, from: src.toRawString(), token: "TON", amount: value, loanId: parseRepaymentComment(comment), comment };
-  return [{ kind: "unmatched", payment, reason: "a TON transfer, not USDT" }];
+  return [{ kind: "unmatched", payment, reason: "a TON transfer, not USDT", settles: false }];
 }

@@ -386,15 +386,20 @@ describe("reading the chain", () => {
   test("an RPC rate limit (HTTP 429) keeps the cursor and backs off; the poll after the back-off runs", async () => {
     await poll();
     const [before] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    // A provider URL holding its API key: the report (which the cron logs) must not carry it.
+    const keyed = "https://polygon.rpc.example/v2/SECRET-PROVIDER-KEY";
     const limited: EvmChainReader = {
       read: async () => {
-        throw new HttpRequestError({ status: 429, url: settings.rpcUrl, body: { error: "rate limited" } });
+        throw new HttpRequestError({ status: 429, url: keyed, body: { error: "rate limited" } });
       },
       blockHashes: reader.blockHashes,
     };
     await node.test.mine({ blocks: 5 });
     const failed = await pollEvmChain(listenerDeps(), { settings, reader: limited });
-    expect(failed).toMatchObject({ rateLimited: true, error: expect.any(String) });
+    expect(failed.rateLimited).toBe(true);
+    expect(failed.error).toBeString();
+    expect(failed.error).not.toContain("SECRET-PROVIDER-KEY");
+    expect(failed.error).not.toContain("polygon.rpc.example");
     const [after] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
     expect(after).toMatchObject({ lastBlock: before!.lastBlock, failures: 1, backoffUntil: new Date(t.clock.now().getTime() + backoffMs(1)) });
     // Within the back-off, not even the good reader is asked.

@@ -19,7 +19,8 @@
  * overlapping or cut short credits nothing twice.
  */
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
-import { createPublicClient, getAddress, http } from "viem";
+import { BaseError, createPublicClient, getAddress, http } from "viem";
+import { safeRpcReason, WrongChainError } from "../chains/evm/live/evm-broadcast-errors.ts";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -137,7 +138,9 @@ export async function pollEvmChain(
       .insert(chainCursors)
       .values({ chain, lastBlock: state?.lastBlock ?? input.startBlock ?? 0, updatedAt: startedAt, failures, backoffUntil })
       .onConflictDoUpdate({ target: chainCursors.chain, set: { failures, backoffUntil } });
-    report.error = error instanceof Error ? error.message : String(error);
+    // A node's error carries the request and the RPC URL (which may hold a provider key): only its own words are kept.
+    report.error =
+      error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
     report.rateLimited = isRateLimited(error);
     return report;
   }

@@ -72,15 +72,15 @@ async function transactionsAfter(network: TonNetwork, owner: Address, cursor: Cu
 /** Sends a USDT payment naming a loan of this tenant on TON to the loan's writer; keeps anything else as unmatched for the tenant. */
 async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFinding, report: TonWalletReport) {
   const now = deps.clock.now();
-  const keep = async (reason: string) => {
+  const keep = async (reason: string, settles = true) => {
     report.unmatched++;
     const { payment } = finding;
     // A forged notification may claim any amount; the database stores up to 2^53 units exactly.
     const storable = payment.amount <= STORABLE ? payment : { ...payment, amount: 0n };
     const why = storable === payment ? reason : `${reason}; it claims ${payment.amount} units, more than can be stored`;
-    await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now });
+    await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now, settles });
   };
-  if (finding.kind === "unmatched") return keep(finding.reason);
+  if (finding.kind === "unmatched") return keep(finding.reason, finding.settles ?? true);
   const { payment } = finding;
   if (payment.amount > STORABLE) return keep("the amount is more than can be stored");
   const [loan] = await deps.db

@@ -58,6 +58,10 @@ export async function attributeUnmatched({ db, writer }: Pick<VerbDeps, "db" | "
     .limit(1);
   if (!row) throw notFound("Unmatched payment");
   if (row.attributedLoanId) throw conflict("This payment was already attributed");
+  if (!row.settles)
+    throw conflict(
+      `This payment moved no ${row.chain === "TON" || row.chain === "TON_TESTNET" ? "USDT" : "stablecoin"} (${row.reason}): it cannot repay a loan`,
+    );
   const loan = await loadLoan(db, input.tenantId, input.loanId);
   if (loan.chain !== row.chain) throw validationError([`loanId: the loan is on ${loan.chain}; the payment was on ${row.chain}`]);
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") throw conflict(`The loan is ${loan.status}; only ACTIVE or DEFAULTED loans take a repayment`);

@@ -11,7 +11,7 @@ import type { VerbDeps } from "../verbs.ts";
  */
 export async function recordUnmatched(
   { db }: Pick<VerbDeps, "db">,
-  { payment, reason, tenantId, now }: { payment: Observation; reason: string; tenantId: string | null; now: Date },
+  { payment, reason, tenantId, now, settles = true }: { payment: Observation; reason: string; tenantId: string | null; now: Date; settles?: boolean },
 ) {
   await db
     .insert(unmatchedPayments)
@@ -29,6 +29,7 @@ export async function recordUnmatched(
       comment: payment.comment,
       claimedLoanId: payment.loanId,
       reason,
+      settles,
       paidAt: new Date(payment.timestamp * 1000),
       createdAt: now,
     })

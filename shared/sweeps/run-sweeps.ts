@@ -7,12 +7,22 @@ import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
 /** A run stops after this many pages, so one tick stays bounded; the next tick continues. */
 const MAX_PAGES = 20;
 
-/** `more`: the run stopped at its page cap with loans still due (the cron continues it). */
-export type SweepReport = { visited: number; failed: number; more?: true };
+/**
+ * `more`: the run stopped at its page cap with loans still due (the cron
+ * continues it). `errors`: why loans failed, the first few (loan id and the
+ * error's name and message), so a loan that keeps failing is seen in the log.
+ */
+export type SweepReport = { visited: number; failed: number; more?: true; errors?: { loanId: string; error: string }[] };
 
-async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ failed: number }> {
+/** The failures kept in a report. */
+const MAX_REPORTED_ERRORS = 5;
+
+const describe = (reason: unknown) => (reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)).slice(0, 300);
+
+async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ failed: number; errors: { loanId: string; error: string }[] }> {
   const results = await Promise.allSettled(commands.map((cmd) => writer.run(cmd)));
-  return { failed: results.filter((r) => r.status === "rejected").length };
+  const errors = results.flatMap((r, i) => (r.status === "rejected" ? [{ loanId: commands[i]!.loanId, error: describe(r.reason) }] : []));
+  return { failed: errors.length, errors };
 }
 
 /**
@@ -62,7 +72,7 @@ export async function retryFunding({ db, writer }: Pick<VerbDeps, "db" | "writer
     .orderBy(asc(loans.createdAt), asc(loans.id))
     .limit(input.limit ?? SWEEP_PAGE);
   // Oldest first, one at a time: the first loans get the returning liquidity.
-  let failed = 0;
-  for (const r of rows) failed += (await runAll(writer, [{ kind: "process", tenantId: r.tenantId, loanId: r.loanId }])).failed;
-  return { visited: rows.length, failed };
+  const errors: { loanId: string; error: string }[] = [];
+  for (const r of rows) errors.push(...(await runAll(writer, [{ kind: "process", tenantId: r.tenantId, loanId: r.loanId }])).errors);
+  return { visited: rows.length, failed: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, MAX_REPORTED_ERRORS) } : {}) };
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Address, custom, erc20Abi, type Hash, type Hex, type Transport } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { memoryEvmSenders } from "../../shared/chains/evm/live/memory-evm-senders.ts";
@@ -264,8 +265,79 @@ describe("live POLYGON funding on Anvil", () => {
       expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
     } finally {
       await node.test.setAutomine(true);
+      // Sessions are issued on the clock and checked against the time: later tests sign in again.
+      t.clock.set(new Date());
       useAdapter();
     }
+  });
+
+  test("a loan in flight keeps its sender: a signer installed for an older wallet, or the sender deleted, sends nothing again (an audit saw 200.00 sent for a 100.00 loan)", async () => {
+    const m = await certifiedLiveTenant(t, "Two Wallets Ltd");
+    const wallet = async () => {
+      const key = generatePrivateKey();
+      keys.push(key);
+      const account = privateKeyToAccount(key);
+      await node.test.setBalance({ address: account.address, value: 10n * 10n ** 18n });
+      await mintUsdc(node, deployment, account.address, USDC(1_000));
+      const id = await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "DISBURSEMENT", account });
+      return { key, account, id };
+    };
+    // W1 is older but has no signer yet; W2 has one, so W2 sends.
+    const w1 = await wallet();
+    const w2 = await wallet();
+    await installSigner(t, m.tenantId, { chain: "POLYGON", address: w2.account.address, privateKey: w2.key });
+    await node.test.setAutomine(false);
+    try {
+      const res = await createLoan(t, m.liveKey, { chain: "POLYGON", borrowerRef: await m.verifiedBorrower("in-flight"), principalAmount: "100.00" });
+      const loan = res.body as { id: string; fundingState: string; fundingTxHash: string; borrowerWalletAddress: Address };
+      expect(loan.fundingState).toBe("RESERVED");
+      expect((await node.public.getTransaction({ hash: loan.fundingTxHash as Hash })).from.toLowerCase()).toBe(w2.account.address.toLowerCase());
+
+      // The operator installs W1's signer (W1 is now the first ready wallet); the retry must still ask W2's record.
+      await installSigner(t, m.tenantId, { chain: "POLYGON", address: w1.account.address, privateKey: w1.key });
+      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      // The merchant deletes the sending wallet while its transfer is in flight: still nothing sent again, the reservation kept.
+      expect((await t.request("DELETE", `/v1/wallets/${w2.id}`, { headers: { authorization: `Bearer ${m.token}` } })).status).toBe(204);
+      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: loan.fundingTxHash });
+      expect(await node.public.getTransactionCount({ address: w1.account.address, blockTag: "pending" })).toBe(0);
+      expect(await node.public.getTransactionCount({ address: w2.account.address, blockTag: "pending" })).toBe(1);
+
+      await node.test.setAutomine(true);
+      await node.test.mine({ blocks: 1 });
+      await confirmAndRetry(m.tenantId);
+      await expectFundedOnce(m, loan, USDC(100), loan.fundingTxHash);
+      expect([await usdcOf(w1.account.address), await usdcOf(w2.account.address)]).toEqual([USDC(1_000), USDC(900)]);
+      expect(await node.public.getTransactionCount({ address: w1.account.address })).toBe(0);
+    } finally {
+      await node.test.setAutomine(true);
+    }
+  });
+
+  test("a transfer mined but not yet deep enough is not counted twice: a second loan reserves from what is left, and both confirm (an audit saw the first stuck RESERVED for good)", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const first = await m.liveLoan("600.00");
+    expect(first.fundingState).toBe("RESERVED");
+    await broadcastTransaction(node, first.fundingTxHash!); // mined: the wallet holds 400.00, the pool still reserves 600.00
+    expect(await usdcOf(m.disbursement.address)).toBe(USDC(400));
+    const second = await m.liveLoan("390.00");
+    expect(second.fundingState).toBe("RESERVED");
+    await broadcastTransaction(node, second.fundingTxHash!);
+    await confirmAndRetry(m.tenantId);
+    await expectFundedOnce(m, first, USDC(600), first.fundingTxHash!);
+    await expectFundedOnce(m, second, USDC(390), second.fundingTxHash!);
+    const [pool] = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.chain, "POLYGON")));
+    expect([pool!.reserved, pool!.available >= 0n]).toEqual([0n, true]);
+    // With 10.00 left, a loan of 20.00 waits; one of 10.00 is sent.
+    expect((await m.liveLoan("20.00")).fundingState).toBe("AWAITING_LIQUIDITY");
+    const last = await m.liveLoan("10.00");
+    expect(last.fundingState).toBe("RESERVED");
+    await broadcastTransaction(node, last.fundingTxHash!);
+    await confirmAndRetry(m.tenantId);
+    await expectFundedOnce(m, last, USDC(10), last.fundingTxHash!);
   });
 
   test("no signer key appears in any response, log line, console line or database row", async () => {

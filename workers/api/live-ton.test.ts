@@ -236,6 +236,24 @@ describe("live TON: funding and repayment against the emulator", () => {
       ].sort((a, b) => String(a.reason).localeCompare(String(b.reason)) || a.token.localeCompare(b.token)),
     );
     expect(kept.every((u) => u.toAddress === m.collections.raw && u.chain === "TON")).toBe(true);
+    // Only the real USDT can repay once attributed; the others moved no USDT (an audit attributed a forged notification and 0.0102 TON as USDT).
+    const attribute = (id: string) => t.request("POST", `/v1/settlements/unmatched/${id}/attribute`, { body: { loanId: loan.id }, headers: bearer(m.token) });
+    for (const u of kept.filter((k) => k.token !== usdt.master.toRawString())) {
+      expect(u.settles).toBe(false);
+      const refused = await attribute(u.id);
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toContain("cannot repay a loan");
+    }
+    const listed = (await t.request("GET", "/v1/settlements/unmatched?limit=20", { headers: bearer(m.token) })).body.data as {
+      token: string;
+      settles: boolean;
+    }[];
+    expect(listed.map((u) => u.settles).sort()).toEqual([false, false, false, true]);
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
+    const real = kept.find((k) => k.token === usdt.master.toRawString())!;
+    expect(real.settles).toBe(true);
+    expect((await attribute(real.id)).status).toBe(200);
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
     expect(await balanceOf(usdt, m.collections.address)).toBe(USDT(110));
     // Both refusals did happen on chain: the borrower keeps what it did not send, and the bounce reached the COLLECTIONS wallet.
     expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100 + 500 - 110));

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../../../db/schema/loan-vocabularies.ts";
 import { EVENT_TYPES, TENANT_MODES } from "../../../../shared/domain/vocabularies.ts";
 import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
-import { ModeQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
+import { limitParam, ModeQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
 export const EventEnvelopeSchema = z
   .object({
@@ -34,13 +34,7 @@ export const ListEventsQuerySchema = z.object({
     .uuid()
     .optional()
     .openapi({ param: { name: "loanId", in: "query" }, description: "Only this loan's events." }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+  limit: limitParam(),
   cursor: z
     .string()
     .max(200)

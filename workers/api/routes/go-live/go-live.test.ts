@@ -360,6 +360,26 @@ describe("the platform operator", () => {
     expect(await terms(m.tenantId, { reference: "" })).toMatchObject({ status: 400 });
   });
 
+  test("a decision names the submission reviewed (kybId): a resubmission made meanwhile is not decided in its place, 409 and no audit (an audit approved 'Shell Co' while reviewing 'Honest Ltd')", async () => {
+    const m = await sandboxTenant(t, "Op Bound");
+    expect((await submitKyb(m.token, { ...KYB, legalName: "Honest Ltd" })).status).toBe(201);
+    const listed = (await t.request("GET", "/v1/operator/tenants", { headers: OPERATOR })).body.data.find((x: { id: string }) => x.id === m.tenantId);
+    const reviewed = listed.kyb.id as string;
+    expect(listed.kyb.legalName).toBe("Honest Ltd");
+    expect((await submitKyb(m.token, { ...KYB, legalName: "Shell Co Ltd" })).status).toBe(201);
+    const refused = await decide(m.tenantId, { decision: "APPROVED", note: "checked Honest Ltd", kybId: reviewed });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain(reviewed);
+    const after = (await goLive(bearer(m.token))).body;
+    expect(after.audit).toEqual([]);
+    expect(after.steps[0].status).toBe("PENDING");
+    // The newest one, named, is decided; a malformed id is a 400.
+    const newest = (await t.request("GET", "/v1/operator/tenants", { headers: OPERATOR })).body.data.find((x: { id: string }) => x.id === m.tenantId).kyb;
+    expect(newest.legalName).toBe("Shell Co Ltd");
+    expect((await decide(m.tenantId, { decision: "REJECTED", note: "shell company", kybId: "not-an-id" })).status).toBe(400);
+    expect((await decide(m.tenantId, { decision: "REJECTED", note: "shell company", kybId: newest.id })).status).toBe(200);
+  });
+
   test("a decision that lost the race (the KYB was decided between its read and its write): 409, no audit entry, the first decision stands", async () => {
     const m = await sandboxTenant(t, "Op Race");
     expect((await submitKyb(m.token)).status).toBe(201);

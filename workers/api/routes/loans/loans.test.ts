@@ -127,6 +127,7 @@ describe("POST /v1/loans", () => {
     ["a chain of another rail", { chain: "BASE_SEPOLIA" }, "chain"],
     ["an unknown chain", { chain: "ETHEREUM" }, "chain"],
     ["a bad checksum", { borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA73" }, "borrowerWalletAddress"],
+    ["the zero address (what is sent there is burned)", { borrowerWalletAddress: "0x0000000000000000000000000000000000000000" }, "borrowerWalletAddress"],
     ["a TON address on an EVM chain", { borrowerWalletAddress: "EQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p4q2" }, "borrowerWalletAddress"],
     ["an amount over the cap", { principalAmount: "1000.01" }, "principalAmount"],
     ["an amount under the minimum", { principalAmount: "9.99" }, "principalAmount"],
@@ -159,6 +160,15 @@ describe("POST /v1/loans", () => {
     expect(res.status).toBe(400);
     const fields = (res.body.message as string[]).map((s) => s.split(":")[0]).sort();
     expect(fields).toEqual(["borrowerRef", "borrowerWalletAddress", "chain", "idempotencyKey", "loanProductId", "principalAmount"]);
+  });
+
+  test("one 400 names every bad field a check without the product can tell: amount, address and tenure together (an audit saw only the amount)", async () => {
+    const m = await merchant();
+    const res = await post(m, loanBody(m, { principalAmount: "abc", borrowerWalletAddress: "0x1", tenureDays: 4 }));
+    expect(res.status).toBe(400);
+    const fields = (res.body.message as string[]).map((s) => s.split(":")[0]).sort();
+    expect(fields).toEqual(["borrowerWalletAddress", "principalAmount", "tenureDays"]);
+    expect(await t.db.select().from(loans).where(eq(loans.tenantId, m.tenantId))).toEqual([]);
   });
 
   test("a live chain without certification: 403", async () => {

@@ -19,6 +19,10 @@ export const UnmatchedSchema = z
     comment: z.string().nullable(),
     claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
     reason: z.string(),
+    settles: z.boolean().openapi({
+      description:
+        "Whether the payment is in the chain's settlement asset and can be attributed to a loan. False for a TON transfer or a jetton notification from a wallet other than the canonical USDT jetton wallet: kept for the record, attributing it answers 409.",
+    }),
     attributedLoanId: z.string().nullable(),
     attributedAt: TimestampSchema.nullable(),
     attributedBy: z.string().nullable(),
@@ -44,6 +48,7 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,
+  settles: r.settles,
   attributedLoanId: r.attributedLoanId,
   attributedAt: r.attributedAt ? r.attributedAt.toISOString() : null,
   attributedBy: r.attributedBy,

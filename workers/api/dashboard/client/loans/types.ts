@@ -92,6 +92,7 @@ export type Unmatched = {
   comment: string | null;
   claimedLoanId: string | null;
   reason: string;
+  settles: boolean;
   attributedLoanId: string | null;
   attributedAt: string | null;
   createdAt: string;

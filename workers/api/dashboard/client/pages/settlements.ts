@@ -70,7 +70,13 @@ export const settlementsPage: Page = {
           el("span", { class: "mono" }, u.from),
           txLink(u.chain, u.txHash),
           u.comment ? `${u.reason} (comment “${u.comment}”)` : u.reason,
-          u.attributedLoanId ? loanLink({ id: u.attributedLoanId }) : ctx.canWrite ? attributeForm(u, () => ctx.refresh()) : "—",
+          u.attributedLoanId
+            ? loanLink({ id: u.attributedLoanId })
+            : !u.settles
+              ? "Cannot repay a loan (not the settlement asset)"
+              : ctx.canWrite
+                ? attributeForm(u, () => ctx.refresh())
+                : "—",
         ]),
         openOnly ? "No open unmatched payments." : "No unmatched payments.",
       ),
