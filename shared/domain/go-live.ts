@@ -134,7 +134,7 @@ const RULES: Record<GoLiveStepKey, Rule> = {
   BRANDING_CONFIGURED: {
     title: "Branding configured",
     doneText: "Branding with a company name is configured.",
-    check: (f) => when(f.brandingAt) ?? { done: false, todo: "Set your company name in the branding settings (PATCH /v1/settings)." },
+    check: (f) => when(f.brandingAt) ?? { done: false, todo: "Set your company name in the branding settings (PUT /v1/settings)." },
   },
   SANDBOX_CYCLE_COMPLETED: {
     title: "Sandbox cycle completed",

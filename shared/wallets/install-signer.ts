@@ -8,6 +8,7 @@ import { canonicalAddress } from "../domain/addresses.ts";
 import { notFound, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import { standardWalletAddresses } from "../domain/wallet-signatures.ts";
+import { v5r1WalletAt } from "../chains/ton/live/v5r1-wallet.ts";
 import { isLiveWalletChain, LIVE_WALLET_CHAINS } from "../domain/wallets.ts";
 import type { Logger } from "../observability/logger.ts";
 import type { Chain } from "../domain/rails.ts";
@@ -41,7 +42,8 @@ const KEY_DOES_NOT_DERIVE = "privateKey: does not derive address (the key must c
  *   `privateKeyToAccount(key).address` must be the address.
  * - TON: a 32-byte ed25519 seed or a 64-byte secret key (seed and public
  *   key, as @ton/crypto writes it; its halves must agree), hex or base64;
- *   the standard v4 or v5r1 wallet of the key must have the address.
+ *   the standard v5r1 wallet of the key must have the address (funding signs
+ *   as v5r1; the key's v4 wallet is refused, 400, as it could not send).
  */
 export async function installSigner(deps: InstallSignerDeps, input: InstallSignerInput): Promise<InstalledSigner> {
   // An unknown tenant is 404 whatever the body says.
@@ -105,6 +107,10 @@ async function tonKeyFor(address: string, input: string): Promise<string> {
   if (bytes.length === 64 && !sameBytes(bytes.slice(32), publicKey)) throw validationError(["privateKey: its public half does not match its seed"]);
   const account = Address.parseRaw(address);
   if (!standardWalletAddresses(account.workChain, publicKey).some((a) => a.equals(account))) throw validationError([KEY_DOES_NOT_DERIVE]);
+  // Funding signs as a wallet v5r1 (shared/chains/ton/live): a v4 wallet of the key would fail every transfer, so it is refused here.
+  if (!v5r1WalletAt(account, Buffer.from(publicKey))) {
+    throw validationError(["privateKey: its wallet at address is a wallet v4; funding signs as a wallet v5r1, so use a v5r1 DISBURSEMENT wallet"]);
+  }
   return toHex(seed);
 }
 

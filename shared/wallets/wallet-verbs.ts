@@ -1,4 +1,5 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { insertIf } from "../../db/guarded-writes.ts";
 import type { Db } from "../../db/create-db.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
@@ -49,10 +50,20 @@ function checkChainAndAddress(chain: string, address: string): { chain: Chain; a
 const live = (tenantId: string, id: string) => and(eq(wallets.id, id), eq(wallets.tenantId, tenantId), isNull(wallets.deletedAt));
 
 /**
+ * The most wallets (not deleted) a tenant holds per chain and role. Every
+ * COLLECTIONS wallet joins the settlement listener's reads of its chain for
+ * all tenants (an EVM log filter, a TON poll per wallet), so one tenant must
+ * not add them by the thousand.
+ */
+export const MAX_WALLETS_PER_ROLE = 10;
+
+/**
  * Adds a wallet on a live chain. One row per (chain, role, address): the
  * same address may hold several roles (one row each), the same role twice
  * is 409. The address is stored canonical, so two spellings of one address
- * are one wallet. New wallets are unverified until a signed challenge.
+ * are one wallet. New wallets are unverified until a signed challenge. At
+ * most `MAX_WALLETS_PER_ROLE` per chain and role (409), counted by the
+ * insert itself.
  */
 export async function createWallet(
   { db, chain: port }: Pick<VerbDeps, "db" | "chain">,
@@ -72,11 +83,18 @@ export async function createWallet(
     updatedAt: input.now,
     deletedAt: null,
   };
+  const underCap = sql`(SELECT count(*) FROM ${wallets} WHERE ${wallets.tenantId} = ${input.tenantId} AND ${wallets.chain} = ${chain} AND ${wallets.role} = ${input.role} AND ${wallets.deletedAt} IS NULL) < ${MAX_WALLETS_PER_ROLE}`;
+  let inserted: { id: string }[];
   try {
-    await db.insert(wallets).values(row);
+    inserted = await insertIf(db, wallets, row, underCap).returning({ id: wallets.id });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`This tenant already has ${address} as its ${input.role} wallet on ${chain}`);
     throw error;
+  }
+  if (inserted.length === 0) {
+    throw conflict(
+      `This tenant already has ${MAX_WALLETS_PER_ROLE} ${input.role} wallets on ${chain}, the most it may hold; delete one (DELETE /v1/wallets/:id) first`,
+    );
   }
   return withBalances(port, row);
 }

@@ -10,6 +10,7 @@ import { chainPortDouble, type ChainPortDouble } from "../../../../shared/testin
 import { addUserWithRole, bearer, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { checkGasWallets } from "../../../../shared/wallets/gas-alerts.ts";
+import { MAX_WALLETS_PER_ROLE } from "../../../../shared/wallets/wallet-verbs.ts";
 import { drainOutbox } from "../../../../shared/webhooks/relay-outbox.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -98,6 +99,23 @@ describe("wallets: CRUD", () => {
     // Another chain, or another tenant, is another wallet.
     expect((await create({ chain: "POLYGON", role: "GAS", address: account.address })).status).toBe(201);
     expect((await create({ chain: "BASE", role: "GAS", address: account.address }, other.token)).status).toBe(201);
+  });
+
+  test(`at most ${MAX_WALLETS_PER_ROLE} wallets per chain and role (each COLLECTIONS wallet joins the listener's reads for every tenant): 409 beyond; a deletion makes room`, async () => {
+    const m = await signUpTenant(app, "Many Wallets");
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_WALLETS_PER_ROLE; i++) {
+      const res = await create({ chain: "POLYGON", role: "COLLECTIONS", address: evmAccount().address }, m.token);
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const refused = await create({ chain: "POLYGON", role: "COLLECTIONS", address: evmAccount().address }, m.token);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain(`${MAX_WALLETS_PER_ROLE} COLLECTIONS wallets on POLYGON`);
+    // Another role or chain is counted apart.
+    expect((await create({ chain: "BASE", role: "COLLECTIONS", address: evmAccount().address }, m.token)).status).toBe(201);
+    expect((await app.request("DELETE", `/v1/wallets/${ids[0]}`, { headers: bearer(m.token) })).status).toBe(204);
+    expect((await create({ chain: "POLYGON", role: "COLLECTIONS", address: evmAccount().address }, m.token)).status).toBe(201);
   });
 
   test("PUT sets and clears a GAS threshold in native units; other roles take none", async () => {
