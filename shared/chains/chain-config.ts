@@ -29,6 +29,24 @@ export type ChainConfig = {
 };
 
 /**
+ * Why `address` (canonical) on `chain` must not receive a loan's principal,
+ * or null: it is one of the service's own contracts or wallets there (the
+ * stablecoin's token contract, the pool, the funding source, the settlement
+ * wallet), which no borrower controls and from which nobody repays.
+ */
+export function serviceAddressReason(chain: Chain, address: string): string | null {
+  const config = CHAIN_CONFIG[chain];
+  const named: [string | null, string][] = [
+    [config.token.address, `the ${config.token.symbol} token contract`],
+    [config.pool, "the service's pool contract"],
+    [config.fundingSource, "the service's funding source"],
+    [config.settlementWallet, "the service's settlement wallet"],
+  ];
+  const hit = named.find(([a]) => a !== null && a.toLowerCase() === address.toLowerCase());
+  return hit ? `must be the borrower's own wallet, not ${hit[1]} on ${chain}` : null;
+}
+
+/**
  * One table of chain facts. Token addresses are the canonical stablecoins
  * (sources noted); sandbox chains are simulated by this service, with the
  * canonical testnet token addresses and pool addresses of our own choosing.

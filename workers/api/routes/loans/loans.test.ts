@@ -1,3 +1,4 @@
+import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -128,6 +129,8 @@ describe("POST /v1/loans", () => {
     ["an unknown chain", { chain: "ETHEREUM" }, "chain"],
     ["a bad checksum", { borrowerWalletAddress: "0x8ba1f109551bD432803012645Ac136ddd64DBA73" }, "borrowerWalletAddress"],
     ["the zero address (what is sent there is burned)", { borrowerWalletAddress: "0x0000000000000000000000000000000000000000" }, "borrowerWalletAddress"],
+    ["the chain's USDC token contract", { borrowerWalletAddress: CHAIN_CONFIG.POLYGON_AMOY.token.address }, "borrowerWalletAddress"],
+    ["the service's pool contract", { borrowerWalletAddress: CHAIN_CONFIG.POLYGON_AMOY.pool!.toLowerCase() }, "borrowerWalletAddress"],
     ["a TON address on an EVM chain", { borrowerWalletAddress: "EQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p4q2" }, "borrowerWalletAddress"],
     ["an amount over the cap", { principalAmount: "1000.01" }, "principalAmount"],
     ["an amount under the minimum", { principalAmount: "9.99" }, "principalAmount"],
