@@ -70,6 +70,14 @@ export type TransferRequest = {
   now: Date;
   /** Live chains: the tenant whose DISBURSEMENT wallet `from` is, whose installed signer signs. */
   tenantId?: string;
+  /**
+   * Live chains: answer only for a transfer already made for `reference`
+   * (follow it as usual); never sign a new one. With none in flight the
+   * answer is a failure (nothing moved). For a loan whose sender may no
+   * longer fund (deleted, unverified, no gas) but whose transfer may be in
+   * flight.
+   */
+  followOnly?: boolean;
 } & LedgerScope;
 
 /**

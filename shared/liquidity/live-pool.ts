@@ -1,7 +1,6 @@
-import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
-import { loans } from "../../db/schema/loans.ts";
 import { signers, wallets } from "../../db/schema/wallets.ts";
 import { chainConfig } from "../chains/chain-config.ts";
 import { newId } from "../domain/ids.ts";
@@ -36,26 +35,45 @@ export async function liveSender(db: Db, tenantId: string, chain: Chain): Promis
 }
 
 /**
- * SQL: the principal of the pool's loans whose transfer is broadcast
- * (RESERVED with a `fundingTxHash`) but not yet confirmed. Once mined, such
- * a transfer is already out of the wallet's balance while the pool still
- * reserves it; `available` adds it back so it is not counted twice.
+ * Whether `address` may still send a live loan's principal: the tenant's
+ * verified DISBURSEMENT wallet on `chain`, not deleted, with an installed
+ * signer. A loan that reserved with it follows its transfer either way; one
+ * whose sender may no longer send makes no new attempt.
  */
-const inFlight = () =>
-  sql`(SELECT COALESCE(SUM(${loans.principal}), 0) FROM ${loans} WHERE ${loans.poolId} = ${liquidityPools.id} AND ${loans.fundingState} = 'RESERVED' AND ${loans.fundingTxHash} IS NOT NULL)`;
+export async function mayStillSend(db: Db, tenantId: string, chain: Chain, address: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: wallets.id })
+    .from(wallets)
+    .innerJoin(signers, and(eq(signers.tenantId, wallets.tenantId), eq(signers.chain, wallets.chain), eq(signers.address, wallets.address)))
+    .where(
+      and(
+        eq(wallets.tenantId, tenantId),
+        eq(wallets.chain, chain),
+        eq(wallets.role, "DISBURSEMENT"),
+        eq(wallets.address, address),
+        isNull(wallets.deletedAt),
+        isNotNull(wallets.verifiedAt),
+      ),
+    )
+    .limit(1);
+  return !!row;
+}
 
 /**
  * The tenant's live pool on `chain`, created on first use, with `available`
- * refreshed from the DISBURSEMENT wallet's on-chain stablecoin balance just
- * read, plus the principal of its transfers broadcast and not yet confirmed
- * (`inFlight`), so the reservation that follows sees headroom = the money the
- * wallet holds beyond what its reservations will take. (Before, a transfer
- * mined but not yet deep enough was counted twice: out of the balance and in
- * `reserved`, which understated headroom and made its own confirmation
- * subtract it again, below zero.) A transfer broadcast but not yet mined is
- * still in the balance, so headroom may be overstated by it for a moment;
- * the chain itself refuses a transfer the wallet cannot cover, which
- * releases that reservation and leaves the loan to the retry job.
+ * set to the DISBURSEMENT wallet's on-chain stablecoin balance just read, so
+ * the reservation that follows sees headroom = balance − principal reserved
+ * for live loans in flight. A transfer mined but not yet deep enough is out
+ * of the balance and still reserved, so until it confirms headroom is
+ * understated by it: loans wait (AWAITING_LIQUIDITY) and the retry job funds
+ * them after, which is the safe side. Adding such transfers back would need
+ * to know which are mined: one broadcast but not mined is still in the
+ * balance, and adding it back let an audit reserve four 600.00 loans from a
+ * 1,000.00 wallet (three reverted, paying gas). The confirmation's commit
+ * never takes `available` below zero (fund-loan.ts), so a refresh that read
+ * the balance net of a transfer cannot leave its loan stuck. The chain
+ * itself refuses a transfer the wallet cannot cover, which releases the
+ * reservation and leaves the loan to the retry job.
  */
 export async function refreshLivePool(db: Db, input: { tenantId: string; chain: Chain; balance: bigint; now: Date }): Promise<PoolRow> {
   // Amounts are stored as safe integers; a balance beyond that (9 billion USDC) lends as if it were that.
@@ -78,7 +96,7 @@ export async function refreshLivePool(db: Db, input: { tenantId: string; chain: 
     .onConflictDoUpdate({
       target: [liquidityPools.tenantId, liquidityPools.chain],
       targetWhere: isNotNull(liquidityPools.chain),
-      set: { available: sql`MIN(${Number(available)} + ${inFlight()}, ${Number(MAX_UNITS)})` as unknown as bigint, updatedAt: input.now },
+      set: { available, updatedAt: input.now },
     })
     .returning();
   return pool!;

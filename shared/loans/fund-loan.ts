@@ -13,7 +13,7 @@ import { displayAmount, formatAmount } from "../domain/money.ts";
 import { dueAtFor } from "../domain/pricing.ts";
 import { isSandboxChain } from "../domain/rails.ts";
 import { loanEnvelope, preparedEventInsert } from "../events/loan-events.ts";
-import { liveSender, refreshLivePool } from "../liquidity/live-pool.ts";
+import { liveSender, mayStillSend, refreshLivePool } from "../liquidity/live-pool.ts";
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate, type FollowUp } from "./commit-transition.ts";
@@ -165,8 +165,14 @@ async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, no
   });
 }
 
-/** What a live loan is sent from, or the wait it reports instead. */
-type LiveFunding = { ok: true; sender: string; pool: PoolRow | null } | { ok: false; waiting: LoanRow };
+/**
+ * What a live loan is sent from, or the wait it reports instead (or `held`:
+ * a reservation whose sender is unknown, left as it is). `followOnly`: the
+ * sender may no longer send (deleted, unverified, no signer), so only a
+ * transfer already in flight is followed, and none in flight is a failure
+ * that releases the reservation.
+ */
+type LiveFunding = { ok: true; sender: string; pool: PoolRow | null; followOnly?: boolean } | { ok: false; waiting: LoanRow };
 
 /**
  * The live gates before any reservation or broadcast (DECISIONS.md "Live
@@ -181,12 +187,20 @@ type LiveFunding = { ok: true; sender: string; pool: PoolRow | null } | { ok: fa
  * transfer is idempotent per sender only, so asking another wallet (one
  * whose signer was installed since, or after the sender was deleted) would
  * send the principal a second time. The sender's record answers for its
- * transaction; only a transfer that failed without moving money releases the
- * reservation, and the next run chooses again.
+ * transaction; if the sender may no longer send (`mayStillSend`: deleted,
+ * unverified, signer gone), it only follows one in flight (`followOnly`).
+ * Only a transfer that failed without moving money, or none in flight for a
+ * sender that may no longer send, releases the reservation, and the next run
+ * chooses again.
  */
 async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise<LiveFunding> {
   const { db } = deps;
-  if (loan.fundingState === "RESERVED" && loan.fundingFrom) return { ok: true, sender: loan.fundingFrom, pool: null };
+  if (loan.fundingState === "RESERVED") {
+    // A reservation made before its sender was recorded (migration 0034, backfilled by 0036 where the tenant had one candidate wallet):
+    // its transfer may be in flight from any wallet, so nothing is sent or released; the operator settles it (README "Live funding").
+    if (!loan.fundingFrom) return { ok: false, waiting: loan };
+    return { ok: true, sender: loan.fundingFrom, pool: null, followOnly: !(await mayStillSend(db, loan.tenantId, loan.chain, loan.fundingFrom)) };
+  }
   const wait = async (reason: string): Promise<LiveFunding> => ({ ok: false, waiting: await reportNoLiquidity(db, loan, null, now, reason) });
   const sender = await liveSender(db, loan.tenantId, loan.chain);
   if (!sender.ok) return wait(sender.reason);
@@ -203,7 +217,6 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
       `the DISBURSEMENT wallet ${sender.address} on ${loan.chain} cannot pay gas: it holds ${balances.native} native base units, funding needs at least ${minGas}`,
     );
   }
-  if (loan.fundingState === "RESERVED") return { ok: true, sender: sender.address, pool: null };
   const pool = await refreshLivePool(db, { tenantId: loan.tenantId, chain: loan.chain, balance: balances.stablecoin, now });
   return { ok: true, sender: sender.address, pool };
 }
@@ -261,6 +274,7 @@ export async function fundLoan(
   const source = live?.ok ? live.sender : (chainConfig(current.chain).fundingSource ?? "unconfigured");
   const principal = Number(current.principal);
   const sent = await deps.chain.transfer({
+    ...(live?.ok && live.followOnly ? { followOnly: true } : {}),
     chain: current.chain,
     asset: current.stablecoin,
     from: source,

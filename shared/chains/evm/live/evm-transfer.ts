@@ -62,6 +62,7 @@ export async function sendEvmTransfer(deps: EvmTransferDeps, input: TransferRequ
   }
   const send: Send = { deps, client, ledger, input, from, data };
   if (existing && !existing.failed && existing.txs.length > 0) return follow(send, existing, true);
+  if (input.followOnly) return failure(`no transfer from ${from} is in flight for this reference, and this sender may no longer send`);
   return firstAttempt(send);
 }
 

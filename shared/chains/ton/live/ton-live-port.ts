@@ -218,6 +218,7 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
       const existing = await findTonTransfer(db, input.reference);
       if (existing && existing.tenantId !== input.tenantId) return fail("this reference belongs to another tenant's transfer");
       if (existing && existing.status !== "FAILED") return follow(db, existing, input.now);
+      if (input.followOnly) return fail("no transfer is in flight for this reference, and this sender may no longer send");
       // A new reference, or a new attempt after a failure (nothing moved under the last one).
       const plan = { tenantId: input.tenantId, reference: input.reference, from, to, amount: input.amount };
       return attempt(db, plan, input.now, existing ? { status: "FAILED", messageHash: existing.messageHash } : undefined);
