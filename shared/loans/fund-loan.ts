@@ -172,7 +172,7 @@ async function reportNoLiquidity(db: Db, loan: LoanRow, pool: PoolRow | null, no
  * transfer already in flight is followed, and none in flight is a failure
  * that releases the reservation.
  */
-type LiveFunding = { ok: true; sender: string; pool: PoolRow | null; followOnly?: boolean } | { ok: false; waiting: LoanRow };
+type LiveFunding = { ok: true; sender: string; pool: PoolRow | null; followOnly?: string } | { ok: false; waiting: LoanRow };
 
 /**
  * The live gates before any reservation or broadcast (DECISIONS.md "Live
@@ -199,7 +199,7 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
     // A reservation made before its sender was recorded (migration 0034, backfilled by 0036 where the tenant had one candidate wallet):
     // its transfer may be in flight from any wallet, so nothing is sent or released; the operator settles it (README "Live funding").
     if (!loan.fundingFrom) return { ok: false, waiting: loan };
-    return { ok: true, sender: loan.fundingFrom, pool: null, followOnly: !(await mayStillSend(db, loan.tenantId, loan.chain, loan.fundingFrom)) };
+    return { ok: true, sender: loan.fundingFrom, pool: null, followOnly: await whyNoNewAttempt(deps, loan, loan.fundingFrom) };
   }
   const wait = async (reason: string): Promise<LiveFunding> => ({ ok: false, waiting: await reportNoLiquidity(db, loan, null, now, reason) });
   const sender = await liveSender(db, loan.tenantId, loan.chain);
@@ -219,6 +219,29 @@ async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise
   }
   const pool = await refreshLivePool(db, { tenantId: loan.tenantId, chain: loan.chain, balance: balances.stablecoin, now });
   return { ok: true, sender: sender.address, pool };
+}
+
+/**
+ * Why the pinned sender of a RESERVED live loan must make no new attempt
+ * (it may only follow a transfer in flight), or undefined: it may no longer
+ * send (deleted, unverified, its signer gone), or it cannot pay gas. The
+ * reason is what the loan waits with if nothing is in flight.
+ */
+async function whyNoNewAttempt(deps: LoanContext, loan: LoanRow, sender: string): Promise<string | undefined> {
+  if (!(await mayStillSend(deps.db, loan.tenantId, loan.chain, sender))) {
+    return `the DISBURSEMENT wallet ${sender} on ${loan.chain} that reserved this loan may no longer send (deleted, unverified, or its signer removed)`;
+  }
+  const minGas = chainConfig(loan.chain).minGasNative ?? 0n;
+  let native: bigint | null = null;
+  try {
+    native = (await deps.chain.balances?.(loan.chain, sender))?.native ?? null;
+  } catch {
+    // Unreadable: the transfer itself says what it can.
+  }
+  if (native !== null && native < minGas) {
+    return `the DISBURSEMENT wallet ${sender} on ${loan.chain} cannot pay gas: it holds ${native} native base units, funding needs at least ${minGas}`;
+  }
+  return undefined;
 }
 
 /**
@@ -312,6 +335,9 @@ export async function fundLoan(
     if (current.fundingTxHash === sent.txHash) return current;
     return (await commitUpdate(db, current, { fundingTxHash: sent.txHash }, now)) ?? current;
   }
+
+  // Nothing in flight for a sender that may make no new attempt: the loan waits (its reservation released) with that reason.
+  if (!sent.success && live?.ok && live.followOnly) return reportNoLiquidity(db, current, null, now, live.followOnly);
 
   if (!sent.success) {
     // The transfer failed: release the reservation; the cron retry job tries again.

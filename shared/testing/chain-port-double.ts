@@ -40,6 +40,8 @@ export function chainPortDouble(base: ChainPort) {
       if (isSandboxChain(input.chain)) return base.transfer(input);
       const earlier = transfers.find((t) => t.reference === input.reference);
       if (earlier) return earlier.result;
+      // As the live adapters: a sender that may make no new attempt only answers for one in flight.
+      if (input.followOnly) return { success: false, errorReason: "no transfer in flight for this reference", txHash: null };
       const from = held.get(key(input.chain, input.from)) ?? { stablecoin: 0n, native: 0n };
       let result: TransferResult;
       if (from.stablecoin < input.amount) result = { success: false, errorReason: "insufficient stablecoin balance", txHash: null };

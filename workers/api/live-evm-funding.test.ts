@@ -365,7 +365,7 @@ describe("live POLYGON funding on Anvil", () => {
       await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
       expect(await txCount(w2.account.address)).toBe(0);
       const released = (await t.db.select().from(loansTable).where(eq(loansTable.id, created.id)))[0]!;
-      expect([released.fundingState, released.fundingFrom]).toEqual(["NONE", null]);
+      expect([released.fundingState, released.fundingFrom]).toEqual(["AWAITING_LIQUIDITY", null]);
       await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
       const sent = await loanOf(m.liveKey, created.id);
       expect((await broadcastTransaction(node, sent.fundingTxHash)).from.toLowerCase()).toBe(w1.account.address.toLowerCase());

@@ -230,7 +230,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     const loan = (await m.liveLoan("200.00")).body;
     expect(loan.fundingState).toBe("AWAITING_LIQUIDITY");
     // As if a run had reserved the principal and stopped before its transfer.
-    await t.db.update(loans).set({ fundingState: "RESERVED", poolId: pool!.id }).where(eq(loans.id, loan.id));
+    await t.db.update(loans).set({ fundingState: "RESERVED", poolId: pool!.id, fundingFrom: m.disbursement.address }).where(eq(loans.id, loan.id));
     await t.db
       .update(liquidityPools)
       .set({ reserved: USDC(200) })
