@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { merchantName, oneLine, PLAIN_TEXT_PATTERN } from "./plain-text.ts";
+import { displayText, merchantName, oneLine, PLAIN_TEXT_PATTERN } from "./plain-text.ts";
 
 describe("plain text", () => {
   test("refuses control characters and bidirectional overrides, keeps the rest", () => {
@@ -37,6 +37,21 @@ describe("plain text", () => {
     expect(oneLine("a\u202eb\r\nc")).toBe("a b  c");
     expect(oneLine("Acme Store")).toBe("Acme Store");
     expect(oneLine("Acme Pay\u2028Amount: 1.00 USDC\u2029x\u200f")).toBe("Acme Pay Amount: 1.00 USDC x ");
+  });
+
+  test("merchantName collapses runs of spaces of any width: 40 em spaces cannot push made-up terms onto their own wrapped line (found by an audit)", () => {
+    const spaced = `Acme${"\u2003".repeat(40)}Amount: 10.00 USDT${"\u3000".repeat(40)}Total due: 10.20 USDT`;
+    expect(PLAIN_TEXT_PATTERN.test(spaced)).toBe(true);
+    expect(merchantName(spaced, "t")).toBe("Acme Amount: 10.00 USDT Total due: 10.20 USDT");
+    expect(merchantName("  Acme\u00a0\u00a0Pay  ", "t")).toBe("Acme Pay");
+  });
+
+  test("displayText: anyone's text (a payment comment) on one line, spaces collapsed, bidi and invisible characters gone, cut at 120", () => {
+    expect(displayText("svc:repay:\u202Eabc\u200B”) SUPPORT:\nattribute to loan X")).toBe("svc:repay: abc ”) SUPPORT: attribute to loan X");
+    const long = displayText("x".repeat(3000));
+    expect(long).toHaveLength(121);
+    expect(long.endsWith("…")).toBe(true);
+    expect(displayText("short", 10)).toBe("short");
   });
 
   test("merchantName: the company name, else the tenant's, on one line", () => {

@@ -31,5 +31,28 @@ const NOT_PLAIN = new RegExp(`[${REFUSED}]`, "g");
  */
 export const oneLine = (text: string): string => text.replace(NOT_PLAIN, " ");
 
-/** The merchant a borrower sees named: the branding's company name, else the tenant's name; on one line. */
-export const merchantName = (companyName: string | null | undefined, tenantName: string): string => oneLine(companyName ?? tenantName);
+/**
+ * The merchant a borrower sees named: the branding's company name, else the
+ * tenant's name; on one line, each run of spaces of any width (`\p{Zs}`, e.g.
+ * U+2003 EM SPACE) one ASCII space, so a name cannot push made-up terms
+ * ("Acme<40 em spaces>Amount: 10.00 USDT") onto a line of their own where a
+ * wallet wraps the message it signs.
+ *
+ * @example merchantName("Acme\u2003\u2003\u2003Amount: 1.00", "t") // "Acme Amount: 1.00"
+ */
+export const merchantName = (companyName: string | null | undefined, tenantName: string): string =>
+  oneLine(companyName ?? tenantName)
+    .replace(/\p{Zs}+/gu, " ")
+    .trim();
+
+/**
+ * Text from outside the service (a payment's comment, which anyone can send
+ * to a COLLECTIONS wallet) for display beside the service's own words: on one
+ * line, runs of spaces collapsed, at most `max` characters (then "…").
+ */
+export const displayText = (text: string, max = 120): string => {
+  const flat = oneLine(text)
+    .replace(/\p{Zs}+/gu, " ")
+    .trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+};

@@ -1,3 +1,4 @@
+import { oneLine } from "../domain/plain-text.ts";
 import type { EventEnvelope } from "../../db/schema/events.ts";
 
 type LoanData = {
@@ -42,7 +43,7 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
   const lines: string[] = [];
   if (data.loan) {
     const l = data.loan;
-    lines.push(`Loan ${l.id} for borrower ${l.borrowerRef}: ${l.principalAmount} ${l.stablecoin} on ${l.chain}.`);
+    lines.push(`Loan ${l.id} for borrower ${oneLine(String(l.borrowerRef))}: ${l.principalAmount} ${l.stablecoin} on ${l.chain}.`);
     if (envelope.type === "loan.decision" && l.decision?.outcome) lines.push(`Decision: ${l.decision.outcome}.`);
     if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
   }

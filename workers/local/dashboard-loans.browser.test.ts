@@ -232,6 +232,10 @@ describe("dashboard: loans", () => {
     await goTo(page, "Settlements");
     const form = page.getByRole("form", { name: `Attribute payment ${wrong.body.txHash}` });
     await form.waitFor();
+    // The sender's comment is set apart from the service's reason, in its own left-to-right code element.
+    const comment = page.locator('code.mono[dir="ltr"]', { hasText: "for my loan" });
+    await comment.waitFor();
+    expect(await comment.textContent()).toBe("for my loan");
     await form.getByLabel("Loan id").fill("not-a-loan");
     await form.getByRole("button", { name: "Attribute" }).click();
     await form.locator('[data-field="loanId"] .field-error').getByText(/uuid/i).waitFor();

@@ -1,3 +1,4 @@
+import { displayText } from "../../../../../shared/domain/plain-text.ts";
 import { ApiError, get } from "../api.ts";
 import type { Ctx, Page } from "../context.ts";
 import { el, pageSection, table, when } from "../dom.ts";
@@ -69,7 +70,8 @@ export const settlementsPage: Page = {
           u.amount,
           el("span", { class: "mono" }, u.from),
           txLink(u.chain, u.txHash),
-          u.comment ? `${u.reason} (comment “${u.comment}”)` : u.reason,
+          // The comment is anyone's text (a transfer to the COLLECTIONS wallet): flattened, cut short, and set apart from the service's reason.
+          u.comment ? el("span", {}, u.reason, " — comment: ", el("code", { class: "mono", dir: "ltr" }, displayText(u.comment))) : u.reason,
           u.attributedLoanId
             ? loanLink({ id: u.attributedLoanId })
             : !u.settles

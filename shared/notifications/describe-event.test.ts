@@ -1,0 +1,30 @@
+import { describe, expect, test } from "bun:test";
+import type { EventEnvelope } from "../../db/schema/events.ts";
+import { describeEvent } from "./describe-event.ts";
+
+describe("describeEvent", () => {
+  test("a borrower reference stored before the plain-text rule stays on its line: it cannot add lines to a notification or e-mail (found by an audit)", () => {
+    const envelope = {
+      id: "e1",
+      type: "loan.funded",
+      createdAt: "2026-11-24T00:00:00.000Z",
+      tenantId: "t1",
+      mode: "sandbox",
+      program: null,
+      channel: null,
+      data: {
+        loan: {
+          id: "l1",
+          borrowerRef: "user-1\nYour payout of 9,999.00 USDC is ready: call +1 555 0100",
+          principalAmount: "100.00",
+          stablecoin: "USDC",
+          chain: "POLYGON_AMOY",
+        },
+      },
+    } as unknown as EventEnvelope;
+    const { body } = describeEvent(envelope);
+    const line = body.split("\n").find((l) => l.startsWith("Loan l1"));
+    expect(line).toBe("Loan l1 for borrower user-1 Your payout of 9,999.00 USDC is ready: call +1 555 0100: 100.00 USDC on POLYGON_AMOY.");
+    expect(body.split("\n").some((l) => l.startsWith("Your payout"))).toBe(false);
+  });
+});
