@@ -1,13 +1,13 @@
 import { and, asc, eq, gt, isNull, ne, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { insertIf } from "../../db/guarded-writes.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
 import { emailReleases } from "../../db/schema/email-releases.ts";
 import { users } from "../../db/schema/users.ts";
 import { businessRule, conflict } from "../domain/errors.ts";
 import { newId, randomToken } from "../domain/ids.ts";
 import { safeErrorFields } from "../observability/logger.ts";
 import { sha256Hex, type VerificationDeps } from "./email-verification.ts";
+import { userRemoval } from "../users/manage-users.ts";
 
 /**
  * Freeing an e-mail address (README "Freeing an e-mail address"). Addresses
@@ -142,8 +142,7 @@ export async function confirmEmailRelease(
   if (!/^[0-9A-Za-z]{20,100}$/.test(input.token)) throw businessRule("token is not a valid release token");
   const tokenHash = await sha256Hex(input.token);
   const claimedEmail = sql`(SELECT ${emailReleases.email} FROM ${emailReleases} WHERE ${emailReleases.tokenHash} = ${tokenHash} AND ${emailReleases.usedAt} = ${input.now.getTime()})`;
-  const holder = and(eq(users.email, claimedEmail), isNull(users.emailVerifiedAt));
-  const holderExists = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${holder})`;
+  const holder = and(eq(users.email, claimedEmail), isNull(users.emailVerifiedAt))!;
   const holderColumn = (column: typeof users.id | typeof users.tenantId) => sql`(SELECT ${column} FROM ${users} WHERE ${holder})`;
   const other = alias(users, "other");
   const successor = db
@@ -157,6 +156,8 @@ export async function confirmEmailRelease(
     .from(other)
     .where(and(eq(other.tenantId, holderColumn(users.tenantId)), eq(other.role, "OWNER"), ne(other.id, holderColumn(users.id))));
   const holderIsOnlyOwner = and(sql`EXISTS (SELECT 1 FROM ${users} WHERE ${holder} AND ${users.role} = 'OWNER')`, notExists(otherOwner));
+  const removal = userRemoval(db, { id: holderColumn(users.id), where: holder });
+  const holderExists = removal.removable;
   const [claims, , , , removed] = await db.batch([
     db
       .update(emailReleases)
@@ -168,15 +169,12 @@ export async function confirmEmailRelease(
       .update(emailReleases)
       .set({ freedAt: input.now })
       .where(and(eq(emailReleases.tokenHash, tokenHash), eq(emailReleases.usedAt, input.now), holderExists)),
-    db
-      .update(apiKeys)
-      .set({ createdByUserId: null })
-      .where(and(eq(apiKeys.createdByUserId, holderColumn(users.id)), holderExists)),
+    // The successor is promoted before the removal, while the holder is still there to be judged the only OWNER.
     db
       .update(users)
       .set({ role: "OWNER" })
       .where(and(eq(users.id, successor), holderIsOnlyOwner)),
-    db.delete(users).where(holder).returning({ id: users.id }),
+    ...removal.statements,
   ]);
   const claim = claims[0];
   if (!claim) {

@@ -30,11 +30,13 @@ export type ChainConfig = {
 
 /**
  * Why `address` (canonical) on `chain` must not receive a loan's principal,
- * or null: it is one of the service's own contracts or wallets there (the
- * stablecoin's token contract, the pool, the funding source, the settlement
- * wallet), which no borrower controls and from which nobody repays.
+ * or null: the EVM zero address (what is sent there is burned), or one of the
+ * service's own contracts or wallets there (the stablecoin's token contract,
+ * the pool, the funding source, the settlement wallet), which no borrower
+ * controls and from which nobody repays.
  */
-export function serviceAddressReason(chain: Chain, address: string): string | null {
+export function notAPayee(chain: Chain, address: string): string | null {
+  if (/^0x0{40}$/i.test(address)) return "must not be the zero address: what is sent there is burned, and nobody can repay from it";
   const config = CHAIN_CONFIG[chain];
   const named: [string | null, string][] = [
     [config.token.address, `the ${config.token.symbol} token contract`],

@@ -45,14 +45,6 @@ export function canonicalAddress(chain: Chain, input: string): AddressResult {
   }
 }
 
-/**
- * Why principal must not go to `address` (canonical, on `chain`), or null:
- * the EVM zero address burns what is sent to it, and nobody can repay from it.
- */
-export function notAPayee(address: string): string | null {
-  return /^0x0{40}$/i.test(address) ? "must not be the zero address: what is sent there is burned, and nobody can repay from it" : null;
-}
-
 const EVM_SHAPE = /^0x[0-9a-fA-F]{40}$/;
 
 function canonicalEvmAddress(input: string): AddressResult {

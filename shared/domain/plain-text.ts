@@ -31,6 +31,12 @@ const NOT_PLAIN = new RegExp(`[${REFUSED}]`, "g");
  */
 export const oneLine = (text: string): string => text.replace(NOT_PLAIN, " ");
 
+/** `text` on one line (`oneLine`) with each run of spaces of any width one ASCII space, trimmed. */
+const flat = (text: string): string =>
+  oneLine(text)
+    .replace(/\p{Zs}+/gu, " ")
+    .trim();
+
 /**
  * The merchant a borrower sees named: the branding's company name, else the
  * tenant's name; on one line, each run of spaces of any width (`\p{Zs}`, e.g.
@@ -40,10 +46,7 @@ export const oneLine = (text: string): string => text.replace(NOT_PLAIN, " ");
  *
  * @example merchantName("Acme\u2003\u2003\u2003Amount: 1.00", "t") // "Acme Amount: 1.00"
  */
-export const merchantName = (companyName: string | null | undefined, tenantName: string): string =>
-  oneLine(companyName ?? tenantName)
-    .replace(/\p{Zs}+/gu, " ")
-    .trim();
+export const merchantName = (companyName: string | null | undefined, tenantName: string): string => flat(companyName ?? tenantName);
 
 /**
  * Text from outside the service (a payment's comment, which anyone can send
@@ -51,8 +54,6 @@ export const merchantName = (companyName: string | null | undefined, tenantName:
  * line, runs of spaces collapsed, at most `max` characters (then "…").
  */
 export const displayText = (text: string, max = 120): string => {
-  const flat = oneLine(text)
-    .replace(/\p{Zs}+/gu, " ")
-    .trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  const line = flat(text);
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 };

@@ -11,8 +11,8 @@ import { loanProducts } from "../../db/schema/loan-products.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
-import { canonicalAddress, notAPayee } from "../domain/addresses.ts";
-import { serviceAddressReason } from "../chains/chain-config.ts";
+import { canonicalAddress } from "../domain/addresses.ts";
+import { notAPayee } from "../chains/chain-config.ts";
 import { strictlyAfter } from "../domain/clock.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
@@ -110,7 +110,7 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
     errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} in ${mode}`);
   }
   const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
-  const refused = address.ok ? (notAPayee(address.address) ?? serviceAddressReason(input.chain, address.address)) : address.reason;
+  const refused = address.ok ? notAPayee(input.chain, address.address) : address.reason;
   if (refused) errors.push(`borrowerWalletAddress: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {

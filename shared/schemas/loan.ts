@@ -6,7 +6,8 @@ import { CHAINS, TENANT_MODES } from "../domain/rails.ts";
 import { TimestampSchema } from "./common.ts";
 import { AmountSchema } from "./money.ts";
 import { ChainSchema, StablecoinSchema, TenureDaysSchema } from "./merchant-config.ts";
-import { canonicalAddress, notAPayee } from "../domain/addresses.ts";
+import { canonicalAddress } from "../domain/addresses.ts";
+import { notAPayee } from "../chains/chain-config.ts";
 import { TENURES } from "../domain/merchant-config.ts";
 
 const Money = z.string().openapi({ example: "100.00", description: "Decimal string, 2 decimals" });
@@ -41,7 +42,7 @@ export const CreateLoanSchema = z
   .superRefine(
     (body, ctx) => {
       const address = canonicalAddress(body.chain, body.borrowerWalletAddress.trim());
-      const refused = address.ok ? notAPayee(address.address) : address.reason;
+      const refused = address.ok ? notAPayee(body.chain, address.address) : address.reason;
       if (refused) ctx.addIssue({ code: "custom", path: ["borrowerWalletAddress"], message: refused });
       if (typeof body.tenureDays === "number" && !(TENURES as readonly number[]).includes(body.tenureDays)) {
         ctx.addIssue({ code: "custom", path: ["tenureDays"], message: `must be one of ${TENURES.join(", ")}` });

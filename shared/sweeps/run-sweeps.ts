@@ -17,11 +17,11 @@ export type SweepReport = { visited: number; failed: number; more?: true; errors
 /** The failures kept in a report. */
 const MAX_REPORTED_ERRORS = 5;
 
-const describe = (reason: unknown) => (reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)).slice(0, 300);
+const describeFailure = (reason: unknown) => (reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)).slice(0, 300);
 
 async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ failed: number; errors: { loanId: string; error: string }[] }> {
   const results = await Promise.allSettled(commands.map((cmd) => writer.run(cmd)));
-  const errors = results.flatMap((r, i) => (r.status === "rejected" ? [{ loanId: commands[i]!.loanId, error: describe(r.reason) }] : []));
+  const errors = results.flatMap((r, i) => (r.status === "rejected" ? [{ loanId: commands[i]!.loanId, error: describeFailure(r.reason) }] : []));
   return { failed: errors.length, errors };
 }
 

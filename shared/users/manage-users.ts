@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, type SQL, sql } from "drizzle-orm";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { revokeKeysCreatedBy } from "../api-keys/api-key-verbs.ts";
 import { users, type Role } from "../../db/schema/users.ts";
@@ -53,14 +53,7 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
     // An ADMIN removes only a non-owner, as it is when the write runs (not a user promoted since it was read).
     input.actor.role === "OWNER" ? sql`(${users.role} <> 'OWNER' OR ${anotherOwner(input.actor.tenantId, target.id)})` : ne(users.role, "OWNER"),
   );
-  const removable = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${guard})`;
-  const removal = [
-    db
-      .update(apiKeys)
-      .set({ createdByUserId: null })
-      .where(and(eq(apiKeys.createdByUserId, target.id), removable)),
-    db.delete(users).where(guard).returning({ id: users.id }),
-  ] as const;
+  const { removable, statements: removal } = userRemoval(db, { id: target.id, where: guard! });
   // The revocation runs first: it finds the keys by their creator, whom the next write forgets.
   const removed = input.revokeKeys
     ? (await db.batch([revokeKeysCreatedBy(db, { tenantId: input.actor.tenantId, userId: target.id, now: input.now, onlyIf: removable }), ...removal]))[2]
@@ -69,6 +62,25 @@ export async function removeUser({ db }: Pick<VerbDeps, "db">, input: { actor: A
     if (input.actor.role !== "OWNER") throw forbidden("Only an OWNER may change or remove an OWNER");
     throw conflict("The tenant's last OWNER cannot be removed: make another user OWNER first");
   }
+}
+
+/**
+ * The writes that remove the user `where` selects (its id: `id`, a value or
+ * SQL), for the caller's batch: the API keys it created stop naming it (they
+ * are the tenant's and stay), then its row goes, so its sessions end on their
+ * next request. `removable`: the condition the first write runs under (the
+ * user is there to remove), for the caller's own writes in the batch.
+ */
+export function userRemoval(db: VerbDeps["db"], who: { id: string | SQL; where: SQL }) {
+  const removable = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${who.where})`;
+  const statements = [
+    db
+      .update(apiKeys)
+      .set({ createdByUserId: null })
+      .where(and(eq(apiKeys.createdByUserId, who.id), removable)),
+    db.delete(users).where(who.where).returning({ id: users.id }),
+  ] as const;
+  return { removable, statements };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Logger, safeErrorFields } from "../observability/logger.ts";
+import { afterResponse, type ExecutionContextOf } from "../http/after-response.ts";
 import { uncounted } from "../observability/round-trips.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { drainOutbox } from "./relay-outbox.ts";
@@ -52,21 +53,14 @@ export function relayAfterCommit(deps: Pick<VerbDeps, "db" | "queue">, input: { 
  */
 export async function relayAfterRequest(
   deps: Pick<VerbDeps, "db" | "queue" | "clock"> & { log: Logger },
-  input: { tenantId: string; executionCtx: () => { waitUntil(promise: Promise<unknown>): void }; failure: string },
+  input: { tenantId: string; executionCtx: ExecutionContextOf; failure: string },
 ): Promise<void> {
   const { tenantId } = input;
   // Not the request's own round trips (the bench's count, development only): the relay is after the response.
   const task = uncounted(() => relayAfterCommit(deps, { now: () => deps.clock.now(), tenantId })).catch((err) =>
     deps.log.error(input.failure, { tenantId, ...safeErrorFields(err) }),
   );
-  let ctx: { waitUntil(promise: Promise<unknown>): void } | undefined;
-  try {
-    ctx = input.executionCtx();
-  } catch {
-    ctx = undefined;
-  }
-  if (ctx) ctx.waitUntil(task);
-  else await task;
+  await afterResponse(input.executionCtx, task);
 }
 
 /**

@@ -6,7 +6,8 @@ import { EmailSchema } from "../../../../shared/schemas/auth.ts";
 import type { AppEnv } from "../../context.ts";
 import { clientIp } from "../../middleware/auth.ts";
 import { defineRoute } from "../../route.ts";
-import { afterResponse } from "../../after-response.ts";
+import { afterResponse } from "../../../../shared/http/after-response.ts";
+import { safeErrorFields } from "../../../../shared/observability/logger.ts";
 import { baseUrlOf } from "./base-url.ts";
 
 /** Requests per client IP, on the signup limiter's budget (5 a minute) under its own key: each may send an e-mail. */
@@ -43,6 +44,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const now = deps.clock.now();
     const baseUrl = baseUrlOf(c);
     // After the answer: whether a link goes out must not show, not even in the time the answer takes.
-    await afterResponse(c, () => requestEmailRelease(deps, { email, baseUrl, now }), "release e-mail request failed");
+    const task = requestEmailRelease(deps, { email, baseUrl, now }).catch((err) => deps.log.error("release e-mail request failed", safeErrorFields(err)));
+    await afterResponse(() => c.executionCtx, task);
     return c.json({ email: email.trim().toLowerCase(), message: RELEASE_REQUESTED_MESSAGE }, 202);
   });
