@@ -60,6 +60,8 @@ export const chainCursors = sqliteTable("chain_cursors", {
   failures: integer("failures").notNull().default(0),
   /** No poll before this (back-off after a failure); null: due. */
   backoffUntil: timestamp("backoff_until"),
+  /** Live EVM: the last block searched for reverted repay calls (behind `lastBlock`; null: from `lastBlock`). Migration 0037. */
+  revertsScannedTo: integer("reverts_scanned_to"),
 });
 
 /**

@@ -15,6 +15,7 @@ import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-dou
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
+import { MAX_REVERT_SCAN_BLOCKS } from "../chains/evm/live/evm-failed-repays.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -277,7 +278,7 @@ describe("a reorg after a recovery", () => {
 });
 
 describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender's COLLECTIONS wallet credits", () => {
-  test("a look-alike token, a pool clone, a plain transfer, a repay to another address, another lender's wallet, a reverted repay", async () => {
+  test("a look-alike token, a pool clone, a plain transfer, a repay to another address, another lender's wallet; a reverted repay is only a failure", async () => {
     const tenant = await liveTenant();
     const other = await liveTenant();
     const { loan, borrower } = await activeLoan(tenant, USDC(1_000));
@@ -321,15 +322,20 @@ describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender'
     await send(deployment.usdc, approve(deployment.pool, total));
     const misdirected = await send(deployment.pool, repay(other.collections as Address, total));
     expect(misdirected.status).toBe("success");
-    // 6. A reverted repay (no allowance left).
-    expect((await send(deployment.pool, repay(collections, total))).status).toBe("reverted");
+    // 6. A reverted repay (no allowance left): the borrower's failed repayment, which moves nothing.
+    const reverted = await send(deployment.pool, repay(collections, total));
+    expect(reverted.status).toBe("reverted");
 
     await node.test.mine({ blocks: CONFIRMATIONS });
     const report = await poll();
     expect(report.error).toBeUndefined();
     expect(report.payments).toBe(0);
+    expect(report.failures).toBe(1);
     expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
-    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([]);
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([
+      expect.objectContaining({ kind: "REPAYMENT", status: "FAILED", amount: total, toAddress: collections, blockNumber: Number(reverted.blockNumber) }),
+    ]);
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repayment_failed"]);
 
     // Money that did reach a COLLECTIONS wallet is kept as unmatched for that wallet's lender, never for the loan.
     const kept = await t.db.select().from(unmatchedPayments).where(eq(unmatchedPayments.chain, "POLYGON"));
@@ -342,6 +348,141 @@ describe("spoofing on Anvil: nothing but our pool's backed Repaid to the lender'
     const listed = await t.request("GET", "/v1/settlements/unmatched", { headers: apiKey(tenant.liveKey) });
     expect(listed.status).toBe(200);
     expect((listed.body.data as { txHash: string }[]).map((u) => u.txHash).sort()).toEqual(mine.map((u) => u.txHash).sort());
+  });
+});
+
+describe("a failed repayment on a live chain (a reverted repay has no logs: the blocks are read whole)", () => {
+  const repayData = (loanId: string, collections: Address, amount: bigint) =>
+    encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "repay", args: [loanIdToBytes32(loanId), collections, amount] });
+  /** Sends `data` to the pool from `from` with a fixed gas limit (so a call that will revert is still mined, as a wallet may send it). */
+  const sendToPool = async (from: PrivateKeyAccount, data: Hex) => {
+    const hash = await node.wallet(from).sendTransaction({ account: from, chain: null, to: deployment.pool, data, gas: 200_000n });
+    return node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  };
+  const eventsOf = async (liveKey: string, loanId: string) =>
+    (await t.request("GET", `/v1/events?loanId=${loanId}`, { headers: apiKey(liveKey) })).body.data as { type: string; data: Record<string, unknown> }[];
+
+  test("the borrower's repay without allowance reverts: a FAILED settlement and loan.repayment_failed, once; the loan stays ACTIVE and is repaid afterwards", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    const total = BigInt(instructions.amountUnits);
+    const collections = tenant.collections as Address;
+    // The repay alone, without the approve the instructions put before it.
+    const failed = await sendToPool(borrower, repayData(loan.id, collections, total));
+    expect(failed.status).toBe("reverted");
+
+    // Not yet deep enough: nothing.
+    expect(await poll()).toMatchObject({ failures: 0 });
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const report = await poll();
+    expect(report.error).toBeUndefined();
+    expect(report).toMatchObject({ payments: 0, failures: 1, unmatched: 0 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00", amountDue: loan.totalDue });
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([
+      { kind: "REPAYMENT", status: "FAILED", amount: total, toAddress: collections, blockNumber: Number(failed.blockNumber) },
+    ]);
+    const events = await eventsOf(tenant.liveKey, loan.id);
+    expect(events.filter((e) => e.type === "loan.repayment_failed")).toHaveLength(1);
+    expect(JSON.stringify(events.find((e) => e.type === "loan.repayment_failed")!.data)).toContain(loan.id);
+
+    // Polled again (and its blocks searched again after the cursor's reset), it is not recorded twice.
+    await node.test.mine({ blocks: 2 });
+    expect(await poll()).toMatchObject({ failures: 0 });
+    await t.db
+      .update(chainCursors)
+      .set({ revertsScannedTo: Number(failed.blockNumber) - 1 })
+      .where(eq(chainCursors.chain, "POLYGON"));
+    expect(await poll()).toMatchObject({ failures: 1 });
+    expect((await eventsOf(tenant.liveKey, loan.id)).filter((e) => e.type === "loan.repayment_failed")).toHaveLength(1);
+    expect((await repaymentRows(loan.id)).filter((s) => s.status === "FAILED")).toHaveLength(1);
+
+    // Its repayment instructions still hold: signed as given, they repay the loan.
+    await signAndSend(borrower, await repayInstructions(tenant.liveKey, loan.id));
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repayment_failed", "loan.repaid"]);
+  });
+
+  test("a stranger's reverted repay naming the loan, a borrower's reverted repay to an address that is no COLLECTIONS wallet, a failed call of another function: nothing", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const collections = tenant.collections as Address;
+    const stranger = fresh();
+    await node.test.setBalance({ address: stranger.address, value: 10n ** 18n });
+    // Anyone can name any loan in a call that reverts, for the price of gas: the merchant is not told of it.
+    expect((await sendToPool(stranger, repayData(loan.id, collections, USDC(1)))).status).toBe("reverted");
+    expect((await sendToPool(borrower, repayData(loan.id, fresh().address, USDC(1)))).status).toBe("reverted");
+    expect((await sendToPool(borrower, repayData(loan.id, collections, 0n))).status).toBe("reverted");
+    const fund = encodeFunctionData({ abi: SVC_POOL_ABI, functionName: "fund", args: [loanIdToBytes32(loan.id), borrower.address, 1n] });
+    expect((await sendToPool(borrower, fund)).status).toBe("reverted");
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const report = await poll();
+    expect(report.error).toBeUndefined();
+    // The zero-amount repay is the borrower's own: a failure of 0.00, reported as such.
+    expect(report).toMatchObject({ payments: 0, failures: 1, unmatched: 0 });
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([expect.objectContaining({ status: "FAILED", amount: 0n })]);
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("ACTIVE");
+  });
+
+  test("the search reads at most MAX_REVERT_SCAN_BLOCKS a poll, behind the log cursor, and catches up; a reorg sends it back", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const [start] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(start!.revertsScannedTo).toBe(start!.lastBlock);
+    const failed = await sendToPool(borrower, repayData(loan.id, tenant.collections as Address, USDC(5)));
+    await node.test.mine({ blocks: MAX_REVERT_SCAN_BLOCKS + 50 });
+    const blocksRead: bigint[] = [];
+    const counting = evmChainReader(settings, {
+      ...node.public,
+      getBlockNumber: node.public.getBlockNumber,
+      getLogs: node.public.getLogs,
+      getTransactionReceipt: node.public.getTransactionReceipt,
+      getBlock: ((args: { blockNumber: bigint; includeTransactions?: boolean }) => {
+        if (args.includeTransactions) blocksRead.push(args.blockNumber);
+        return node.public.getBlock(args as never);
+      }) as typeof node.public.getBlock,
+    });
+    const first = await pollEvmChain(listenerDeps(), { settings, reader: counting });
+    expect(first).toMatchObject({ failures: 1 });
+    const [after] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(after!.lastBlock).toBe(Number(await node.public.getBlockNumber({ cacheTime: 0 })) - CONFIRMATIONS);
+    expect(after!.revertsScannedTo).toBe(start!.lastBlock + MAX_REVERT_SCAN_BLOCKS);
+    expect(blocksRead).toHaveLength(MAX_REVERT_SCAN_BLOCKS);
+    expect(new Set(blocksRead).size).toBe(MAX_REVERT_SCAN_BLOCKS);
+    expect(Number(blocksRead.reduce((a, b) => (a < b ? a : b)))).toBe(start!.lastBlock + 1);
+    blocksRead.length = 0;
+    await pollEvmChain(listenerDeps(), { settings, reader: counting });
+    const [caught] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(caught!.revertsScannedTo).toBe(caught!.lastBlock);
+    expect(blocksRead.length).toBeGreaterThanOrEqual(50);
+    expect(blocksRead.length).toBeLessThan(MAX_REVERT_SCAN_BLOCKS);
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repayment_failed")).toHaveLength(1);
+    expect(Number(failed.blockNumber)).toBeLessThanOrEqual(caught!.lastBlock);
+
+    // A reorg below both cursors takes the search back with the log cursor.
+    const snapshot = await node.test.snapshot();
+    await node.test.mine({ blocks: 3 });
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1 });
+    const [beforeReorg] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    await node.test.revert({ id: snapshot });
+    await node.test.mine({ blocks: 10 });
+    const undone = await poll();
+    expect(undone.reorg).toMatchObject({ reversed: 1 });
+    const lastGood = undone.reorg!.fromBlock - 1;
+    expect(lastGood).toBeLessThan(beforeReorg!.revertsScannedTo!);
+    const [back] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    // From the last good block again, as the logs are read again from there.
+    expect(back!.revertsScannedTo).toBe(Math.min(lastGood + MAX_REVERT_SCAN_BLOCKS, back!.lastBlock));
+    // The failure seen again on the way is not recorded twice.
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repayment_failed")).toHaveLength(1);
   });
 });
 
@@ -393,6 +534,7 @@ describe("reading the chain", () => {
         throw new HttpRequestError({ status: 429, url: keyed, body: { error: "rate limited" } });
       },
       blockHashes: reader.blockHashes,
+      failedRepays: reader.failedRepays,
     };
     await node.test.mine({ blocks: 5 });
     const failed = await pollEvmChain(listenerDeps(), { settings, reader: limited });

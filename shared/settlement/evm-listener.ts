@@ -13,18 +13,23 @@
  *    verified COLLECTIONS wallets, remembers the hash of each block before
  *    crediting from it, and credits a repayment only when its `collections` is
  *    the loan's own tenant's verified COLLECTIONS wallet.
+ * 3. Then it reads whole blocks behind the log cursor (its own cursor,
+ *    `revertsScannedTo`, at most MAX_REVERT_SCAN_BLOCKS a poll) for reverted
+ *    `repay` calls, which have no logs: one sent by the loan's borrower wallet
+ *    is a failed repayment (a FAILED settlement, `loan.repayment_failed`).
  * An RPC error or rate limit ends the poll with the cursor where it was and
  * backs off (chain_cursors.backoff_until, doubling per consecutive failure).
  * Everything is idempotent, as the sandbox listener is: a poll repeated,
  * overlapping or cut short credits nothing twice.
  */
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
-import { BaseError, createPublicClient, getAddress, http } from "viem";
+import { BaseError, createPublicClient, getAddress, http, isAddressEqual } from "viem";
 import { safeRpcReason, WrongChainError } from "../chains/evm/live/evm-broadcast-errors.ts";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { type FailedRepaysInput, MAX_REVERT_SCAN_BLOCKS, readFailedRepays } from "../chains/evm/live/evm-failed-repays.ts";
 import {
   type EvmReadClient,
   type EvmReadInput,
@@ -33,6 +38,7 @@ import {
   readEvmBlockHashes,
   readEvmTransactions,
 } from "../chains/evm/live/evm-log-reader.ts";
+import type { ChainTransaction } from "../chains/chain-port.ts";
 import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { collectionsOwners } from "./collections-wallets.ts";
@@ -51,12 +57,15 @@ export const MAX_BLOCKS_PER_POLL = 50_000;
 export type EvmChainReader = {
   read(input: EvmReadInput): Promise<EvmReadResult>;
   blockHashes(numbers: readonly number[]): Promise<Map<number, string | null>>;
+  /** Reverted repay calls to a COLLECTIONS wallet in a range of blocks (evm-failed-repays.ts). */
+  failedRepays(input: FailedRepaysInput): Promise<ChainTransaction[]>;
 };
 
 /** The reader of one live EVM chain through a viem PublicClient on its RPC URL. */
 export const evmChainReader = (settings: LiveChainSettings, client: EvmReadClient): EvmChainReader => ({
   read: (input) => readEvmTransactions(settings, client, input),
   blockHashes: (numbers) => readEvmBlockHashes(client, numbers),
+  failedRepays: (input) => readFailedRepays(settings, client, input),
 });
 
 export type EvmListenerReport = ListenerReport & {
@@ -105,7 +114,12 @@ export async function pollEvmChain(
     const collections = new Set(owners.keys());
     const config = effectiveChainConfig(chain, { [chain]: settings });
     report.reorg = await undoReorg(deps, reader, chain, report.lastBlock, input.startBlock ?? 0);
-    if (report.reorg) report.lastBlock = report.reorg.fromBlock - 1;
+    // Where the search for reverted repay calls goes on from: a deployment before it starts at the log cursor.
+    let revertsFrom = state?.revertsScannedTo ?? report.lastBlock;
+    if (report.reorg) {
+      report.lastBlock = report.reorg.fromBlock - 1;
+      revertsFrom = Math.min(revertsFrom, report.lastBlock);
+    }
     const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
     for (;;) {
       const maxBlocks = stopAt - report.lastBlock;
@@ -126,6 +140,13 @@ export async function pollEvmChain(
       report.lastBlock = read.scannedTo;
       await saveCursor(db, chain, read.scannedTo, read.scannedToHash, deps.clock.now());
       if (read.transactions.length < LISTENER_PAGE && read.scannedTo >= read.head - settings.confirmations) break;
+    }
+    const revertsTo = Math.min(revertsFrom + MAX_REVERT_SCAN_BLOCKS, report.lastBlock);
+    if (revertsTo > revertsFrom) {
+      for (const tx of await reader.failedRepays({ afterBlock: revertsFrom, toBlock: revertsTo, collections: [...collections] })) {
+        for (const obs of classifyTransaction(tx, { config, collections })) await handleLive(deps, owners, obs, report);
+      }
+      await db.update(chainCursors).set({ revertsScannedTo: revertsTo }).where(eq(chainCursors.chain, chain));
     }
     await db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), lt(chainBlocks.blockNumber, report.lastBlock - REORG_WINDOW_BLOCKS)));
     if (state && state.failures > 0) await db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, chain));
@@ -231,7 +252,15 @@ async function undoReorg(deps: ListenerDeps, reader: EvmChainReader, chain: Live
       .where(and(eq(unmatchedPayments.chain, chain), gt(unmatchedPayments.blockNumber, lastGood)))
       .returning({ id: unmatchedPayments.id }),
     db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), gt(chainBlocks.blockNumber, lastGood))),
-    db.update(chainCursors).set({ lastBlock: lastGood, updatedAt: deps.clock.now() }).where(eq(chainCursors.chain, chain)),
+    db
+      .update(chainCursors)
+      .set({
+        lastBlock: lastGood,
+        // Reverted repays re-mined in the winning blocks are searched again (a failure already recorded is not recorded twice).
+        revertsScannedTo: sql`MIN(coalesce(${chainCursors.revertsScannedTo}, ${chainCursors.lastBlock}), ${lastGood})`,
+        updatedAt: deps.clock.now(),
+      })
+      .where(eq(chainCursors.chain, chain)),
   ]);
   return { fromBlock: lastGood + 1, reversed: credited.length, unmatchedDropped: dropped.length };
 }
@@ -253,10 +282,16 @@ async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs
     await recordUnmatched(deps, { payment: { ...payment, to: getAddress(payment.to) }, reason, tenantId: keptFor, now });
   };
   if (!obs.loanId) return keep("a transfer to a COLLECTIONS wallet without the pool's Repaid event (no loan reference)");
-  const [loan] = await deps.db.select({ tenantId: loans.tenantId, chain: loans.chain }).from(loans).where(eq(loans.id, obs.loanId)).limit(1);
+  const [loan] = await deps.db
+    .select({ tenantId: loans.tenantId, chain: loans.chain, borrower: loans.borrowerWalletAddress })
+    .from(loans)
+    .where(eq(loans.id, obs.loanId))
+    .limit(1);
   if (!loan) return keep("no loan with this id");
   if (!holders.includes(loan.tenantId)) return keep("the Repaid names a loan of another lender than this COLLECTIONS wallet's", { ...obs, loanId: null });
   if (loan.chain !== obs.chain) return keep(`the loan is on ${loan.chain}, not ${obs.chain}`);
+  // Anyone can send a reverted repay naming any loan for the price of gas: only the borrower's own is its failed repayment.
+  if (obs.kind === "failed" && !isAddressEqual(getAddress(obs.from), getAddress(loan.borrower))) return;
   if (obs.kind === "payment") report.payments++;
   else report.failures++;
   await deps.writer.run(

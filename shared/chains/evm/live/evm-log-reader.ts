@@ -113,7 +113,7 @@ export async function readEvmTransactions(settings: LiveChainSettings, client: E
       timestamp: Number(await timeOf(receipt.blockNumber)),
       from: getAddress(receipt.from),
       to: receipt.to ? getAddress(receipt.to) : null,
-      // Only the receipt is read: a reverted transaction has no logs, so getLogs never finds one to credit.
+      // Only the receipt is read: a reverted transaction has no logs, so getLogs never finds one (evm-failed-repays.ts reads blocks for those).
       input: "0x",
       status: receipt.status,
       logs: receipt.logs.map((l) => ({ address: getAddress(l.address), topics: [...l.topics], data: l.data, logIndex: l.logIndex })),

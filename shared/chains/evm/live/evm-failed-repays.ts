@@ -1,0 +1,87 @@
+/**
+ * Reverted repayments on a live EVM chain (POLYGON, BASE). A reverted
+ * transaction has no logs, so the listener's `eth_getLogs` never sees a
+ * borrower's `repay` that failed (no allowance, too little balance). This
+ * reads the blocks themselves, whole (`eth_getBlockByNumber` with its
+ * transactions), keeps the calls of the pool's `repay` that name one of the
+ * chain's verified COLLECTIONS wallets, and asks each one's receipt: those
+ * that reverted come back as transactions for the classifier, which makes a
+ * failed repayment of them (shared/settlement/classify-transaction.ts).
+ *
+ * The cost grows with the blocks read, not with the loans: one block read
+ * each, plus a receipt for each repay call found. The listener reads at most
+ * MAX_REVERT_SCAN_BLOCKS a poll, behind its log cursor, with its own cursor.
+ */
+import { type Address, decodeFunctionData, getAddress, isAddressEqual, toFunctionSelector } from "viem";
+import type { ChainTransaction } from "../../chain-port.ts";
+import type { LiveChainSettings } from "../../live/live-config.ts";
+import { SVC_POOL_ABI } from "../svc-pool-abi.ts";
+import type { EvmReadClient } from "./evm-log-reader.ts";
+
+/** Blocks read whole per poll at most: 300 is ten minutes of Polygon's or Base's 2-second blocks, read each minute. */
+export const MAX_REVERT_SCAN_BLOCKS = 300;
+/** Blocks requested at once. */
+const CONCURRENCY = 8;
+
+const REPAY = SVC_POOL_ABI.find((item) => item.type === "function" && item.name === "repay")!;
+const REPAY_SELECTOR = toFunctionSelector(REPAY);
+
+export type FailedRepaysInput = {
+  /** Read from the block after this one… */
+  afterBlock: number;
+  /** …up to this one (the log cursor: only blocks already `confirmations` deep). */
+  toBlock: number;
+  /** Every verified COLLECTIONS address of the chain. */
+  collections: readonly string[];
+};
+
+/**
+ * The reverted calls of the pool's `repay` to a COLLECTIONS address in the
+ * blocks after `afterBlock` up to `toBlock`, oldest first, each with its
+ * calldata (the classifier decodes the loan from it) and its block's hash and
+ * time. Throws on an RPC error (the listener backs off and keeps its cursor).
+ *
+ * @example await readFailedRepays(settings, client, { afterBlock: 120, toBlock: 180, collections: ["0x90F7…"] })
+ */
+export async function readFailedRepays(settings: LiveChainSettings, client: EvmReadClient, input: FailedRepaysInput): Promise<ChainTransaction[]> {
+  if (!settings.poolAddress || input.collections.length === 0 || input.toBlock <= input.afterBlock) return [];
+  const pool = getAddress(settings.poolAddress);
+  const collections = input.collections.map((a) => getAddress(a));
+  const numbers = Array.from({ length: input.toBlock - input.afterBlock }, (_, i) => BigInt(input.afterBlock + 1 + i));
+  const found: ChainTransaction[] = [];
+  for (let i = 0; i < numbers.length; i += CONCURRENCY) {
+    const blocks = await Promise.all(numbers.slice(i, i + CONCURRENCY).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })));
+    for (const block of blocks) {
+      const calls = block.transactions.filter((tx) => tx.to && isAddressEqual(tx.to, pool) && repaysTo(tx.input, collections));
+      const receipts = await Promise.all(calls.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+      calls.forEach((tx, k) => {
+        if (receipts[k]!.status !== "reverted") return;
+        found.push({
+          family: "EVM",
+          chain: settings.chain,
+          hash: tx.hash,
+          blockNumber: Number(block.number),
+          blockHash: block.hash!,
+          timestamp: Number(block.timestamp),
+          from: getAddress(tx.from),
+          to: pool,
+          input: tx.input,
+          status: "reverted",
+          logs: [],
+        });
+      });
+    }
+  }
+  return found;
+}
+
+/** A call of `repay(loanId, collections, amount)` naming one of `collections`. */
+function repaysTo(data: `0x${string}`, collections: readonly Address[]): boolean {
+  if (!data.startsWith(REPAY_SELECTOR)) return false;
+  try {
+    const call = decodeFunctionData({ abi: [REPAY], data });
+    return collections.some((c) => isAddressEqual(c, call.args[1]));
+  } catch {
+    return false;
+  }
+}
