@@ -14,6 +14,9 @@ import { newId } from "../domain/ids.ts";
 import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
+import { notTheTenantsOwn, ownWalletsQuery } from "../loans/own-wallets.ts";
+import { notAPayee } from "../chains/chain-config.ts";
+import { isLiveWalletChain } from "../domain/wallets.ts";
 import { processCreatedLoan } from "../loans/loan-commands.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
 import { creditLimitOf, creditLineFor, creditLineView, requiresKyc, walletFor, type CreditLineRow } from "./credit-lines.ts";
@@ -37,6 +40,18 @@ function checkDraw(program: ProgramContext, amount: string, tenureDays: number):
   if (!program.product.tenures.includes(tenureDays)) errors.push(`tenureDays: must be one of ${program.product.tenures.join(", ")}`);
   if (errors.length > 0) throw validationError(errors);
   return units!;
+}
+
+/**
+ * A wallet a draw may pay, else 400 naming `walletAddress`: as loan creation
+ * refuses (create-loan.ts, which accept goes through), neither one of the
+ * service's own addresses on the chain nor one of the tenant's own wallets
+ * there. Only live chains have tenant wallets: a sandbox program reads none.
+ */
+async function checkPayee(db: Db, program: ProgramContext, wallet: string): Promise<void> {
+  const own = isLiveWalletChain(program.chain) ? await ownWalletsQuery(db, { tenantId: program.tenant.id, chain: program.chain, address: wallet }) : [];
+  const refused = notAPayee(program.chain, wallet) ?? notTheTenantsOwn(program.chain, own);
+  if (refused) throw validationError([`walletAddress: ${refused}`]);
 }
 
 /**
@@ -65,7 +80,8 @@ function drawPrice(program: ProgramContext, principal: bigint): { processingFee:
  * message the wallet signs. Only a caller with a wallet session for the
  * wallet (`walletSession`) has the amount checked against what the line has
  * available: to anyone else, that would disclose the wallet's open
- * principal. Accept checks it in every case.
+ * principal. Accept checks it in every case. A wallet a loan may not pay
+ * is refused first (`checkPayee`).
  */
 export async function quoteDraw(
   { db, challenges }: Pick<VerbDeps, "db" | "challenges">,
@@ -74,6 +90,8 @@ export async function quoteDraw(
   const { program } = input;
   const wallet = walletFor(program.chain, input.walletAddress);
   const principal = checkDraw(program, input.amount, input.tenureDays);
+  // Before the line is made: no credit line for a wallet that may not draw.
+  await checkPayee(db, program, wallet);
   const line = await creditLineFor({ db }, { program, wallet, now: input.now });
   if (input.walletSession) await withinLine(db, program, line, principal);
   const { processingFee, terms } = drawPrice(program, principal);

@@ -11,7 +11,7 @@ import { loanProducts } from "../../db/schema/loan-products.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
-import { canonicalAddress } from "../domain/addresses.ts";
+import { type AddressResult, canonicalAddress } from "../domain/addresses.ts";
 import { notAPayee } from "../chains/chain-config.ts";
 import { strictlyAfter } from "../domain/clock.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
@@ -30,6 +30,8 @@ import { poolQuery, type PoolRow } from "../liquidity/pools.ts";
 import { borrowerIdOfRef, decisionPlan, openLoansOfBorrowerQuery, type UnderwritingReads } from "./decide-loan.ts";
 import { planTransition, transitionOutcome, type PlannedTransition } from "./commit-transition.ts";
 import { reservationOnApproval } from "./fund-loan.ts";
+import { notTheTenantsOwn, ownWalletsQuery } from "./own-wallets.ts";
+import type { WalletRole } from "../domain/wallets.ts";
 
 export type CreateLoanInput = {
   loanProductId: string;
@@ -90,10 +92,13 @@ type ProductRow = Awaited<ReturnType<typeof activeProductQuery>>[number];
 /**
  * Checks a loan request against its product and the tenant (SPEC.md "Chains",
  * "Limits"): chain of the rail (a live chain without certification: 403),
- * address valid for the chain, amount within the product's limits and the
- * cap, tenure among the product's. Returns the canonical values.
+ * address valid for the chain (`address`, parsed) and neither the service's
+ * (`notAPayee`) nor one of the tenant's own wallets there (`ownWallets`, as
+ * creation read them), amount within the product's limits and the cap,
+ * tenure among the product's. Returns the canonical values. A widget draw's
+ * wallet is named `walletAddress`, as its accept calls it.
  */
-function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanTenant) {
+function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanTenant, address: AddressResult, ownWallets: readonly { role: WalletRole }[]) {
   if (!isSandboxChain(input.chain) && !tenant.certifiedAt) {
     throw forbidden(`chain ${input.chain} is a live chain; live chains are enabled after go-live certification, and this tenant is not certified`);
   }
@@ -109,9 +114,8 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
   if (!allowed.includes(input.chain)) {
     errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} in ${mode}`);
   }
-  const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
-  const refused = address.ok ? notAPayee(input.chain, address.address) : address.reason;
-  if (refused) errors.push(`borrowerWalletAddress: ${refused}`);
+  const refused = address.ok ? (notAPayee(input.chain, address.address) ?? notTheTenantsOwn(input.chain, ownWallets)) : address.reason;
+  if (refused) errors.push(`${input.program ? "walletAddress" : "borrowerWalletAddress"}: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {
     errors.push("principalAmount: must be a decimal string greater than 0 with at most 2 decimals");
@@ -187,7 +191,9 @@ export type LoanTenant = Pick<LoadedTenant, "id" | "mode" | "certifiedAt">;
  * product, the borrower of the ref (with its KYC status), the KYC setting;
  * and what its decision reads (decide-loan.ts): the current policy, the
  * borrower's open loans of the mode, and the pool of the product's
- * stablecoin that an approval reserves in.
+ * stablecoin that an approval reserves in; and the tenant's own wallets at
+ * the borrower's address on the chain (`ownWalletsQuery`), which a loan may
+ * not pay.
  */
 const creationReads = preparedReads((db: Db) => {
   const tenantId = placeholderAs<string>("tenantId");
@@ -206,6 +212,7 @@ const creationReads = preparedReads((db: Db) => {
     currentPolicyQuery(db, tenantId),
     openLoansOfBorrowerQuery(db, { tenantId, borrowerId: borrowerIdOfRef(tenantId, placeholderAs<string>("borrowerRef")), mode }),
     poolQuery(db, { tenantId, mode }, stablecoinOfProduct as unknown as Stablecoin),
+    ownWalletsQuery(db, { tenantId, chain: placeholderAs<Chain>("chain"), address: placeholderAs<string>("wallet") }),
   ] as const;
 });
 
@@ -241,7 +248,7 @@ function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: 
  *
  * Two D1 round trips: one batch of reads (the key's loan id, the product, the
  * borrower, the tenant's KYC setting, the policy, the borrower's open loans,
- * the pool), then one batch that writes the borrower if new, the loan, its
+ * the pool, the tenant's own wallets at the address), then one batch that writes the borrower if new, the loan, its
  * event, its agreement and its decision. A new borrower's row is inserted
  * with an id chosen here (`ON CONFLICT DO NOTHING`) and the loan only if
  * that row is there; if another request created the borrower first, the
@@ -252,17 +259,21 @@ export async function createLoan(
   input: CreateLoanInput & { tenant: LoanTenant; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const scope = idempotencyScopeOf(input);
-  const [[existing], [product], [borrower], [settings], policy, [open], [pool]] = await creationReads(db, {
+  // Parsed before the reads, so they can look the tenant's own wallets up by the canonical address.
+  const address = canonicalAddress(input.chain, input.borrowerWalletAddress);
+  const [[existing], [product], [borrower], [settings], policy, [open], [pool], ownWallets] = await creationReads(db, {
     tenantId: input.tenant.id,
     scope,
     key: input.idempotencyKey,
     productId: input.loanProductId,
     borrowerRef: input.borrowerRef,
     mode: modeOfChain(input.chain),
+    chain: input.chain,
+    wallet: address.ok ? address.address : input.borrowerWalletAddress,
   });
   if (existing) return { loan: await loadLoan(db, input.tenant.id, existing.id), created: false };
   if (!isUuid(input.loanProductId) || !product) throw notFound("Loan product");
-  const checked = checkRequest(input, product, input.tenant);
+  const checked = checkRequest(input, product, input.tenant, address, ownWallets);
   const lateFee = { type: product.lateFeeType, value: product.lateFeeValue };
   const row: LoanRow = {
     id: newId(),
