@@ -19,5 +19,23 @@ export function match(pages: Page[], path: string): { page: Page; params: Record
   return null;
 }
 
+/**
+ * A borrower ref that a URL path cannot carry: "." and ".." are dot segments,
+ * which the browser resolves away (so are their %2E forms, by the WHATWG URL
+ * rules), so `/borrowers/..` would lead to another page.
+ */
+export const isDotSegment = (ref: string): boolean => ref === "." || ref === "..";
+
+/**
+ * The path under /dashboard of a borrower's page: by its ref, URL-encoded,
+ * or by its id when the ref is a dot segment (`isDotSegment`). The page reads
+ * either (`GET /v1/borrowers/:id` takes the id or the ref).
+ *
+ * @example borrowerPath({ borrowerRef: "user 42", borrowerId: "…" }) // "/borrowers/user%2042"
+ * @example borrowerPath({ borrowerRef: "..", borrowerId: "6f1c…" }) // "/borrowers/6f1c…"
+ */
+export const borrowerPath = (borrower: { borrowerRef: string; borrowerId: string }): string =>
+  `/borrowers/${encodeURIComponent(isDotSegment(borrower.borrowerRef) ? borrower.borrowerId : borrower.borrowerRef)}`;
+
 /** The path under /dashboard of the current location ("/" for /dashboard itself). */
 export const currentPath = (): string => location.pathname.slice(BASE.length) || "/";

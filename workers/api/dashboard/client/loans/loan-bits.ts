@@ -1,12 +1,14 @@
 import { el } from "../dom.ts";
-import { BASE } from "../router.ts";
+import { BASE, borrowerPath } from "../router.ts";
 import type { Loan } from "./types.ts";
 
 /** The loan's link to its page: its id, shortened for the table but whole for screen readers and copying. */
 export const loanLink = (loan: Pick<Loan, "id">): HTMLAnchorElement =>
   el("a", { href: `${BASE}/loans/${encodeURIComponent(loan.id)}`, class: "mono", "aria-label": `Loan ${loan.id}` }, `${loan.id.slice(0, 8)}…`);
 
-export const borrowerLink = (ref: string): HTMLAnchorElement => el("a", { href: `${BASE}/borrowers/${encodeURIComponent(ref)}` }, ref);
+/** The link to the loan's borrower's page, named by its ref (`borrowerPath`: a ref of "." or ".." goes by the borrower's id). */
+export const borrowerLink = (loan: Pick<Loan, "borrowerRef" | "borrowerId">): HTMLAnchorElement =>
+  el("a", { href: `${BASE}${borrowerPath(loan)}` }, loan.borrowerRef);
 
 /** The status a merchant reads: the derived DECLINED for a declined loan, MANUAL_REVIEW while waiting for a reviewer, OVERDUE while late. */
 export function statusText(loan: Loan): string {

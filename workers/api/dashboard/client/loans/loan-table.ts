@@ -12,7 +12,7 @@ export function loansTable(caption: string, loans: Loan[], empty: string, extra?
       const cells: Child[] = [
         loanLink(loan),
         when(loan.createdAt),
-        borrowerLink(loan.borrowerRef),
+        borrowerLink(loan),
         shortWallet(loan.borrowerWalletAddress),
         loan.chain,
         money(loan.principalAmount, loan),

@@ -26,7 +26,7 @@ export function termsSection(loan: Loan): HTMLElement {
       ["Due", when(loan.dueAt)],
       ["Chain", `${loan.chain} (${loan.mode})`],
       ["Wallet", el("span", { class: "mono" }, loan.borrowerWalletAddress)],
-      ["Borrower", borrowerLink(loan.borrowerRef)],
+      ["Borrower", borrowerLink(loan)],
       ["Funding", loan.fundingState],
       ["Funded", when(loan.fundedAt)],
       ["Funding transaction", txLink(loan.chain, loan.fundingTxHash)],
