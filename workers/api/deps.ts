@@ -94,7 +94,7 @@ export type ApiDeps = {
   authFailures: FailureBudget;
   /** Account e-mail (verification links); notification e-mail is the webhooks worker's. */
   mail: MailProvider;
-  /** `{base_url}` for links in e-mail; null: the request's origin. */
+  /** `{base_url}` for links in e-mail; null: the request's origin under development, elsewhere 503 on the routes that mail a link (routes/auth/base-url.ts). */
   baseUrl: string | null;
   log: Logger;
   chain: ChainPort;

@@ -32,6 +32,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "A body that is not `application/json`",
   429: "Rate limited; see Retry-After",
   500: "Service fault",
+  503: "This deployment lacks a setting the operation needs (the message names it, never its value)",
 };
 
 const errorResponse = (status: number) => ({

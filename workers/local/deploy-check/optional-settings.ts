@@ -13,7 +13,7 @@ export const OPTIONAL_SETTINGS: Record<string, readonly string[]> = {
   api: [
     // Unset: no operator access at all.
     "OPERATOR_KEY",
-    // Written by `npm run configure`; unset (as locally), links use the request's origin.
+    // Written by `npm run configure`; unset, the routes that e-mail a link answer 503 (locally, under development, they use the request's origin).
     "BASE_URL",
     // Live chains (README "Live chains"): a chain without its variables is not configured.
     ...LIVE_CHAIN_ENV_KEYS,

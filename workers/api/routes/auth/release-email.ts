@@ -22,7 +22,7 @@ const BodySchema = z.object({ email: EmailSchema }).openapi("EmailReleaseRequest
 const ResponseSchema = z.object({ email: z.string(), message: z.string() }).openapi("EmailReleaseRequested");
 
 export const route = defineRoute(
-  { auth: "NONE" },
+  { auth: "NONE", errors: [503] },
   {
     method: "post",
     path: "/v1/auth/release-email",
@@ -30,7 +30,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Ask to free an e-mail address someone else used",
     description:
-      "An address has one account across all tenants, and using an address (signup, `POST /v1/users`) does not prove it. If someone used yours, so that signup answers 409, ask here: when an account holds the address and has never verified it, a link is e-mailed to the address (`{base_url}/v1/auth/release-email?token=…`, single use, valid 24 hours). Following it and confirming (`POST /v1/auth/release-email/confirm`) removes that account, and the address can sign up. A verified address is never freed: its owner proved it.\n\nThe answer is 202 with the same body whatever the address, and is given before the link is written and sent, so neither its body nor its timing tells whether an account holds the address or whether a link went out. At most one link a minute and 3 in 24 hours per address; requests are limited to 5 a minute per client IP (429 with `Retry-After`).",
+      "An address has one account across all tenants, and using an address (signup, `POST /v1/users`) does not prove it. If someone used yours, so that signup answers 409, ask here: when an account holds the address and has never verified it, a link is e-mailed to the address (`{base_url}/v1/auth/release-email?token=…`, single use, valid 24 hours; `{base_url}` is the deployment's `BASE_URL`, never the Host a request names: without it, 503 naming it and no e-mail). Following it and confirming (`POST /v1/auth/release-email/confirm`) removes that account, and the address can sign up. A verified address is never freed: its owner proved it.\n\nThe answer is 202 with the same body whatever the address, and is given before the link is written and sent, so neither its body nor its timing tells whether an account holds the address or whether a link went out. At most one link a minute and 3 in 24 hours per address; requests are limited to 5 a minute per client IP (429 with `Retry-After`).",
     middleware: [releaseLimit] as const,
     request: { body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 202: { description: "Asked; a link went out if the address can be freed", content: { "application/json": { schema: ResponseSchema } } } },

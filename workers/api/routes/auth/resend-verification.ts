@@ -10,7 +10,7 @@ const ResponseSchema = z
   .openapi("VerificationSent");
 
 export const route = defineRoute(
-  { auth: "JWT", errors: [409] },
+  { auth: "JWT", errors: [409, 503] },
   {
     method: "post",
     path: "/v1/auth/resend-verification",
@@ -18,7 +18,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Send a new verification link",
     description:
-      "E-mails the signed-in user a new verification link for their own address (earlier links stay valid until they expire). Already verified: 409. At most one link a minute and 5 in 24 hours per address, whichever user they went to (signup's included): 429 with `Retry-After`. Added users (`POST /v1/users`) get no e-mail when they are added; they verify their address with this.",
+      "E-mails the signed-in user a new verification link for their own address (earlier links stay valid until they expire). Already verified: 409. At most one link a minute and 5 in 24 hours per address, whichever user they went to (signup's included): 429 with `Retry-After`. Added users (`POST /v1/users`) get no e-mail when they are added; they verify their address with this. The link is on the deployment's `BASE_URL` (without it: 503 naming it, and no e-mail).",
     responses: { 202: { description: "A link was sent", content: { "application/json": { schema: ResponseSchema } } } },
   },
 );

@@ -46,7 +46,7 @@ const ResponseSchema = SessionSchema.extend({
 }).openapi("SignupResponse");
 
 export const route = defineRoute(
-  { auth: "NONE", errors: [409] },
+  { auth: "NONE", errors: [409, 503] },
   {
     method: "post",
     path: "/v1/auth/signup",
@@ -54,7 +54,7 @@ export const route = defineRoute(
     tags: ["Dashboard identity"],
     summary: "Create a sandbox tenant and its owner",
     description:
-      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`). If that account is not yours and never verified the address, `POST /v1/auth/release-email` e-mails the address a link that frees it. For 24 hours after an address is freed, only the person who followed the link signs up with it (`releaseToken`); anyone else, 409.\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
+      "Creates a sandbox tenant that can lend at once: the OWNER user, a POLYGON/USDC merchant configuration with its active loan product, a widget program with its embed key, and a sandbox liquidity pool funded with 100,000.00 test USDC. Returns a dashboard session. An e-mail that already has an account: 409 (which tells whether an address has an account: signups are therefore limited to 5 a minute per client IP, 429 with `Retry-After`). If that account is not yours and never verified the address, `POST /v1/auth/release-email` e-mails the address a link that frees it. For 24 hours after an address is freed, only the person who followed the link signs up with it (`releaseToken`); anyone else, 409.\n\nSends one e-mail to the address: a verification link (`{base_url}/v1/auth/verify-email?token=…`, single use, valid 24 hours), with no text from the request. `{base_url}` is the deployment's `BASE_URL`, never the Host a request names: a deployment without it answers 503 naming it and makes no account (under development only, the request's origin stands in). Until it is followed, `GET /v1/me` shows `emailVerified: false` and no notification e-mail goes to the address (notifications show e-mail status `SKIPPED`); everything else works at once.",
     middleware: [signupLimit] as const,
     request: { body: { required: true, content: { "application/json": { schema: BodySchema, example: SIGNUP_EXAMPLE } } } },
     responses: { 201: { description: "Tenant created", content: { "application/json": { schema: ResponseSchema } } } },
@@ -67,9 +67,11 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const { db, clock, jwtSecret, jwtTtlSeconds } = deps;
     const body = c.req.valid("json");
     const now = clock.now();
+    // Before the tenant is made: a deployment that cannot write the link (no BASE_URL) makes no account.
+    const baseUrl = baseUrlOf(c);
     const { tenant, user } = await signUp({ db }, { ...body, now });
     // Awaited, so the link is in the mailbox when signup answers; a failed send is logged and can be asked for again.
-    await sendVerificationLink(deps, { userId: user.id, email: user.email, baseUrl: baseUrlOf(c), now });
+    await sendVerificationLink(deps, { userId: user.id, email: user.email, baseUrl, now });
     const session = await issueSessionToken(user, jwtSecret, now, jwtTtlSeconds);
     return c.json(
       {
