@@ -77,6 +77,7 @@ function loanRow(i: number): LoanRow {
     poolId: null,
     fundingTxHash: null,
     fundingFrom: null,
+    fundingReservation: 0,
     dueAt: new Date(at.getTime() + 7 * DAY),
     overdueAt: null,
     fundedAt: at,

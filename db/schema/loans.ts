@@ -76,6 +76,14 @@ export const loans = sqliteTable(
      * another; cleared when the reservation is released.
      */
     fundingFrom: text("funding_from"),
+    /**
+     * The number of the loan's latest reservation (migration 0038): each one
+     * takes the next. A live transfer names it, and the sender's record,
+     * once it has answered a failure for a reservation, signs nothing more
+     * for it or an earlier one, so a run left over from a released
+     * reservation never sends after the loan reserved again.
+     */
+    fundingReservation: integer("funding_reservation").notNull().default(0),
     dueAt: timestamp("due_at"),
     /** When `loan.overdue` fired; set once. */
     overdueAt: timestamp("overdue_at"),

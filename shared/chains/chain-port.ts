@@ -78,6 +78,21 @@ export type TransferRequest = {
    * flight.
    */
   followOnly?: boolean;
+  /**
+   * Live chains: the number of the caller's reservation the transfer is
+   * made under (`loans.funding_reservation`; each reservation of a loan
+   * takes the next). After a failure answered for it the caller may release
+   * the reservation and reserve again, from any wallet, even while a run of
+   * the old reservation is still going (a loan object reset mid-run, two
+   * objects owning the loan): no two transfers of the reference can land.
+   * EVM, whose records are per sender, closes the reference to that
+   * reservation and every earlier one in the sender's record before it
+   * answers the failure (evm-sender-book.ts `close`). TON needs no number:
+   * its one record per reference, whatever the sender (ton_transfers), is
+   * claimed before anything is broadcast, and any later call, from any
+   * wallet, follows the message claimed first.
+   */
+  reservation?: number;
 } & LedgerScope;
 
 /**

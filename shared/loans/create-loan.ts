@@ -314,6 +314,7 @@ export async function createLoan(
     poolId: null,
     fundingTxHash: null,
     fundingFrom: null,
+    fundingReservation: 0,
     dueAt: null,
     overdueAt: null,
     fundedAt: null,

@@ -88,11 +88,15 @@ const poolReserve = preparedStatement<{ amount: number; updatedAt: Date; poolId:
     .where(and(eq(liquidityPools.id, p("poolId")), loanCarries(p("guardLoanId"), p("guardToken")))),
 );
 
-/** The reservation of the principal in the pool: the loan enters RESERVED with the pool's `reserved`, only with headroom. */
+/**
+ * The reservation of the principal in the pool: the loan enters RESERVED with the pool's `reserved`, only with headroom,
+ * with the next reservation number (live transfers name it, chain-port.ts `reservation`). Like every change of the loan
+ * it holds only under the write token it was read with: of two runs that would reserve (and so choose a sender), one does.
+ */
 function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFrom: string | null = null): FollowUp {
   const headroomAfter = headroomOf(pool) - loan.principal;
   return {
-    set: { fundingState: "RESERVED", poolId: pool.id, fundingFrom },
+    set: { fundingState: "RESERVED", poolId: pool.id, fundingFrom, fundingReservation: loan.fundingReservation + 1 },
     statements: (_guard, next) => [
       poolReserve(db, { amount: Number(loan.principal), updatedAt: now, poolId: pool.id, guardLoanId: next.id, guardToken: next.writeToken }),
       ...lowLiquidityAlert(db, pool, loan, headroomAfter, now, next),
@@ -191,7 +195,10 @@ type LiveFunding = { ok: true; sender: string; pool: PoolRow | null; followOnly?
  * unverified, signer gone), it only follows one in flight (`followOnly`).
  * Only a transfer that failed without moving money, or none in flight for a
  * sender that may no longer send, releases the reservation, and the next run
- * chooses again.
+ * chooses again. Either is the chain port's failure answered for the
+ * reservation's number, after which no run still holding the reservation
+ * (its loan object reset, or a second object after a LOAN_SHARDS change)
+ * can send under it (chain-port.ts `reservation`).
  */
 async function liveFunding(deps: LoanContext, loan: LoanRow, now: Date): Promise<LiveFunding> {
   const { db } = deps;
@@ -307,6 +314,8 @@ export async function fundLoan(
     now,
     // The live adapter signs with this tenant's installed signer for `from`.
     tenantId: current.tenantId,
+    // Live: the reservation it is sent under; a failure answered for it is final, so the releases below cannot let a run of it send later.
+    ...(live?.ok ? { reservation: current.fundingReservation } : {}),
     // A sandbox loan is funded on its own tenant's ledger of the simulated chain.
     ...(isSandboxChain(current.chain) ? { sandboxTenantId: current.tenantId } : {}),
   });

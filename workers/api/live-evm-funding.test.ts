@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS_DIR } from "../../db/migration-files.ts";
 import { and, eq, sql } from "drizzle-orm";
-import { type Address, custom, erc20Abi, type Hash, type Hex, type Transport } from "viem";
+import { type Address, custom, encodeAbiParameters, erc20Abi, type Hash, type Hex, keccak256, numberToHex, type Transport } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
@@ -11,6 +11,7 @@ import { loans as loansTable } from "../../db/schema/loans.ts";
 import { wallets as walletsTable } from "../../db/schema/wallets.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
+import type { EvmSenders } from "../../shared/chains/evm/live/evm-send-record.ts";
 import { memoryEvmSenders } from "../../shared/chains/evm/live/memory-evm-senders.ts";
 import { evmLivePort } from "../../shared/chains/evm/live/evm-live-port.ts";
 import {
@@ -75,7 +76,7 @@ const CONFIRMATIONS = 2;
 const USDC = (amount: number) => BigInt(amount) * 1_000_000n;
 
 /** The api's chain port and loan writer with the live adapter for POLYGON over Anvil (and the simulated chains as before). */
-function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } = {}): ChainPort {
+function useAdapter(options: { transport?: Transport; replaceAfterMs?: number; senders?: EvmSenders } = {}): ChainPort {
   const simulated = simulatedChainPort(t.simChains);
   const ports: Partial<Record<Chain, ChainPort>> = {};
   for (const chain of Object.keys(CHAIN_CONFIG) as Chain[]) if (CHAIN_CONFIG[chain].simulated) ports[chain] = simulated;
@@ -91,8 +92,8 @@ function useAdapter(options: { transport?: Transport; replaceAfterMs?: number } 
     },
     signers: sealedSignerSource(t.db, DEV_SECRETS_KEY),
     env: {},
-    senders: memoryEvmSenders(),
     ...options,
+    senders: options.senders ?? memoryEvmSenders(),
   });
   const chain = routedChainPort(ports);
   t.deps.chain = chain;
@@ -376,6 +377,115 @@ describe("live POLYGON funding on Anvil", () => {
       useAdapter();
     }
   });
+
+  /** Sets an address's USDC balance in the token's storage (`balanceOf` is TestUSDC's slot 3), sending no transaction from it. */
+  async function setUsdc(address: Address, amount: bigint) {
+    const slot = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [address, 3n]));
+    await node.test.setStorageAt({ address: deployment.usdc, index: slot, value: numberToHex(amount, { size: 32 }) });
+    expect(await usdcOf(address)).toBe(amount);
+  }
+
+  /** A one-shot stop a run waits at until `open()`: `reached` resolves when it arrives. */
+  function stopOnce() {
+    let arrive!: () => void;
+    let open!: () => void;
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    let used = false;
+    const wait = (): Promise<void> => {
+      if (used) return Promise.resolve();
+      used = true;
+      arrive();
+      return opened;
+    };
+    return { reached, open, wait };
+  }
+
+  /**
+   * Two runs of one loan at once (a loan object reset mid-run, or a LOAN_SHARDS change: two objects each think they own it).
+   * Run A reserves with W2 and stops inside its transfer, before its signed transaction is on W2's record (`at`: before it
+   * claims a nonce, or after claiming one and before recording what it signed). W1 gets a signer, and the other object's run B
+   * releases the reservation (`release`: W2 was deleted and B finds nothing in flight, or B's own attempt from W2 failed: W2
+   * held no USDC for a moment); the other object's next run C reserves with W1 and sends. A then goes on.
+   */
+  async function twoRunsAtOnce(at: "before the nonce" | "after the nonce", release: "deleted" | "failed") {
+    const stop = stopOnce();
+    let w2Address = "";
+    const held = (address: string, step: typeof at) => (at === step && address.toLowerCase() === w2Address.toLowerCase() ? stop.wait() : Promise.resolve());
+    const books = memoryEvmSenders();
+    const senders: EvmSenders = {
+      sender(chain, address) {
+        const ledger = books.sender(chain, address);
+        return {
+          get: (...a) => ledger.get(...a),
+          claim: (...a) => ledger.claim(...a),
+          addSigned: async (...a) => {
+            await held(address, "after the nonce");
+            return ledger.addSigned(...a);
+          },
+          release: (...a) => ledger.release(...a),
+          fail: (...a) => ledger.fail(...a),
+          close: (...a) => ledger.close(...a),
+        };
+      },
+    };
+    const transport = custom({
+      async request({ method, params }) {
+        if (method === "eth_estimateGas") await held((params as [{ from: string }])[0].from, "before the nonce");
+        return node.public.request({ method, params } as never);
+      },
+    });
+    useAdapter({ transport, senders });
+    try {
+      const { m, w1, w2, loan } = await twoWallets(`Two Runs ${at} ${release} Ltd`);
+      w2Address = w2.account.address;
+      const runA = loan(`two-runs-${at}-${release}`);
+      await stop.reached;
+      const [row] = await t.db.select().from(loansTable).where(eq(loansTable.tenantId, m.tenantId));
+      const created = { id: row!.id, borrowerWalletAddress: row!.borrowerWalletAddress as Address };
+      expect([row!.fundingState, row!.fundingFrom, row!.fundingReservation]).toEqual(["RESERVED", w2.account.address, 1]);
+
+      if (release === "deleted") {
+        expect((await t.request("DELETE", `/v1/wallets/${w2.id}`, { headers: { authorization: `Bearer ${m.token}` } })).status).toBe(204);
+      } else {
+        await setUsdc(w2.account.address, 0n);
+      }
+      await installSigner(t, m.tenantId, { chain: "POLYGON", address: w1.account.address, privateKey: w1.key });
+      // The other object: its own lock, so nothing queues it behind run A.
+      const other = inProcessLoanWriter({ db: t.db, chain: t.deps.chain, clock: t.clock });
+      const process = { kind: "process" as const, tenantId: m.tenantId, loanId: created.id };
+      expect(await other.run(process)).toMatchObject({
+        fundingState: release === "deleted" ? "AWAITING_LIQUIDITY" : "NONE",
+        fundingFrom: null,
+        fundingReservation: 1,
+      });
+      if (release === "failed") await setUsdc(w2.account.address, USDC(1_000));
+      const sent = await other.run(process);
+      expect([sent.fundingState, sent.fundingFrom, sent.fundingReservation]).toEqual(["RESERVED", w1.account.address, 2]);
+
+      stop.open();
+      expect((await runA).id).toBe(created.id);
+      await node.test.mine({ blocks: 1 });
+      await confirmAndRetry(m.tenantId);
+      await expectFundedOnce(m, created, USDC(100), sent.fundingTxHash!);
+      expect([await txCount(w1.account.address), await txCount(w2.account.address)]).toEqual([1, 0]);
+      expect([await usdcOf(w1.account.address), await usdcOf(w2.account.address)]).toEqual([USDC(900), USDC(1_000)]);
+    } finally {
+      stop.open(); // never leave run A waiting (an assertion before its release failed)
+      useAdapter();
+    }
+  }
+
+  for (const release of ["deleted", "failed"] as const) {
+    const why = release === "deleted" ? "its sender deleted and nothing in flight" : "its own attempt failed";
+    test(`two runs of one loan at once, the first stopped before taking a nonce; the other releases (${why}) and sends from another wallet: the first signs nothing`, async () => {
+      await twoRunsAtOnce("before the nonce", release);
+    });
+
+    test(`two runs of one loan at once, the first stopped holding a nonce it has not recorded a signature for; the other releases (${why}): the nonce is voided, the first broadcasts nothing`, async () => {
+      await twoRunsAtOnce("after the nonce", release);
+    });
+  }
 
   test("a reservation made before its sender was recorded (funding_from NULL) sends and releases nothing; migration 0036 names the sender where one wallet could have sent it", async () => {
     const { m, w1, w2, loan } = await twoWallets("Legacy Reservation Ltd");

@@ -101,6 +101,8 @@ describe("live funding from the DISBURSEMENT wallet", () => {
       to: created.body.borrowerWalletAddress,
       amount: USDC(250),
       reference: `funding:${created.body.id}`,
+      // The loan's first reservation: a failure answered for it is final (chain-port.ts `reservation`).
+      reservation: 1,
     });
     expect(sent[0]!.sandboxTenantId).toBeUndefined();
     expect(await balanceOf(m.disbursement.address)).toEqual({ stablecoin: USDC(750), native: GAS_OK });

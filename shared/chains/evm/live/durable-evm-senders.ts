@@ -15,12 +15,13 @@ export function durableEvmSenders(namespace: DurableObjectNamespace<EvmSenderObj
       // RPC wraps return types in stubs' Rpc types; the object returns plain data of these shapes.
       return {
         get: async (reference) => (await stub().get(name, reference)) as EvmSendRecord | null,
-        claim: async (reference, pendingCount) => (await stub().claim(name, reference, pendingCount)) as EvmClaim,
-        addSigned: async (reference, tx) => (await stub().addSigned(name, reference, tx)) as EvmSendRecord,
+        claim: async (reference, pendingCount, reservation) => (await stub().claim(name, reference, pendingCount, reservation)) as EvmClaim,
+        addSigned: async (reference, tx, reservation) => (await stub().addSigned(name, reference, tx, reservation)) as EvmSendRecord | null,
         release: async (reference, hash, reusable) => {
           await stub().release(name, reference, hash, reusable);
         },
         fail: async (reference, reason) => (await stub().fail(name, reference, reason)) as EvmSendRecord | null,
+        close: async (reference, reservation) => (await stub().close(name, reference, reservation)) as EvmSendRecord | null,
       };
     },
   };

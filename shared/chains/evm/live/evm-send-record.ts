@@ -28,13 +28,19 @@ export type EvmSendRecord = {
   reference: string;
   nonce: number;
   attempt: number;
+  /** The caller's reservation the nonce was claimed under (`TransferRequest.reservation`); absent when none was named. */
+  reservation?: number;
   txs: EvmSignedTx[];
   firstBroadcastAt: string | null;
   failed: string | null;
 };
 
-/** The answer to a claim: a new nonce for the reference (`claimed`), or the record another call already holds for it. */
-export type EvmClaim = { claimed: true; record: EvmSendRecord } | { claimed: false; record: EvmSendRecord };
+/**
+ * The answer to a claim: a new nonce for the reference (`claimed`), the
+ * record another call already holds for it, or no record: the reference is
+ * closed to the caller's reservation (see `close`), so nothing may be signed.
+ */
+export type EvmClaim = { claimed: true; record: EvmSendRecord } | { claimed: false; record: EvmSendRecord } | { claimed: false; record: null };
 
 /**
  * The single writer of one (chain, sender): its next nonce and its records by
@@ -53,9 +59,14 @@ export interface EvmSenderLedger {
    * sent from the wallet by anyone else, and retires released nonces the
    * chain has since seen used.
    */
-  claim(reference: string, pendingCount: number): Promise<EvmClaim>;
-  /** Appends a transaction signed for the reference's nonce (before it is broadcast, so a crash mid-broadcast still knows its hash). */
-  addSigned(reference: string, tx: EvmSignedTx): Promise<EvmSendRecord>;
+  claim(reference: string, pendingCount: number, reservation?: number): Promise<EvmClaim>;
+  /**
+   * Appends a transaction signed for the reference's nonce (before it is
+   * broadcast, so a crash mid-broadcast still knows its hash). Null, and
+   * nothing recorded, when the record has failed or the reference is closed
+   * to `reservation`: the transaction must not be broadcast.
+   */
+  addSigned(reference: string, tx: EvmSignedTx, reservation?: number): Promise<EvmSendRecord | null>;
   /**
    * The node refused `hash`: forget it. When it was the reference's only
    * transaction, the record goes and its nonce returns to the sender (when
@@ -65,6 +76,15 @@ export interface EvmSenderLedger {
   release(reference: string, hash: string, reusable: boolean): Promise<void>;
   /** The reference's nonce was spent without moving the money: remember why; the next transfer with the reference starts over. */
   fail(reference: string, reason: string): Promise<EvmSendRecord | null>;
+  /**
+   * Closes the reference to `reservation` and every earlier one, unless a
+   * transaction signed for it may still be mined (then that record, and
+   * nothing closed): from then on no claim or signature naming such a
+   * reservation (or none) is taken, and a nonce claimed for one but not yet
+   * signed is voided and given back. What makes a failure final: a run still
+   * holding an older reservation can never send after the loan released it.
+   */
+  close(reference: string, reservation: number): Promise<EvmSendRecord | null>;
 }
 
 /** Every live EVM sender's ledger, one per (chain, address). */

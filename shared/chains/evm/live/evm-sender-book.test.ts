@@ -6,7 +6,7 @@ import type { EvmSignedTx } from "./evm-send-record.ts";
 
 const book = () => new EvmSenderBook(memorySimStorage(), "POLYGON:0xabc");
 const tx = (hash: string): EvmSignedTx => ({ hash, raw: "0x", gas: "1", maxFeePerGas: "1", maxPriorityFeePerGas: "1", sentAt: "2026-01-01T00:00:00.000Z" });
-const nonceOf = async (b: EvmSenderBook, ref: string, pending = 0) => (await b.claim(ref, pending)).record.nonce;
+const nonceOf = async (b: EvmSenderBook, ref: string, pending = 0) => (await b.claim(ref, pending)).record!.nonce;
 
 describe("the nonce book of one sender", () => {
   test("starts at the node's pending count; concurrent claims get consecutive nonces; a reference holds its nonce", async () => {
@@ -61,6 +61,51 @@ describe("the nonce book of one sender", () => {
     await b.addSigned("a", tx("0x1"));
     expect(await b.fail("a", "reverted")).toMatchObject({ failed: "reverted" });
     expect(await b.claim("a", 1)).toMatchObject({ claimed: true, record: { nonce: 1, attempt: 2, txs: [] } });
+  });
+
+  test("a close shuts a reference to its reservation and every earlier one (and to calls naming none): nothing is claimed or signed for them; a later reservation claims again", async () => {
+    const b = book();
+    expect(await b.close("a", 1)).toBeNull();
+    expect(await b.claim("a", 0, 1)).toEqual({ claimed: false, record: null });
+    expect(await b.claim("a", 0)).toEqual({ claimed: false, record: null });
+    expect(await b.close("a", 0)).toBeNull(); // an older close never lowers it
+    expect(await b.claim("a", 0, 1)).toEqual({ claimed: false, record: null });
+    expect(await b.claim("a", 0, 2)).toMatchObject({ claimed: true, record: { nonce: 0, reservation: 2 } });
+    expect(await b.addSigned("a", tx("0x1"), 1)).toBeNull();
+    expect(await b.addSigned("a", tx("0x1"), 2)).toMatchObject({ txs: [{ hash: "0x1" }] });
+    // Other references are not touched.
+    expect(await nonceOf(b, "b")).toBe(1);
+  });
+
+  test("a nonce claimed and not yet signed is voided by a close of its reservation and given back; its signature is refused", async () => {
+    const b = book();
+    expect(await b.claim("a", 0, 1)).toMatchObject({ claimed: true, record: { nonce: 0 } });
+    expect(await b.close("a", 1)).toBeNull();
+    expect(await b.get("a")).toMatchObject({ nonce: 0, failed: "closed before anything was signed" });
+    expect(await b.addSigned("a", tx("0x1"), 1)).toBeNull();
+    expect(await b.get("a")).toMatchObject({ txs: [] });
+    expect(await nonceOf(b, "b")).toBe(0);
+  });
+
+  test("a close finds a transaction signed for the reference (it may still be mined): that record is the answer and nothing is closed", async () => {
+    const b = book();
+    await b.claim("a", 0, 1);
+    await b.addSigned("a", tx("0x1"), 1);
+    expect(await b.close("a", 1)).toMatchObject({ nonce: 0, txs: [{ hash: "0x1" }], failed: null });
+    // Still open to its reservation: a replacement of the same nonce is recorded.
+    expect(await b.addSigned("a", tx("0x2"), 1)).toMatchObject({ txs: [{ hash: "0x1" }, { hash: "0x2" }] });
+    // Once its nonce is spent without moving money, a close shuts it.
+    await b.fail("a", "reverted");
+    expect(await b.close("a", 1)).toBeNull();
+    expect(await b.claim("a", 1, 1)).toEqual({ claimed: false, record: null });
+  });
+
+  test("a close under an earlier reservation leaves a later one's claim alone", async () => {
+    const b = book();
+    await b.claim("a", 0, 2);
+    expect(await b.close("a", 1)).toBeNull();
+    expect(await b.get("a")).toMatchObject({ reservation: 2, failed: null });
+    expect(await b.addSigned("a", tx("0x1"), 2)).toMatchObject({ txs: [{ hash: "0x1" }] });
   });
 
   test("a storage marked for another sender is refused", async () => {

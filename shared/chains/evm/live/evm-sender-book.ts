@@ -5,6 +5,12 @@ import type { EvmClaim, EvmSendRecord, EvmSenderLedger, EvmSignedTx } from "./ev
 type NonceState = { name: string; next: number | null; freed: number[] };
 
 const refKey = (reference: string) => `ref:${reference}`;
+/** The highest reservation a reference is closed to (see `close`). */
+const closedKey = (reference: string) => `closed:${reference}`;
+
+/** Whether a call naming `reservation` (or none) is shut out by a close through `closedThrough`. */
+const shutOut = (closedThrough: number | undefined, reservation: number | undefined) =>
+  closedThrough !== undefined && (reservation === undefined || reservation <= closedThrough);
 
 /**
  * The nonce book of one (chain, sender) over a key-value storage (a Durable
@@ -25,8 +31,9 @@ export class EvmSenderBook implements EvmSenderLedger {
     return this.serial(async () => (await this.storage.get<EvmSendRecord>(refKey(reference))) ?? null);
   }
 
-  claim(reference: string, pendingCount: number): Promise<EvmClaim> {
+  claim(reference: string, pendingCount: number, reservation?: number): Promise<EvmClaim> {
     return this.serial(async () => {
+      if (shutOut(await this.storage.get<number>(closedKey(reference)), reservation)) return { claimed: false, record: null };
       const existing = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (existing && !existing.failed) return { claimed: false, record: existing };
       const state = await this.state();
@@ -34,19 +41,46 @@ export class EvmSenderBook implements EvmSenderLedger {
       const freed = state.freed.filter((n) => n >= pendingCount);
       const next = Math.max(state.next ?? pendingCount, pendingCount);
       const nonce = freed.length > 0 ? freed.shift()! : next;
-      const record: EvmSendRecord = { reference, nonce, attempt: (existing?.attempt ?? 0) + 1, txs: [], firstBroadcastAt: null, failed: null };
+      const record: EvmSendRecord = {
+        reference,
+        nonce,
+        attempt: (existing?.attempt ?? 0) + 1,
+        ...(reservation !== undefined ? { reservation } : {}),
+        txs: [],
+        firstBroadcastAt: null,
+        failed: null,
+      };
       await this.storage.put({ state: { ...state, next: nonce === next ? next + 1 : next, freed }, [refKey(reference)]: record });
       return { claimed: true, record };
     });
   }
 
-  addSigned(reference: string, tx: EvmSignedTx): Promise<EvmSendRecord> {
+  addSigned(reference: string, tx: EvmSignedTx, reservation?: number): Promise<EvmSendRecord | null> {
     return this.serial(async () => {
+      if (shutOut(await this.storage.get<number>(closedKey(reference)), reservation)) return null;
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
-      if (!record || record.failed) throw new Error(`${this.name} holds no nonce for ${reference}`);
+      if (!record || record.failed) return null;
       const next: EvmSendRecord = { ...record, txs: [...record.txs, tx], firstBroadcastAt: record.firstBroadcastAt ?? tx.sentAt };
       await this.storage.put(refKey(reference), next);
       return next;
+    });
+  }
+
+  close(reference: string, reservation: number): Promise<EvmSendRecord | null> {
+    return this.serial(async () => {
+      const record = await this.storage.get<EvmSendRecord>(refKey(reference));
+      const live = record && !record.failed ? record : null;
+      // Signed, maybe broadcast: it may still be mined, so that transaction is the answer and nothing closes.
+      if (live && live.txs.length > 0) return live;
+      const closedThrough = await this.storage.get<number>(closedKey(reference));
+      const writes: Record<string, unknown> = { [closedKey(reference)]: Math.max(closedThrough ?? reservation, reservation) };
+      // A nonce claimed under a reservation now closed and not signed yet: its claimer's signature will be refused, so it is given back.
+      if (live && (live.reservation === undefined || live.reservation <= reservation)) {
+        writes.state = this.givenBack(await this.state(), live.nonce, true);
+        writes[refKey(reference)] = { ...live, failed: "closed before anything was signed" };
+      }
+      await this.storage.put(writes);
+      return null;
     });
   }
 
@@ -57,12 +91,8 @@ export class EvmSenderBook implements EvmSenderLedger {
       const txs = record.txs.filter((tx) => tx.hash !== hash);
       // Another transaction of this nonce may still be mined (a refused replacement): the record keeps the nonce.
       if (txs.length > 0) return this.storage.put(refKey(reference), { ...record, txs });
-      const state = await this.state();
-      let { next, freed } = state;
-      if (!reusable) next = Math.max(next ?? 0, record.nonce + 1);
-      else if (next === record.nonce + 1) next = record.nonce;
-      else freed = [...freed, record.nonce].sort((a, b) => a - b);
-      await this.storage.put({ state: { ...state, next, freed }, [refKey(reference)]: { ...record, txs, failed: "not broadcast" } });
+      const state = this.givenBack(await this.state(), record.nonce, reusable);
+      await this.storage.put({ state, [refKey(reference)]: { ...record, txs, failed: "not broadcast" } });
       // Kept as failed (not deleted) so the attempt counter survives; a failed record is re-claimed with a new nonce.
     });
   }
@@ -76,6 +106,15 @@ export class EvmSenderBook implements EvmSenderLedger {
       await this.storage.put(refKey(reference), failed);
       return failed;
     });
+  }
+
+  /** The state with `nonce` back for the next claim (`reusable`: never sent), or skipped (the node says it is used). */
+  private givenBack(state: NonceState, nonce: number, reusable: boolean): NonceState {
+    let { next, freed } = state;
+    if (!reusable) next = Math.max(next ?? 0, nonce + 1);
+    else if (next === nonce + 1) next = nonce;
+    else freed = [...freed, nonce].sort((a, b) => a - b);
+    return { ...state, next, freed };
   }
 
   private async state(): Promise<NonceState> {

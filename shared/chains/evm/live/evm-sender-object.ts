@@ -20,12 +20,16 @@ export class EvmSenderObject extends DurableObject {
     return this.bookFor(name).get(reference);
   }
 
-  claim(name: string, reference: string, pendingCount: number): Promise<EvmClaim> {
-    return this.bookFor(name).claim(reference, pendingCount);
+  claim(name: string, reference: string, pendingCount: number, reservation?: number): Promise<EvmClaim> {
+    return this.bookFor(name).claim(reference, pendingCount, reservation);
   }
 
-  addSigned(name: string, reference: string, tx: EvmSignedTx): Promise<EvmSendRecord> {
-    return this.bookFor(name).addSigned(reference, tx);
+  addSigned(name: string, reference: string, tx: EvmSignedTx, reservation?: number): Promise<EvmSendRecord | null> {
+    return this.bookFor(name).addSigned(reference, tx, reservation);
+  }
+
+  close(name: string, reference: string, reservation: number): Promise<EvmSendRecord | null> {
+    return this.bookFor(name).close(reference, reservation);
   }
 
   release(name: string, reference: string, hash: string, reusable: boolean): Promise<void> {

@@ -42,16 +42,39 @@ type Send = {
  * until its receipt is deep enough, then success, or failure if it
  * reverted. A new attempt is only made when the reference has none, or its
  * last one spent its nonce without moving money. Nothing is signed when the
- * wallet cannot pay the transaction's max fee.
+ * wallet cannot pay the transaction's max fee. A failure under a
+ * reservation is final (`closeAfterFailure`).
  */
 export async function sendEvmTransfer(deps: EvmTransferDeps, input: TransferRequest): Promise<TransferResult> {
   const { settings } = deps;
   if (input.chain !== settings.chain) return failure(`this adapter sends on ${settings.chain}, not ${input.chain}`);
   if (!isAddress(input.from, { strict: false }) || !isAddress(input.to, { strict: false })) return failure("the sender or the recipient is not an EVM address");
-  if (input.amount <= 0n) return failure("the amount must be positive");
   const from = getAddress(input.from);
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(input.to), input.amount] });
   const ledger = deps.senders.sender(settings.chain, from);
+  const outcome = await transferFrom(deps, input, from, ledger);
+  if (outcome.success !== false || input.reservation === undefined) return outcome;
+  return closeAfterFailure(ledger, input.reference, input.reservation, outcome);
+}
+
+/**
+ * A failure under a reservation closes the reference to it in the sender's
+ * book first, so no call of that reservation (or an earlier one) can sign
+ * afterwards: only then may the caller release the reservation and reserve
+ * again, perhaps from another wallet, without a run still in flight (a loan
+ * object reset mid-run, two objects owning the loan) sending as well. If
+ * another call signed a transaction for the reference meanwhile, it may
+ * still be mined: that is the answer (pending), and the reservation stays.
+ */
+async function closeAfterFailure(ledger: EvmSenderLedger, reference: string, reservation: number, failed: TransferResult): Promise<TransferResult> {
+  const inFlight = await ledger.close(reference, reservation);
+  return inFlight ? pending(inFlight, "another call signed a transaction for this reference while this one failed; that one is followed") : failed;
+}
+
+/** `sendEvmTransfer` past its checks of the chain and the addresses, from one sender's book. */
+async function transferFrom(deps: EvmTransferDeps, input: TransferRequest, from: Address, ledger: EvmSenderLedger): Promise<TransferResult> {
+  const { settings } = deps;
+  if (input.amount <= 0n) return failure("the amount must be positive");
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [getAddress(input.to), input.amount] });
   const existing = await ledger.get(input.reference);
   let client: PublicClient;
   try {
@@ -114,7 +137,9 @@ async function firstAttempt(send: Send): Promise<TransferResult> {
       `the DISBURSEMENT wallet ${from} on ${settings.chain} cannot pay the transaction's max fee: it holds ${native} wei, the transfer may cost ${maxCost}`,
     );
   }
-  const claim = await send.ledger.claim(send.input.reference, pendingCount);
+  const claim = await send.ledger.claim(send.input.reference, pendingCount, send.input.reservation);
+  if (!claim.record)
+    return failure(`the transfer from ${from} was closed to this reservation (it failed, or the loan released it): nothing is signed under it`);
   // Another call holds this reference's nonce: answer for its transaction (or sign alongside it with the same nonce, so only one can be mined).
   if (!claim.claimed && claim.record.txs.length > 0) return follow(send, claim.record, true);
   return signAndBroadcast(send, signer.account, claim.record, { gas, fees }, true);
@@ -158,7 +183,13 @@ async function signAndBroadcast(
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
     sentAt: send.input.now.toISOString(),
   };
-  const signed = await send.ledger.addSigned(send.input.reference, tx);
+  const signed = await send.ledger.addSigned(send.input.reference, tx, send.input.reservation);
+  // The nonce was voided meanwhile (the reservation closed, or the attempt failed): what was just signed is never broadcast.
+  if (!signed) {
+    if (first)
+      return failure(`the transfer from ${send.from} was closed before it was recorded (the reservation was released meanwhile): nothing was broadcast`);
+    return pending(record, "the replacement was not recorded (the attempt changed meanwhile) and is not broadcast; the transaction sent before is followed");
+  }
   try {
     await send.client.request({ method: "eth_sendRawTransaction", params: [raw] });
   } catch (error) {

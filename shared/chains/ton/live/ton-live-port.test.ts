@@ -110,6 +110,22 @@ describe("live TON funding", () => {
     expect(await balanceOf(borrower.address)).toBe(USDT(101));
   });
 
+  test("one reference from two wallets (a loan released and reserved again from another wallet while a run of the old reservation still sent): the later call follows the message claimed first, money moves once", async () => {
+    const first = await disbursement(USDT(1_000));
+    const second = await disbursement(USDT(1_000));
+    const borrower = await blockchain.treasury("borrower-two-wallets");
+    network.hold();
+    const input = request(first, borrower.address, USDT(100));
+    expect(await port.transfer({ ...input, reservation: 1 })).toMatchObject({ success: "pending" });
+    const broadcasts = network.broadcasts.length;
+    const again = { ...input, from: second.raw, reservation: 2 };
+    expect(await port.transfer(again)).toMatchObject({ success: "pending" });
+    expect(network.broadcasts.length).toBe(broadcasts);
+    await network.deliver();
+    expect(await port.transfer(again)).toMatchObject({ success: true });
+    expect([await balanceOf(borrower.address), await balanceOf(first.address), await balanceOf(second.address)]).toEqual([USDT(100), USDT(900), USDT(1_000)]);
+  });
+
   test("more than the wallet's jettons: its jetton wallet bounces the transfer, a failure, nothing moved; the reference can be tried again", async () => {
     const from = await disbursement(USDT(50));
     const borrower = await blockchain.treasury("borrower-3");
