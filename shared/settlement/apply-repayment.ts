@@ -17,7 +17,8 @@ import { recordUnmatched } from "./unmatched.ts";
 export type RepaymentOutcome = "APPLIED" | "DUPLICATE" | "UNMATCHED";
 
 /** Attribution of a kept unmatched payment by an Owner/Admin: marked in the same batch. */
-export type Attribution = { unmatchedId: string; by: string };
+/** An attribution of a kept payment: `claim` is the attributing request's own token, written with the claim, so it can tell its claim from a concurrent one's. */
+export type Attribution = { unmatchedId: string; by: string; claim: string };
 
 /** The loan's repayment rows as a new payment needs them: the payments settled before (by tx and log), and when each was made. */
 const repaymentsOf = (db: Db, loan: LoanRow) =>
@@ -112,7 +113,7 @@ export async function applyRepayment(
   // loan's update, and the update holds only if this batch's claim did: of two
   // attributions of one payment to two loans (two writers, no lock in common),
   // exactly one credits its loan; the other writes nothing and gets 409.
-  const claimToken = crypto.randomUUID();
+  const claimToken = input.attribution?.claim ?? crypto.randomUUID();
   const claim = input.attribution
     ? {
         before: (loanUnchanged: SQL) => [

@@ -81,16 +81,28 @@ export async function attributeUnmatched({ db, writer }: Pick<VerbDeps, "db" | "
     comment: row.comment,
     sandboxTenantId: null,
   };
+  // This request's own claim: of concurrent attributions to the same loan, the others reach the writer after the
+  // winner's credit, which makes theirs a duplicate the writer passes over; only the claim's own token tells them apart.
+  const claim = crypto.randomUUID();
   let after;
   try {
-    after = await writer.run({ kind: "repayment", tenantId: input.tenantId, loanId: loan.id, payment, attribution: { unmatchedId: row.id, by: input.by } });
+    after = await writer.run({
+      kind: "repayment",
+      tenantId: input.tenantId,
+      loanId: loan.id,
+      payment,
+      attribution: { unmatchedId: row.id, by: input.by, claim },
+    });
   } catch (err) {
     // Lost the claim to a concurrent attribution (to another loan, in another writer): nothing was written.
     if (err instanceof DomainError && err.kind === "CONFLICT" && (await attributedLoanOf(db, row.id))) throw conflict("This payment was already attributed");
     throw err;
   }
   const [updated] = await db.select().from(unmatchedPayments).where(eq(unmatchedPayments.id, row.id));
-  if (updated?.attributedLoanId !== loan.id) throw conflict("The payment could not be attributed; the loan changed meanwhile");
+  if (updated?.attributionClaim !== claim) {
+    if (updated?.attributedLoanId) throw conflict("This payment was already attributed");
+    throw conflict("The payment could not be attributed; the loan changed meanwhile");
+  }
   return { unmatched: updated, loan: after };
 }
 

@@ -213,6 +213,34 @@ describe("attributing an unmatched payment", () => {
     expect(again.body).toEqual({ statusCode: 409, message: "This payment was already attributed", error: "Conflict" });
   });
 
+  test("five concurrent attributions of one payment to the same loan: one 200, four 409; credited once, one loan.repaid", async () => {
+    const m = await sandboxTenant(t);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
+    const kept = await strayPayment(m.key, borrower);
+    const poolBefore = await poolAvailable(m.tenantId);
+
+    // All five past every check before the first commits; the writer then runs them one after another,
+    // so the four behind the winner find its credit already there (an audit saw them answer 200 as well).
+    const writer = t.deps.writer;
+    t.deps.writer = meetingWriter(writer, 5);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.request("POST", `/v1/settlements/unmatched/${kept.id}/attribute`, { body: { loanId: loan.id }, headers: bearer(m.token) }),
+      ),
+    ).finally(() => (t.deps.writer = writer));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    for (const lost of answers.filter((a) => a.status === 409))
+      expect(lost.body).toEqual({ statusCode: 409, message: "This payment was already attributed", error: "Conflict" });
+    expect(answers.find((a) => a.status === 200)!.body).toMatchObject({
+      unmatched: { id: kept.id, attributedLoanId: loan.id },
+      loan: { id: loan.id, status: "REPAID" },
+    });
+    expect((await history(m.key, loan.id)).body.data.map((s: any) => s.kind)).toEqual(["REPAYMENT", "FUNDING"]);
+    expect(await repaidEvents(m.key, loan.id)).toHaveLength(1);
+    expect((await poolAvailable(m.tenantId)) - poolBefore).toBe(102n * UNITS);
+  });
+
   test("no request in this describe answered 500", () => {
     expect(t.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
   });
