@@ -105,7 +105,7 @@ export async function listEndpoints({ db }: Pick<VerbDeps, "db">, input: { tenan
  * for an endpoint that failed its attempts, not one the merchant removed).
  * Their queued messages then find them finished and are dropped; an attempt
  * already on its way when the endpoint went is not sent and ends its
- * delivery the same way (deliver.ts `ENDPOINT_DELETED`). Conditional on it
+ * delivery the same way (send-attempt.ts `ENDPOINT_DELETED`). Conditional on it
  * being live, so deleting twice (or another tenant's endpoint) is not found.
  */
 export async function deleteEndpoint({ db }: Pick<VerbDeps, "db">, input: { tenantId: string; mode?: TenantMode; id: string; now: Date }): Promise<void> {

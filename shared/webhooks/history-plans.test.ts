@@ -4,7 +4,7 @@ import type { Db } from "../../db/create-db.ts";
 import { createTestDb } from "../../db/test-db.ts";
 import { expiredEventIds, purgeEventsStatements } from "../retention/purge-history.ts";
 import { insertEventHistory, insertTenantsWithEndpoint } from "../testing/event-history.ts";
-import { requeueDeliveriesQuery, requeueMailsQuery } from "./deliver.ts";
+import { requeueDeliveriesQuery, requeueMailsQuery } from "./stalled-deliveries.ts";
 import { memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { claimedDeliveriesQuery, claimedMailsQuery, relayOutbox, relayPageQueries, unrelayedEventsQuery } from "./relay-outbox.ts";
 

@@ -12,7 +12,8 @@ import { sendNotificationEmail } from "../notifications/send-notification-email.
 import { consoleLogger } from "../observability/logger.ts";
 import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { deliveryLeaseMs, type DeliveryDeps, processDeliveryMessage, requeueStalledDeliveries } from "./deliver.ts";
+import { type DeliveryDeps, processDeliveryMessage } from "./deliver.ts";
+import { deliveryLeaseMs, requeueStalledDeliveries } from "./stalled-deliveries.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { itemsOf } from "./messages.ts";
 

@@ -17,7 +17,7 @@ import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
 import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
 import { consumeDeliveries, retryDelaySeconds } from "./consume-deliveries.ts";
-import { deferredSeconds } from "../../shared/webhooks/deliver.ts";
+import { deferredSeconds } from "../../shared/webhooks/attempt-records.ts";
 import type { webhookDepsFromEnv } from "./deps.ts";
 
 // Issue 17: D1 answering "overloaded" during a delivery's bookkeeping (its claim, the record of its

@@ -1,7 +1,7 @@
 import { createDb } from "../../../db/create-db.ts";
 import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
-import { deliveryLeaseMs, RECOVERY_PAGE, requeueStalledDeliveries } from "../../../shared/webhooks/deliver.ts";
+import { deliveryLeaseMs, RECOVERY_PAGE, requeueStalledDeliveries } from "../../../shared/webhooks/stalled-deliveries.ts";
 import type { CronJob } from "../job.ts";
 import { deliveryQueueOf } from "./relay-outbox.ts";
 
