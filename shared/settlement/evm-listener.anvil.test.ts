@@ -428,6 +428,40 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("ACTIVE");
   });
 
+  test("the search failing (an RPC error) holds up no credit: the repayment is credited, the chain does not back off, the search's cursor stays and it goes on next poll", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const [before] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    const failed = await sendToPool(borrower, repayData(loan.id, tenant.collections as Address, USDC(5)));
+    await signAndSend(borrower, await repayInstructions(tenant.liveKey, loan.id));
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const keyed = "https://polygon.rpc.example/v2/SECRET-PROVIDER-KEY";
+    const broken: EvmChainReader = {
+      ...reader,
+      failedRepays: async () => {
+        throw new HttpRequestError({ status: 503, url: keyed, body: { error: "unavailable" } });
+      },
+    };
+    const report = await pollEvmChain(listenerDeps(), { settings, reader: broken });
+    expect(report.error).toBeUndefined();
+    expect(report.revertScanError).toBeString();
+    expect(report.revertScanError).not.toContain("SECRET-PROVIDER-KEY");
+    expect(report).toMatchObject({ payments: 1, failures: 0 });
+    expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("REPAID");
+    const [after] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(after).toMatchObject({ failures: 0, backoffUntil: null, revertsScannedTo: before!.revertsScannedTo });
+    expect(after!.lastBlock).toBeGreaterThan(before!.lastBlock);
+
+    // The next poll's search reads those blocks: the loan is REPAID by then, so the earlier failure is history, not news.
+    const next = await poll();
+    expect(next.revertScanError).toBeUndefined();
+    const [caught] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(caught!.revertsScannedTo).toBe(caught!.lastBlock);
+    expect(Number(failed.blockNumber)).toBeLessThanOrEqual(caught!.revertsScannedTo!);
+    expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repaid"]);
+  });
+
   test("the search reads at most MAX_REVERT_SCAN_BLOCKS a poll, behind the log cursor, and catches up; a reorg sends it back", async () => {
     const tenant = await liveTenant();
     const { loan, borrower } = await activeLoan(tenant);

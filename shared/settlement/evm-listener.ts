@@ -75,6 +75,12 @@ export type EvmListenerReport = ListenerReport & {
   skipped?: string;
   error?: string;
   rateLimited?: boolean;
+  /**
+   * The search for reverted repayments failed this poll (its cursor stayed; it
+   * is tried again next poll). It never holds up crediting: the chain does not
+   * back off for it.
+   */
+  revertScanError?: string;
 };
 
 /** A failed poll's back-off: 30 s, 1 min, 2 min, … up to 30 min. */
@@ -141,13 +147,7 @@ export async function pollEvmChain(
       await saveCursor(db, chain, read.scannedTo, read.scannedToHash, deps.clock.now());
       if (read.transactions.length < LISTENER_PAGE && read.scannedTo >= read.head - settings.confirmations) break;
     }
-    const revertsTo = Math.min(revertsFrom + MAX_REVERT_SCAN_BLOCKS, report.lastBlock);
-    if (revertsTo > revertsFrom) {
-      for (const tx of await reader.failedRepays({ afterBlock: revertsFrom, toBlock: revertsTo, collections: [...collections] })) {
-        for (const obs of classifyTransaction(tx, { config, collections })) await handleLive(deps, owners, obs, report);
-      }
-      await db.update(chainCursors).set({ revertsScannedTo: revertsTo }).where(eq(chainCursors.chain, chain));
-    }
+    await searchReverts(deps, { reader, chain, owners, config, report, from: revertsFrom });
     await db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), lt(chainBlocks.blockNumber, report.lastBlock - REORG_WINDOW_BLOCKS)));
     if (state && state.failures > 0) await db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, chain));
     return report;
@@ -164,6 +164,39 @@ export async function pollEvmChain(
       error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
     report.rateLimited = isRateLimited(error);
     return report;
+  }
+}
+
+/**
+ * Reads the blocks after `from` (at most MAX_REVERT_SCAN_BLOCKS, up to the log
+ * cursor) for reverted repay calls and records each borrower's as a failed
+ * repayment, then moves the search's cursor. A failure is reported
+ * (`revertScanError`) and leaves the cursor, without backing the chain off:
+ * failures are news, credits are money, and the search never holds them up.
+ */
+async function searchReverts(
+  deps: ListenerDeps,
+  input: {
+    reader: EvmChainReader;
+    chain: LiveChain;
+    owners: Map<string, string[]>;
+    config: ReturnType<typeof effectiveChainConfig>;
+    report: EvmListenerReport;
+    from: number;
+  },
+) {
+  const { reader, chain, owners, config, report, from } = input;
+  const to = Math.min(from + MAX_REVERT_SCAN_BLOCKS, report.lastBlock);
+  if (to <= from) return;
+  const collections = new Set(owners.keys());
+  try {
+    for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections] })) {
+      for (const obs of classifyTransaction(tx, { config, collections })) await handleLive(deps, owners, obs, report);
+    }
+    await deps.db.update(chainCursors).set({ revertsScannedTo: to }).where(eq(chainCursors.chain, chain));
+  } catch (error) {
+    report.revertScanError =
+      error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
   }
 }
 

@@ -18,6 +18,14 @@ export const LISTENER_CALLS_PER_RUN = 900;
 /** The listener reads one page (LISTENER_PAGE transactions) per ledger per run; a ledger with a backlog stays due. */
 export const LISTENER_PAGES_PER_LEDGER = 1;
 
+/**
+ * The live chains' listener runs in a job of its own (live-settlement-listener.ts):
+ * per EVM chain its log ranges (at most 25 `eth_getLogs` pairs), a receipt and a
+ * block per transaction found, and the search for reverted repayments, at most
+ * MAX_REVERT_SCAN_BLOCKS (200) block reads plus a receipt per repay call found
+ * (shared/chains/evm/live/evm-failed-repays.ts).
+ */
+
 /** Sweep pages per run: 2 reads and up to 100 loan-writer calls a page, so ~510 calls. */
 export const SWEEP_PAGES_PER_RUN = 5;
 

@@ -57,7 +57,17 @@ test("the scheduled handler dispatches one message per job of its cron, and noth
 test("every registered job is dispatched each minute, the relay and recovery after the jobs that write events", async () => {
   const q = jobsQueue();
   const names = await dispatchJobs(JOBS, q.queue, { cron: EVERY_MINUTE, scheduledTime: 0 });
-  expect(names).toEqual(["heartbeat", "settlement-listener", "sweep-loans", "retry-funding", "gas-alerts", "relay-outbox", "recover-deliveries", "retention"]);
+  expect(names).toEqual([
+    "heartbeat",
+    "settlement-listener",
+    "live-settlement-listener",
+    "sweep-loans",
+    "retry-funding",
+    "gas-alerts",
+    "relay-outbox",
+    "recover-deliveries",
+    "retention",
+  ]);
 });
 
 test("a job that stops at its cap is continued, at most MAX_CONTINUATIONS times per tick; a failing job is retried by the Queue and stops no other", async () => {

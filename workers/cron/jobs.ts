@@ -1,6 +1,7 @@
 import type { CronJob } from "./job.ts";
 import { gasAlertsJob } from "./jobs/gas-alerts.ts";
 import { heartbeat } from "./jobs/heartbeat.ts";
+import { liveSettlementListenerJob } from "./jobs/live-settlement-listener.ts";
 import { recoverDeliveriesJob } from "./jobs/recover-deliveries.ts";
 import { relayOutboxJob } from "./jobs/relay-outbox.ts";
 import { retentionJob } from "./jobs/retention.ts";
@@ -17,6 +18,7 @@ import { sweepLoansJob } from "./jobs/sweep-loans.ts";
 export const JOBS: readonly CronJob[] = [
   heartbeat,
   settlementListenerJob,
+  liveSettlementListenerJob,
   sweepLoansJob,
   retryFundingJob,
   gasAlertsJob,

@@ -39,6 +39,7 @@ describe("local stack (bundled workers in miniflare)", () => {
     expect([...(tick.jobs ?? [])].sort()).toEqual([
       "gas-alerts",
       "heartbeat",
+      "live-settlement-listener",
       "recover-deliveries",
       "relay-outbox",
       "retention",

@@ -3,10 +3,6 @@ import { tenantDatabase } from "../../../db/databases.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
-import { liveChainSettings } from "../../../shared/chains/live/live-config.ts";
-import { toncenterNetwork } from "../../../shared/chains/ton/live/toncenter-network.ts";
-import { pollLiveEvmChains } from "../../../shared/settlement/evm-listener.ts";
-import { pollTonCollections } from "../../../shared/settlement/ton-listener.ts";
 import { LISTENER_PAGE, ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
 import { LISTENER_CALLS_PER_RUN, LISTENER_PAGES_PER_LEDGER } from "../budget.ts";
 import type { CronJob } from "../job.ts";
@@ -22,16 +18,14 @@ export const LEDGERS_PER_TICK = 100;
  * transaction; this is the safety net. A run is bounded (budget.ts): one page
  * per ledger, and ledgers only while a full page still fits the run's calls;
  * a ledger left with a backlog stays due, and the run reports `more`, so the
- * queue handler continues it (then the next tick). Then, on the tick's own
- * run only, each configured live EVM chain (POLYGON, BASE) from its cursor,
- * with confirmations and reorg handling (evm-listener.ts); a chain whose RPC
- * fails backs off on its own. Then, on live TON, each tenant's verified
- * COLLECTIONS wallet (ton-listener.ts).
+ * queue handler continues it (then the next tick). The live chains have a
+ * job of their own (live-settlement-listener.ts), so their RPC reads never
+ * share an invocation's subrequests with the sandbox ledgers.
  */
 export const settlementListenerJob: CronJob = {
   name: "settlement-listener",
   crons: ["* * * * *"],
-  async run({ env, log, continuation = 0 }) {
+  async run({ env, log }) {
     const db = createDb(tenantDatabase(env));
     const deps = {
       db,
@@ -57,20 +51,6 @@ export const settlementListenerJob: CronJob = {
         calls += 3;
         // One ledger's failure must not starve the others; it is polled again on a later tick.
         log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
-      }
-    }
-    // The live chains keep their own cursors and RPC budgets: once per tick, not per continuation.
-    if (continuation > 0) return { more };
-    const live = liveChainSettings(env);
-    for (const report of await pollLiveEvmChains(deps, live)) {
-      if (report.error) log.error("settlement listener failed", { chain: report.chain, error: report.error, rateLimited: report.rateLimited });
-      else if (report.transactions > 0 || report.reorg) log.info("settlement listener", report);
-    }
-    // Live TON: each tenant's verified COLLECTIONS wallet from its own (lt, hash) cursor (ton-listener.ts).
-    if (live.TON) {
-      for (const report of await pollTonCollections({ ...deps, network: toncenterNetwork(live.TON), master: live.TON.tokenAddress })) {
-        if (report.error) log.error("ton settlement listener failed", report);
-        else if (report.transactions > 0) log.info("ton settlement listener", report);
       }
     }
     return { more };

@@ -18,8 +18,13 @@ import type { LiveChainSettings } from "../../live/live-config.ts";
 import { SVC_POOL_ABI } from "../svc-pool-abi.ts";
 import type { EvmReadClient } from "./evm-log-reader.ts";
 
-/** Blocks read whole per poll at most: 300 is ten minutes of Polygon's or Base's 2-second blocks, read each minute. */
-export const MAX_REVERT_SCAN_BLOCKS = 300;
+/**
+ * Blocks read whole per poll at most: 200 is over six minutes of Polygon's or
+ * Base's 2-second blocks, read each minute, so the search catches up after an
+ * outage. Each block read is a subrequest: two chains' 400, with their receipts
+ * and logs, stay within an invocation's 1,000 (workers/cron/budget.ts).
+ */
+export const MAX_REVERT_SCAN_BLOCKS = 200;
 /** Blocks requested at once. */
 const CONCURRENCY = 8;
 
