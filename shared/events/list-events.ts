@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { equalsTerm } from "../../db/index-terms.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
@@ -9,22 +9,43 @@ import type { EventType } from "./loan-events.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 /**
- * Cursors of the event list: the `seq` of the last event shown, opaque to
- * callers (base64url of `seq:<n>`). `seq` is the outbox's global order, so
- * paging is stable while new events arrive: they only ever go on top.
+ * Cursors of the event list (and of the notifications, which follow the
+ * events' order): the id of the last event shown, opaque to callers
+ * (base64url of `evt:<id>`). A page goes on below that event's `seq`, the
+ * outbox's global order, so paging is stable while new events arrive: they
+ * only ever go on top. The cursor names the event, not its `seq`: a `seq`
+ * counts every tenant's events, and two cursors' difference would tell a
+ * tenant how busy the others were (an audit read it so).
  */
-export function encodeEventCursor(seq: number): string {
-  return btoa(`seq:${seq}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+export function encodeEventCursor(eventId: string): string {
+  return btoa(`evt:${eventId}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The `seq` in a cursor this service issued; null for anything else. */
-export function decodeEventCursor(cursor: string): number | null {
+/** Where a cursor goes on from: an event of the tenant, or (cursors issued before 2026-11-24) a `seq`. */
+export type EventCursor = { eventId: string } | { seq: number };
+
+/** The position in a cursor this service issued; null for anything else. */
+export function decodeEventCursor(cursor: string): EventCursor | null {
   try {
-    const m = /^seq:(\d{1,15})$/.exec(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")));
-    return m ? Number(m[1]) : null;
+    const text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    const evt = /^evt:(.+)$/.exec(text);
+    if (evt) return /^[0-9A-Za-z-]{1,64}$/.test(evt[1]!) ? { eventId: evt[1]! } : null;
+    const seq = /^seq:(\d{1,15})$/.exec(text);
+    return seq ? { seq: Number(seq[1]) } : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The `seq` a page goes on below: the cursor's event's, read in the page's
+ * own statement and only among the tenant's events (another tenant's or an
+ * unknown event: NULL, which no row is below, so an empty page).
+ */
+export function seqBefore(tenantId: string, cursor: EventCursor | null): SQL | number | null {
+  if (cursor === null) return null;
+  if ("seq" in cursor) return cursor.seq;
+  return sql`(SELECT ${events.seq} FROM ${events} WHERE ${events.id} = ${cursor.eventId} AND ${events.tenantId} = ${tenantId})`;
 }
 
 /** The envelope with its mode from the column: envelopes stored before modes lack it. */
@@ -50,10 +71,10 @@ export type ListEventsInput = {
  * mode, seq) or (tenant, seq). Plans tested in
  * shared/loans/history-plans.test.ts.
  */
-export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: number | null) {
+export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: SQL | number | null) {
   const byLoan = input.loanId !== undefined;
   return db
-    .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
+    .select({ id: events.id, seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)
     .where(
       and(
@@ -75,8 +96,9 @@ export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, 
  * merged by `seq`. A loan filter of another tenant's loan matches nothing.
  */
 export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
-  const before = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
-  if (input.cursor !== undefined && before === null) throw new RangeError("invalid cursor"); // the edge validates cursors
+  const cursor = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
+  if (input.cursor !== undefined && cursor === null) throw new RangeError("invalid cursor"); // the edge validates cursors
+  const before = seqBefore(input.tenantId, cursor);
   const perMode = input.type !== undefined && input.mode === undefined && input.loanId === undefined;
   const rows = perMode
     ? (await db.batch([eventsPageQuery(db, { ...input, mode: "sandbox" }, before), eventsPageQuery(db, { ...input, mode: "live" }, before)]))
@@ -86,7 +108,7 @@ export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEvents
     : await eventsPageQuery(db, input, before);
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.seq) : null };
+  return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.id) : null };
 }
 
 /** One event of the tenant; another tenant's (or none): 404. */

@@ -84,7 +84,8 @@ export function defineRoute<const R extends RouteConfig & { operationId: string 
   if (spec.rateLimit === false) statuses.delete(429);
   const roleText =
     (spec.roles ? `; roles ${spec.roles.join("/")}${spec.rolesAllowApiKey ? " (API keys allowed)" : ""}` : "") +
-    (spec.mode ? `; ${spec.mode} tenants only` : "");
+    // A request acts in its key's mode (DECISIONS.md "Modes"): a certified tenant keeps its sandbox, through its sandbox keys.
+    (spec.mode ? `; ${spec.mode} API keys only (${spec.mode === "sandbox" ? "svc_test_…; a live key" : "svc_live_…; a sandbox key"} gets 403)` : "");
   const responses = { ...route.responses } as RouteConfig["responses"];
   for (const s of [...statuses].sort()) responses[s] ??= errorResponse(s);
   const created = createRoute({

@@ -136,8 +136,24 @@ describe("events: errors", () => {
     for (const type of EVENT_TYPES) expect((await list(key, `?type=${type}`)).status).toBe(200);
   });
 
-  test("a cursor past the oldest event gives an empty page", async () => {
-    expect((await list(key, `?cursor=${encodeEventCursor(1)}`)).body).toEqual({ data: [], nextCursor: null });
+  test("a cursor of an unknown event, or (as issued before 2026-11-24) a seq past the oldest event, gives an empty page", async () => {
+    expect((await list(key, `?cursor=${encodeEventCursor(crypto.randomUUID())}`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await list(key, `?cursor=${btoa("seq:1")}`)).body).toEqual({ data: [], nextCursor: null });
+  });
+
+  test("a cursor names the last event shown, never the platform-wide seq: another tenant's activity cannot be counted from two cursors, and another tenant's cursor pages nothing", async () => {
+    const a = await sandboxTenant(t);
+    const b = await sandboxTenant(t);
+    await createdLoan(t, a.key);
+    await createdLoan(t, b.key);
+    const first = await list(b.key, "?limit=1");
+    expect(first.status).toBe(200);
+    const decoded = atob(first.body.nextCursor.replace(/-/g, "+").replace(/_/g, "/"));
+    expect(decoded).toBe(`evt:${first.body.data[0].id}`);
+    const next = await list(b.key, `?limit=1&cursor=${first.body.nextCursor}`);
+    expect(next.body.data[0].id).not.toBe(first.body.data[0].id);
+    // B's cursor handed to A: it names none of A's events, so A's page is empty (before, it paged A's events below B's seq).
+    expect((await list(a.key, `?cursor=${first.body.nextCursor}`)).body).toEqual({ data: [], nextCursor: null });
   });
 
   test("GET of an unknown event or a non-UUID: 404", async () => {

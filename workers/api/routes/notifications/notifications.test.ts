@@ -122,7 +122,8 @@ describe("notifications: happy path", () => {
     } while (cursor);
     expect(pages).toBe(3);
     expect(seen).toEqual(all);
-    expect((await list(apiKey(m.key), `?cursor=${encodeEventCursor(1)}`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await list(apiKey(m.key), `?cursor=${encodeEventCursor(crypto.randomUUID())}`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await list(apiKey(m.key), `?cursor=${btoa("seq:1")}`)).body).toEqual({ data: [], nextCursor: null });
   });
 });
 

@@ -16,7 +16,7 @@ export const txResponses = {
   200: { description: "Included in a block and processed by the settlement listener", content: { "application/json": { schema: TxResult } } },
 };
 export const SANDBOX_ONLY =
-  "Sandbox tenants and sandbox chains only (403 otherwise). It works on the tenant's own ledger of the chain: no other tenant sees it, and it never moves another tenant's or the platform's funds.";
+  "Sandbox API keys and sandbox chains only (403 otherwise; a certified tenant keeps its sandbox through its sandbox keys). It works on the tenant's own ledger of the chain: no other tenant sees it, and it never moves another tenant's or the platform's funds.";
 
 /** What the sandbox chain verbs need from the request's dependencies. */
 export const chainDeps = (c: { get(k: "deps"): AppEnv["Variables"]["deps"] }) => {
