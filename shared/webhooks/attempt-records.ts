@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
-import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { deterministicUuid } from "../domain/ids.ts";
 import { eventInsertIf } from "../events/loan-events.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
@@ -68,7 +68,6 @@ export function recordStatements(db: Db, records: AttemptRecord[], now: Date) {
     finishAttemptsStatement(
       db,
       records.map((r) => r.outcome),
-      now,
     ),
     advanceDeliveriesStatement(
       db,
@@ -93,11 +92,16 @@ export async function attemptRecord(
   // An attempt for a deleted endpoint (one claimed as it was deleted: deleteEndpoint ends the others) is the last.
   const final = result.succeeded || attempt >= MAX_ATTEMPTS || result.endpointDeleted === true;
   const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
-  const delay = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
-  const nextAttemptAt = final ? null : new Date(now.getTime() + delay * 1000);
+  const wait = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
+  // The wait runs from this attempt's own answer, not from when its batch (waiting on its slowest request) is recorded.
+  const finishedAt = result.finishedAt ?? now;
+  const nextAttemptAt = final ? null : new Date(finishedAt.getTime() + wait * 1000);
+  /** The next attempt's message delay from now. */
+  const delay = nextAttemptAt ? Math.max(0, Math.ceil((nextAttemptAt.getTime() - now.getTime()) / 1000)) : 0;
   const d = loaded.delivery;
   const outcome: AttemptOutcome = {
     id: attemptId,
+    finishedAt,
     durationMs: result.durationMs,
     responseStatus: result.responseStatus,
     error: result.error,
@@ -136,7 +140,8 @@ export async function attemptRecord(
         db,
         envelope,
         null,
-        sql`EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${d.id} AND ${webhookDeliveries.status} = 'FAILED') AND NOT EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${envelope.id})`,
+        // Ended FAILED by its attempts, not by its endpoint's deletion while the last one was out (then no alert).
+        sql`EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.id} = ${d.id} AND ${webhookDeliveries.status} = 'FAILED') AND NOT EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${d.endpointId} AND ${webhookEndpoints.deletedAt} IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${envelope.id})`,
       ) as never,
     );
   }

@@ -71,16 +71,23 @@ describe("the outcomes: one statement finishes every claim that is still unfinis
       { id: newId(), tenantId, deliveryId: e!, attempt: 1 },
     ];
     await run(claimAttemptsStatement(t.db, claims, at));
+    // Recorded together, each keeps its own finish: the quick answer's is not the slow one's.
     const outcomes = [
-      { id: claims[0]!.id, durationMs: 120, responseStatus: 204, error: null, succeeded: true },
-      { id: claims[1]!.id, durationMs: 10_000, responseStatus: null, error: "no answer within 10000 ms, 'quoted' \"too\"", succeeded: false },
+      { id: claims[0]!.id, finishedAt: new Date(at.getTime() + 120), durationMs: 120, responseStatus: 204, error: null, succeeded: true },
+      {
+        id: claims[1]!.id,
+        finishedAt: new Date(at.getTime() + 10_000),
+        durationMs: 10_000,
+        responseStatus: null,
+        error: "no answer within 10000 ms, 'quoted' \"too\"",
+        succeeded: false,
+      },
     ];
-    const finishedAt = new Date(at.getTime() + 500);
-    await run(finishAttemptsStatement(t.db, outcomes, finishedAt));
+    await run(finishAttemptsStatement(t.db, outcomes));
     const stored = await attemptsOf(claims.map((c) => c.id));
     for (const row of stored) {
       const { id, ...outcome } = outcomes.find((o) => o.id === row.id)!;
-      expect(row).toMatchObject({ ...outcome, finishedAt, startedAt: at });
+      expect(row).toMatchObject({ ...outcome, startedAt: at });
       expect(typeof row.succeeded).toBe("boolean");
     }
 
@@ -88,8 +95,7 @@ describe("the outcomes: one statement finishes every claim that is still unfinis
     await run(
       finishAttemptsStatement(
         t.db,
-        outcomes.map((o) => ({ ...o, durationMs: 1, responseStatus: 500, error: "late", succeeded: false })),
-        new Date(at.getTime() + 9_000),
+        outcomes.map((o) => ({ ...o, finishedAt: new Date(at.getTime() + 19_000), durationMs: 1, responseStatus: 500, error: "late", succeeded: false })),
       ),
     );
     expect((await attemptsOf(claims.map((c) => c.id))).sort((x, y) => x.id.localeCompare(y.id))).toEqual(stored.sort((x, y) => x.id.localeCompare(y.id)));
@@ -149,8 +155,7 @@ describe("the advance: one statement moves every delivery still PENDING after th
     await run(
       finishAttemptsStatement(
         t.db,
-        claims.map((c, n) => ({ id: c.id, durationMs: n, responseStatus: 200, error: null, succeeded: true })),
-        at,
+        claims.map((c, n) => ({ id: c.id, finishedAt: at, durationMs: n, responseStatus: 200, error: null, succeeded: true })),
       ),
     );
     const stored = new Map((await attemptsOf(claims.map((c) => c.id))).map((r) => [r.id, r]));

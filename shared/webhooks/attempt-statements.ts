@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { jsonField, jsonRows, selectJsonRows } from "../../db/json-rows.ts";
 import { preparedStatement } from "../../db/prepared-statements.ts";
-import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 
 /**
  * The bookkeeping of delivery attempts as three statements whatever their
@@ -23,8 +23,8 @@ import { webhookAttempts, webhookDeliveries } from "../../db/schema/webhooks.ts"
 /** One attempt to claim: its id (the claim's), tenant, delivery and number. */
 export type AttemptClaim = { id: string; tenantId: string; deliveryId: string; attempt: number };
 
-/** One attempt's outcome, on its claim. */
-export type AttemptOutcome = { id: string; durationMs: number; responseStatus: number | null; error: string | null; succeeded: boolean };
+/** One attempt's outcome, on its claim: `finishedAt` when its answer came (attempts recorded together keep their own). */
+export type AttemptOutcome = { id: string; finishedAt: Date; durationMs: number; responseStatus: number | null; error: string | null; succeeded: boolean };
 
 /** One delivery after attempt `attempt`: its status then, and when its next attempt is due (none: null). */
 export type DeliveryAdvance = { id: string; status: "PENDING" | "SUCCEEDED" | "FAILED"; attempt: number; nextAttemptAt: Date | null };
@@ -47,35 +47,52 @@ export const claimAttemptsStatement = (db: Db, rows: AttemptClaim[], startedAt: 
   });
 
 /** The outcomes, each on its claim if still unfinished. */
-const outcomesStatement = preparedStatement<{ rows: string; finishedAt: Date }>((db, p) =>
+const outcomesStatement = preparedStatement<{ rows: string }>((db, p) =>
   db
     .update(webhookAttempts)
     .set({
-      finishedAt: p("finishedAt"),
+      finishedAt: sql`r.finished_at`,
       durationMs: sql`r.duration_ms`,
       responseStatus: sql`r.response_status`,
       error: sql`r.error`,
       succeeded: sql`r.succeeded`,
     })
     .from(
-      sql`(SELECT ${jsonField("id")} AS id, ${jsonField("durationMs")} AS duration_ms, ${jsonField("responseStatus")} AS response_status, ${jsonField("error")} AS error, ${jsonField("succeeded")} AS succeeded FROM json_each(${p("rows")}) AS j) AS r`,
+      sql`(SELECT ${jsonField("id")} AS id, ${jsonField("finishedAt")} AS finished_at, ${jsonField("durationMs")} AS duration_ms, ${jsonField("responseStatus")} AS response_status, ${jsonField("error")} AS error, ${jsonField("succeeded")} AS succeeded FROM json_each(${p("rows")}) AS j) AS r`,
     )
     .where(and(eq(webhookAttempts.id, sql`r.id`), isNull(webhookAttempts.finishedAt))),
 );
 
-export const finishAttemptsStatement = (db: Db, rows: AttemptOutcome[], finishedAt: Date) =>
-  outcomesStatement(db, { rows: JSON.stringify(rows.map((r) => ({ ...r, succeeded: r.succeeded ? 1 : 0 }))), finishedAt });
+export const finishAttemptsStatement = (db: Db, rows: AttemptOutcome[]) =>
+  outcomesStatement(db, { rows: JSON.stringify(rows.map((r) => ({ ...r, finishedAt: r.finishedAt.getTime(), succeeded: r.succeeded ? 1 : 0 }))) });
 
-/** The deliveries' advance, each only if it is still PENDING after the attempt before. */
-const advanceStatement = preparedStatement<{ rows: string; updatedAt: Date }>((db, p) =>
-  db
+/**
+ * The deliveries' advance, each only if it is still PENDING after the attempt
+ * before. A delivery its endpoint's deletion ended (FAILED, still at the
+ * attempt before) counts the attempt that was already out and stays FAILED,
+ * so its history does not show an attempt it does not count.
+ */
+const advanceStatement = preparedStatement<{ rows: string; updatedAt: Date }>((db, p) => {
+  const pending = sql`${webhookDeliveries.status} = 'PENDING'`;
+  return db
     .update(webhookDeliveries)
-    .set({ status: sql`r.status`, attemptCount: sql`r.attempt`, nextAttemptAt: sql`r.next_attempt_at`, updatedAt: p("updatedAt") })
+    .set({
+      status: sql`CASE WHEN ${pending} THEN r.status ELSE ${webhookDeliveries.status} END`,
+      attemptCount: sql`r.attempt`,
+      nextAttemptAt: sql`CASE WHEN ${pending} THEN r.next_attempt_at ELSE NULL END`,
+      updatedAt: p("updatedAt"),
+    })
     .from(
       sql`(SELECT ${jsonField("id")} AS id, ${jsonField("status")} AS status, ${jsonField("attempt")} AS attempt, ${jsonField("nextAttemptAt")} AS next_attempt_at FROM json_each(${p("rows")}) AS j) AS r`,
     )
-    .where(and(eq(webhookDeliveries.id, sql`r.id`), eq(webhookDeliveries.attemptCount, sql`r.attempt - 1`), eq(webhookDeliveries.status, "PENDING"))),
-);
+    .where(
+      and(
+        eq(webhookDeliveries.id, sql`r.id`),
+        eq(webhookDeliveries.attemptCount, sql`r.attempt - 1`),
+        sql`(${pending} OR (${webhookDeliveries.status} = 'FAILED' AND EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${webhookDeliveries.endpointId} AND ${webhookEndpoints.deletedAt} IS NOT NULL)))`,
+      ),
+    );
+});
 
 export const advanceDeliveriesStatement = (db: Db, rows: DeliveryAdvance[], updatedAt: Date) =>
   advanceStatement(db, { rows: JSON.stringify(rows.map((r) => ({ ...r, nextAttemptAt: r.nextAttemptAt?.getTime() ?? null }))), updatedAt });

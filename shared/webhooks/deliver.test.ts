@@ -424,6 +424,80 @@ describe("delivery", () => {
     expect(failedEvents).toHaveLength(2);
   });
 
+  test("a batch waits for its slowest request, yet each attempt keeps its own finish: a quick 500's retry waits the configured delay from its answer, not from the batch's end", async () => {
+    const quick = "https://quick.merchant.example/hook";
+    const hanging = "https://hanging.merchant.example/hook";
+    const clock = fixedClock(new Date());
+    const s = await setup(
+      {
+        [quick]: async () => new Response("no", { status: 500 }),
+        // Answers nothing; 50 ms in, the deliveries' clock has moved 10 s on (the time the batch then waits).
+        [hanging]: async () => {
+          await Bun.sleep(50);
+          clock.advance(10_000);
+          return new Promise<Response>(() => {});
+        },
+      },
+      { [quick]: ["loan.funded"], [hanging]: ["loan.funded"] },
+    );
+    const msgs = sentItems(s.queue.messages)
+      .filter((m) => m.body.kind === "delivery")
+      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    expect(msgs).toHaveLength(2);
+    s.queue.messages.length = 0;
+    const started = clock.now().getTime();
+    await processDeliveryBatch({ ...s.deps, clock }, msgs);
+    const rows = await deliveriesOf(s.owner.tenantId);
+    const of = (url: string) => rows.find((d) => d.endpointId === s.endpoints[url]!.id)!;
+    const [quickAttempt] = await attemptsOf(of(quick).id);
+    const [hangingAttempt] = await attemptsOf(of(hanging).id);
+    expect(quickAttempt).toMatchObject({ responseStatus: 500, finishedAt: new Date(started) });
+    expect(hangingAttempt).toMatchObject({ error: "no answer within 200 ms", finishedAt: new Date(started + 10_000) });
+    // 30 s after its own answer (before: 30 s after the batch's end, 10 s later).
+    expect(of(quick).nextAttemptAt).toEqual(new Date(started + 30_000));
+    expect(of(hanging).nextAttemptAt).toEqual(new Date(started + 40_000));
+    const next = sentItems(s.queue.messages).map((m) => ({ deliveryId: (m.body as { deliveryId: string }).deliveryId, delaySeconds: m.delaySeconds }));
+    expect(next).toContainEqual({ deliveryId: of(quick).id, delaySeconds: 20 });
+    expect(next).toContainEqual({ deliveryId: of(hanging).id, delaySeconds: 30 });
+  });
+
+  test("an endpoint deleted while its attempt is out: the attempt's answer is recorded and counted, the delivery stays FAILED; a third one raises no webhook.delivery_failed", async () => {
+    const doomed = "https://doomed.merchant.example/hook";
+    let deleteNow: () => Promise<void> = async () => {};
+    const s = await setup(
+      {
+        [doomed]: async () => {
+          await deleteNow();
+          return new Response("no", { status: 500 });
+        },
+      },
+      { [doomed]: ["loan.funded"] },
+    );
+    const [delivery] = await deliveriesOf(s.owner.tenantId);
+    deleteNow = () => deleteEndpoint({ db: t.db }, { tenantId: s.owner.tenantId, id: s.endpoints[doomed]!.id, now: t.clock.now() });
+    expect(await processDeliveryMessage(s.deps, { deliveryId: delivery!.id, attempt: 1 })).toEqual({ ack: true });
+    expect((await deliveriesOf(s.owner.tenantId))[0]).toMatchObject({ status: "FAILED", attemptCount: 1, nextAttemptAt: null });
+    expect((await attemptsOf(delivery!.id)).map((a) => [a.attempt, a.responseStatus, a.finishedAt !== null])).toEqual([[1, 500, true]]);
+
+    // The same race on a last attempt: counted, FAILED, and no alert for an endpoint the merchant removed.
+    const other = await setup({ [doomed]: async () => new Response("no", { status: 500 }) }, { [doomed]: ["loan.funded"] });
+    const [last] = await deliveriesOf(other.owner.tenantId);
+    await t.db.update(webhookDeliveries).set({ attemptCount: 2 }).where(eq(webhookDeliveries.id, last!.id));
+    deleteNow = () => deleteEndpoint({ db: t.db }, { tenantId: other.owner.tenantId, id: other.endpoints[doomed]!.id, now: t.clock.now() });
+    const fetchDeleting: FetchLike = async (url, init) => {
+      await deleteNow();
+      return other.deps.fetch(url, init);
+    };
+    // Acked (a relay pass may follow: the alert's insert was prepared, its condition then wrote nothing).
+    expect((await processDeliveryMessage({ ...other.deps, fetch: fetchDeleting }, { deliveryId: last!.id, attempt: 3 })).ack).toBe(true);
+    expect((await deliveriesOf(other.owner.tenantId))[0]).toMatchObject({ status: "FAILED", attemptCount: 3 });
+    const alarms = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, other.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(alarms).toEqual([]);
+  });
+
   test("events go only to subscribed endpoints of their own tenant", async () => {
     const a = await setup({ "https://a.example/hook": async () => new Response("ok") }, { "https://a.example/hook": ["loan.decision"] });
     await a.pump();

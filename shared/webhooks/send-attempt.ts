@@ -4,8 +4,19 @@ import type { Loaded } from "./delivery-rows.ts";
 import { unlimitedSlots } from "./send-slots.ts";
 import { deliveryHeaders } from "./signing.ts";
 
-/** `endpointDeleted`: not sent, its endpoint is deleted; the delivery ends FAILED at once, with no `webhook.delivery_failed`. */
-export type AttemptResult = { succeeded: boolean; responseStatus: number | null; error: string | null; durationMs: number; endpointDeleted?: true };
+/**
+ * `endpointDeleted`: not sent, its endpoint is deleted; the delivery ends FAILED at once, with no `webhook.delivery_failed`.
+ * `finishedAt`: when its answer came (or it failed), on the deliveries' clock; when it is recorded if absent. A batch records
+ * its attempts together once the slowest is done, and each keeps its own time (its record, its next attempt's delay).
+ */
+export type AttemptResult = {
+  succeeded: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  endpointDeleted?: true;
+  finishedAt?: Date;
+};
 const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0, endpointDeleted: true };
 
 /**
@@ -33,7 +44,7 @@ export async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: nu
   let result: AttemptResult | undefined;
   try {
     if (deps.clock.now().getTime() - request.signedAt > RESIGN_AFTER_MS) request = await signedRequest(deps, loaded, attempt, secretOf);
-    result = "error" in request ? request.error : await sendOnce(deps, loaded.url, request);
+    result = { ...("error" in request ? request.error : await sendOnce(deps, loaded.url, request)), finishedAt: deps.clock.now() };
     return result;
   } finally {
     slot.done({ answered: typeof result?.responseStatus === "number" });
