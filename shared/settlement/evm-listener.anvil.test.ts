@@ -15,7 +15,7 @@ import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-dou
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
-import { MAX_REVERT_SCAN_BLOCKS } from "../chains/evm/live/evm-failed-repays.ts";
+import { MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -460,6 +460,37 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     expect(caught!.revertsScannedTo).toBe(caught!.lastBlock);
     expect(Number(failed.blockNumber)).toBeLessThanOrEqual(caught!.revertsScannedTo!);
     expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repaid"]);
+  });
+
+  test("far behind the log cursor (an early start block, a long outage) the search skips ahead to MAX_REVERT_SCAN_LAG behind it, and says so", async () => {
+    // A reader double on another chain (its own cursor row): the log reading is done, the search far behind.
+    const base: LiveChainSettings = { ...settings, chain: "BASE" };
+    await t.db
+      .insert(chainCursors)
+      .values({ chain: "BASE", lastBlock: 20_000, revertsScannedTo: 5_000, updatedAt: t.clock.now() })
+      .onConflictDoUpdate({ target: chainCursors.chain, set: { lastBlock: 20_000, revertsScannedTo: 5_000 } });
+    await t.db.delete(chainBlocks).where(eq(chainBlocks.chain, "BASE"));
+    const searched: { afterBlock: number; toBlock: number }[] = [];
+    const double: EvmChainReader = {
+      read: async ({ afterBlock }) => ({ transactions: [], head: afterBlock + 12, scannedTo: afterBlock + 10, scannedToHash: "0xabc" }),
+      blockHashes: async (numbers) => new Map(numbers.map((n) => [n, "0xabc"])),
+      failedRepays: async ({ afterBlock, toBlock }) => {
+        searched.push({ afterBlock, toBlock });
+        return [];
+      },
+    };
+    const report = await pollEvmChain(listenerDeps(), { settings: base, reader: double });
+    expect(report.error).toBeUndefined();
+    expect(report.lastBlock).toBe(20_010);
+    expect(searched).toEqual([{ afterBlock: 20_010 - MAX_REVERT_SCAN_LAG, toBlock: 20_010 - MAX_REVERT_SCAN_LAG + MAX_REVERT_SCAN_BLOCKS }]);
+    expect(report.revertScanSkipped).toBe(20_010 - MAX_REVERT_SCAN_LAG - 5_000);
+    const [row] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "BASE"));
+    expect(row!.revertsScannedTo).toBe(20_010 - MAX_REVERT_SCAN_LAG + MAX_REVERT_SCAN_BLOCKS);
+    // Within the lag, nothing is skipped.
+    const again = await pollEvmChain(listenerDeps(), { settings: base, reader: double });
+    expect(again.revertScanSkipped).toBeUndefined();
+    expect(searched[1]).toEqual({ afterBlock: row!.revertsScannedTo!, toBlock: row!.revertsScannedTo! + MAX_REVERT_SCAN_BLOCKS });
+    await t.db.delete(chainCursors).where(eq(chainCursors.chain, "BASE"));
   });
 
   test("the search reads at most MAX_REVERT_SCAN_BLOCKS a poll, behind the log cursor, and catches up; a reorg sends it back", async () => {

@@ -29,7 +29,7 @@ import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { type FailedRepaysInput, MAX_REVERT_SCAN_BLOCKS, readFailedRepays } from "../chains/evm/live/evm-failed-repays.ts";
+import { type FailedRepaysInput, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG, readFailedRepays } from "../chains/evm/live/evm-failed-repays.ts";
 import {
   type EvmReadClient,
   type EvmReadInput,
@@ -81,6 +81,8 @@ export type EvmListenerReport = ListenerReport & {
    * back off for it.
    */
   revertScanError?: string;
+  /** Blocks the search skipped this poll, being more than MAX_REVERT_SCAN_LAG behind the log cursor (their failures are not reported). */
+  revertScanSkipped?: number;
 };
 
 /** A failed poll's back-off: 30 s, 1 min, 2 min, … up to 30 min. */
@@ -185,7 +187,10 @@ async function searchReverts(
     from: number;
   },
 ) {
-  const { reader, chain, owners, config, report, from } = input;
+  const { reader, chain, owners, config, report } = input;
+  // Far behind (a first poll from an early start block, a long outage), the search skips to a lag it can catch up.
+  const from = Math.max(input.from, report.lastBlock - MAX_REVERT_SCAN_LAG);
+  if (from > input.from) report.revertScanSkipped = from - input.from;
   const to = Math.min(from + MAX_REVERT_SCAN_BLOCKS, report.lastBlock);
   if (to <= from) return;
   const collections = new Set(owners.keys());

@@ -29,6 +29,11 @@ export const liveSettlementListenerJob: CronJob = {
     for (const report of await pollLiveEvmChains(deps, live)) {
       if (report.error) log.error("settlement listener failed", { chain: report.chain, error: report.error, rateLimited: report.rateLimited });
       else if (report.transactions > 0 || report.reorg || report.failures > 0) log.info("settlement listener", report);
+      if (report.revertScanSkipped)
+        log.info("settlement listener: the search for reverted repayments skipped blocks too far behind", {
+          chain: report.chain,
+          blocks: report.revertScanSkipped,
+        });
       if (report.revertScanError)
         log.error("settlement listener: the search for reverted repayments failed", { chain: report.chain, error: report.revertScanError });
     }

@@ -25,6 +25,14 @@ import type { EvmReadClient } from "./evm-log-reader.ts";
  * and logs, stay within an invocation's 1,000 (workers/cron/budget.ts).
  */
 export const MAX_REVERT_SCAN_BLOCKS = 200;
+/**
+ * How far behind the log cursor the search may be: 10,000 blocks, five and a
+ * half hours of 2-second blocks, which it catches up in about an hour. Further
+ * behind (a first poll from an early start block, a longer outage) it skips
+ * ahead to this lag: failures older than that are not news any more (the
+ * borrower's wallet showed each revert; loans are not moved by them).
+ */
+export const MAX_REVERT_SCAN_LAG = 10_000;
 /** Blocks requested at once. */
 const CONCURRENCY = 8;
 

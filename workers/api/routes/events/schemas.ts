@@ -13,12 +13,10 @@ export const EventEnvelopeSchema = z
     mode: z
       .enum(TENANT_MODES)
       .openapi({ description: 'The mode of what caused the event: its loan\'s (DECISIONS.md "Modes"); tenant-level events take the mode of their cause.' }),
-    data: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description:
-          "For loan events `data.loan` is the loan as the API showed it at the event, as `GET /v1/loans` lists it (the signed `agreement`, its message and signature, is on `GET /v1/loans/{id}` only); liquidity events carry `data.pool`.",
-      }),
+    data: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "For loan events `data.loan` is the loan as the API showed it at the event, as `GET /v1/loans` lists it (the signed `agreement`, its message and signature, is on `GET /v1/loans/{id}` only); liquidity events carry `data.pool`.",
+    }),
     program: z.string().nullable().openapi({ description: "The widget program of a widget-originated loan; null otherwise." }),
     channel: z
       .string()
