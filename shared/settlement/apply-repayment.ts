@@ -12,6 +12,7 @@ import { loadLoan } from "../loans/load-loan.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
 import type { Observation } from "./classify-transaction.ts";
+import { sweepLoanAt } from "../sweeps/sweep-loans.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
 export type RepaymentOutcome = "APPLIED" | "DUPLICATE" | "UNMATCHED";
@@ -96,15 +97,18 @@ export async function applyRepayment(
   input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date; attribution?: Attribution },
 ): Promise<{ loan: LoanRow; outcome: RepaymentOutcome }> {
   const { payment, tenant } = input;
-  const loan = await loadLoan(db, tenant.id, input.loanId);
-  const rows = await repaymentsOf(db, loan);
-  if (settledBefore(rows, payment)) return { loan, outcome: "DUPLICATE" };
-  if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") {
+  const found = await loadLoan(db, tenant.id, input.loanId);
+  const rows = await repaymentsOf(db, found);
+  if (settledBefore(rows, payment)) return { loan: found, outcome: "DUPLICATE" };
+  if (found.status !== "ACTIVE" && found.status !== "DEFAULTED") {
     if (!input.attribution)
-      await recordUnmatched({ db }, { payment, reason: `the loan is ${loan.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
-    return { loan, outcome: "UNMATCHED" };
+      await recordUnmatched({ db }, { payment, reason: `the loan is ${found.status}, not awaiting repayment`, tenantId: tenant.id, now: input.now });
+    return { loan: found, outcome: "UNMATCHED" };
   }
-  const at = countsFrom(loan, paidAtOf(payment), rows);
+  const at = countsFrom(found, paidAtOf(payment), rows);
+  // Unpaid until `at`: what the sweep would have recorded by then (overdue, DEFAULTED past the grace period) is
+  // recorded first, as of `at`, so a payment made before any sweep ran is judged on the same states as one after.
+  const loan = at.getTime() <= input.now.getTime() ? await sweepLoanAt(db, found, at) : found;
   const { remaining, lateDays } = owedAt(loan, at);
   const full = payment.amount >= remaining;
   const applied = full ? remaining : payment.amount;

@@ -541,6 +541,39 @@ test("grace 0: DEFAULTED at dueAt with no late fee, then a payment recovers it t
   expect(loan!.events.slice(3)).toEqual(["loan.overdue", "loan.defaulted", "loan.repaid"]);
 });
 
+test("paid past dueAt + grace before any sweep ran: overdue and DEFAULTED as of the payment's time, then recovered to REPAID (an audit saw it skip both)", async () => {
+  const m = await runScenario([
+    new SetTerms("POLYGON_AMOY", { ...DEFAULT_TERMS, gracePeriodDays: 0 }),
+    new CreateLoan("POLYGON_AMOY", 3, 10_000),
+    // The system clock (no sweep runs) to a second past dueAt, which with grace 0 is the default time.
+    new AdvanceSystemClock({ kind: "to", loan: 0, anchor: "due", deltaS: 1 }),
+    new Pay(0, { kind: "exact" }, false, true),
+  ]);
+  const [loan] = m.loans;
+  expect({ status: loan!.status, defaultedAt: loan!.defaultedAt, lateFeeDays: loan!.lateFeeDays, surplus: loan!.surplus }).toEqual({
+    status: "REPAID",
+    defaultedAt: loan!.dueAt,
+    lateFeeDays: 0,
+    surplus: 0n,
+  });
+  expect(loan!.events.slice(3)).toEqual(["loan.overdue", "loan.defaulted", "loan.repaid"]);
+});
+
+test("paid a day into the grace period before any sweep ran: loan.overdue as of the payment's time, then REPAID with that day's late fee", async () => {
+  const m = await runScenario([
+    new CreateLoan("TON_TESTNET", 7, 5_000),
+    new AdvanceSystemClock({ kind: "to", loan: 0, anchor: "due", deltaS: 86_400 + 5 }),
+    new Pay(0, { kind: "exact" }, false, true),
+  ]);
+  const [loan] = m.loans;
+  expect({ status: loan!.status, defaultedAt: loan!.defaultedAt, lateFeeDays: loan!.lateFeeDays }).toEqual({
+    status: "REPAID",
+    defaultedAt: null,
+    lateFeeDays: 2,
+  });
+  expect(loan!.events.slice(3)).toEqual(["loan.overdue", "loan.repaid"]);
+});
+
 test("the last second of grace is still ACTIVE with every late-fee day; the next one defaults; a late partial then the rest repays", async () => {
   const m = await runScenario([
     new CreateLoan("POLYGON_AMOY", 3, 10_000),

@@ -94,12 +94,22 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: T
 export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
   const tenant = await loadTenant(deps.db, tenantId);
   const loan = await loadLoan(deps.db, tenantId, loanId);
-  const now = tenantClock(deps.clock, tenant, loan.mode).now();
+  return sweepLoanAt(deps.db, loan, tenantClock(deps.clock, tenant, loan.mode).now());
+}
+
+/**
+ * The sweep of one loan as of `now` (on the loan's clock): overdue past
+ * `dueAt`, DEFAULTED past the grace period, the late-fee days recorded. A
+ * repayment made past `dueAt` runs it as of the payment's time first
+ * (apply-repayment.ts), so what the loan went through before it was paid
+ * does not depend on whether a sweep happened to run in between.
+ */
+export async function sweepLoanAt(db: Db, loan: LoanRow, now: Date): Promise<LoanRow> {
   if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, now)) return loan;
   const days = lateFeeDays(loan.dueAt, now, loan.gracePeriodDays);
   if (isPastGrace(loan.dueAt, loan.gracePeriodDays, now)) {
     const defaultedAt = new Date(loan.dueAt.getTime() + loan.gracePeriodDays * DAY_MS);
-    return commitTransition(deps.db, {
+    return commitTransition(db, {
       loan,
       trigger: { kind: "GRACE_ELAPSED" },
       now,
@@ -107,8 +117,8 @@ export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenan
     });
   }
   if (!loan.overdueAt) {
-    return commitTransition(deps.db, { loan, trigger: { kind: "MARK_OVERDUE" }, now, set: { lateFeeDays: days } });
+    return commitTransition(db, { loan, trigger: { kind: "MARK_OVERDUE" }, now, set: { lateFeeDays: days } });
   }
-  if (days > loan.lateFeeDays) return (await commitUpdate(deps.db, loan, { lateFeeDays: days }, now)) ?? loan;
+  if (days > loan.lateFeeDays) return (await commitUpdate(db, loan, { lateFeeDays: days }, now)) ?? loan;
   return loan;
 }

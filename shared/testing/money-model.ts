@@ -197,12 +197,16 @@ export type PaymentOutcome = { kind: "applied"; applied: bigint; surplus: bigint
  * late fee, `loan.repaid`; after DEFAULTED a recovery), less is a partial
  * payment with the rest still due, more repays it and keeps the rest as
  * surplus. What a sweep did before the payment was seen stays in the loan's
- * history: `loan.overdue`, `loan.defaulted`, the overdue flag, `defaultedAt`.
+ * history: `loan.overdue`, `loan.defaulted`, the overdue flag, `defaultedAt`;
+ * and what a sweep at the payment's time would have done is done first.
  * Any other loan does not take it.
  */
 export function applyPayment(loan: ModelLoan, amount: bigint, at: number, txHash: string): PaymentOutcome {
   if (loan.status !== "ACTIVE" && loan.status !== "DEFAULTED") return { kind: "notAwaiting" };
   const when = countsFrom(loan, at);
+  // Unpaid until then: what a sweep at that moment records (overdue; DEFAULTED past the grace period) comes first,
+  // whether or not a sweep ran in between.
+  sweep([loan], when);
   const days = lateDaysAt(loan, when);
   const remaining = totalWith(loan, days) - loan.paid;
   // Every credited payment counts by then, and each left less than was due at its own time.
