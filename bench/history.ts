@@ -3,6 +3,7 @@ import { createDb, type Db } from "../db/create-db.ts";
 import { migrateLibsql } from "../db/migrate.ts";
 import { readMigrations } from "../db/migration-files.ts";
 import { type LoanRow, loans } from "../db/schema/loans.ts";
+import { DEV_SECRETS_KEY } from "../shared/crypto/secret-box.ts";
 import { listEvents } from "../shared/events/list-events.ts";
 import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "../shared/loans/decide-loan.ts";
 import { listLoans } from "../shared/loans/list-loans.ts";
@@ -177,7 +178,8 @@ const READS: { name: string; run: (db: Db) => Promise<number>; expected: number 
   },
   {
     name: "unread notifications of a mode",
-    run: async (db) => (await listNotifications({ db }, { tenantId: TENANT, mode: "sandbox", unread: true, limit: 20 })).data.length,
+    run: async (db) =>
+      (await listNotifications({ db, secretsKey: DEV_SECRETS_KEY }, { tenantId: TENANT, mode: "sandbox", unread: true, limit: 20 })).data.length,
     expected: 5,
   },
   {
@@ -224,7 +226,7 @@ const READS: { name: string; run: (db: Db) => Promise<number>; expected: number 
   },
   {
     name: "events of a type and mode (a page)",
-    run: async (db) => (await listEvents({ db }, { tenantId: TENANT, mode: "live", type: "loan.funded", limit: 20 })).data.length,
+    run: async (db) => (await listEvents({ db, secretsKey: DEV_SECRETS_KEY }, { tenantId: TENANT, mode: "live", type: "loan.funded", limit: 20 })).data.length,
     expected: 5,
   },
 ];

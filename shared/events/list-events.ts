@@ -1,8 +1,9 @@
-import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { equalsTerm } from "../../db/index-terms.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
-import { notFound } from "../domain/errors.ts";
+import { openSecret, sealSecret } from "../crypto/secret-box.ts";
+import { notFound, validationError } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import type { EventType } from "./loan-events.ts";
@@ -10,42 +11,48 @@ import type { VerbDeps } from "../verbs.ts";
 
 /**
  * Cursors of the event list (and of the notifications, which follow the
- * events' order): the id of the last event shown, opaque to callers
- * (base64url of `evt:<id>`). A page goes on below that event's `seq`, the
- * outbox's global order, so paging is stable while new events arrive: they
- * only ever go on top. The cursor names the event, not its `seq`: a `seq`
- * counts every tenant's events, and two cursors' difference would tell a
- * tenant how busy the others were (an audit read it so).
+ * events' order): the `seq` of the last event shown and the tenant's id,
+ * sealed with AES-GCM under `SECRETS_KEY` (shared/crypto/secret-box.ts), so
+ * a cursor is opaque and cannot be made up. `seq` is the outbox's global
+ * order, so paging is stable while new events arrive (they only ever go on
+ * top) and goes on below an event retention removed meanwhile. Shown in the
+ * clear (or accepted when crafted), two cursors' difference would tell a
+ * tenant how many events other tenants had (an audit counted them so). A
+ * cursor of another tenant, sealed under a rotated key, or issued before
+ * 2026-11-24 (`seq:<n>` in base64) is refused (400).
  */
-export function encodeEventCursor(eventId: string): string {
-  return btoa(`evt:${eventId}`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+export async function encodeEventCursor(tenantId: string, seq: number, secretsKey: string): Promise<string> {
+  const [version, iv, ct] = (await sealSecret(`${tenantId}|${seq}`, secretsKey)).split(".");
+  return `${version}.${toUrl(iv!)}.${toUrl(ct!)}`;
 }
 
-/** Where a cursor goes on from: an event of the tenant, or (cursors issued before 2026-11-24) a `seq`. */
-export type EventCursor = { eventId: string } | { seq: number };
-
-/** The position in a cursor this service issued; null for anything else. */
-export function decodeEventCursor(cursor: string): EventCursor | null {
+/** The `seq` of a cursor this service issued to this tenant; null for anything else. */
+export async function decodeEventCursor(cursor: string, tenantId: string, secretsKey: string): Promise<number | null> {
+  if (!looksLikeEventCursor(cursor)) return null;
+  const [version, iv, ct] = cursor.split(".");
   try {
-    const text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    const evt = /^evt:(.+)$/.exec(text);
-    if (evt) return /^[0-9A-Za-z-]{1,64}$/.test(evt[1]!) ? { eventId: evt[1]! } : null;
-    const seq = /^seq:(\d{1,15})$/.exec(text);
-    return seq ? { seq: Number(seq[1]) } : null;
+    const m = /^(.+)\|(\d{1,15})$/.exec(await openSecret(`${version}.${fromUrl(iv!)}.${fromUrl(ct!)}`, secretsKey));
+    return m && m[1] === tenantId ? Number(m[2]) : null;
   } catch {
     return null;
   }
 }
 
-/**
- * The `seq` a page goes on below: the cursor's event's, read in the page's
- * own statement and only among the tenant's events (another tenant's or an
- * unknown event: NULL, which no row is below, so an empty page).
- */
-export function seqBefore(tenantId: string, cursor: EventCursor | null): SQL | number | null {
-  if (cursor === null) return null;
-  if ("seq" in cursor) return cursor.seq;
-  return sql`(SELECT ${events.seq} FROM ${events} WHERE ${events.id} = ${cursor.eventId} AND ${events.tenantId} = ${tenantId})`;
+/** The shape of a cursor (the edge's check; only the verb, with the key, can open it). */
+export const looksLikeEventCursor = (s: string) => /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{20,200}$/.test(s);
+
+const toUrl = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const fromUrl = (b64url: string) => {
+  const s = b64url.replace(/-/g, "+").replace(/_/g, "/");
+  return s + "=".repeat((4 - (s.length % 4)) % 4);
+};
+
+/** The `seq` a page goes on below, from the request's cursor (none: the first page); a cursor it cannot open: 400. */
+export async function seqOfCursor(secretsKey: string, tenantId: string, cursor: string | undefined): Promise<number | null> {
+  if (cursor === undefined) return null;
+  const seq = await decodeEventCursor(cursor, tenantId, secretsKey);
+  if (seq === null) throw validationError(["cursor: is not a cursor this service issued to this account"]);
+  return seq;
 }
 
 /** The envelope with its mode from the column: envelopes stored before modes lack it. */
@@ -71,10 +78,10 @@ export type ListEventsInput = {
  * mode, seq) or (tenant, seq). Plans tested in
  * shared/loans/history-plans.test.ts.
  */
-export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: SQL | number | null) {
+export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, before: number | null) {
   const byLoan = input.loanId !== undefined;
   return db
-    .select({ id: events.id, seq: events.seq, envelope: events.envelope, mode: events.mode })
+    .select({ seq: events.seq, envelope: events.envelope, mode: events.mode })
     .from(events)
     .where(
       and(
@@ -95,10 +102,11 @@ export function eventsPageQuery(db: Db, input: Omit<ListEventsInput, "cursor">, 
  * dashboard session's, without `mode`): each mode's page, read in one batch,
  * merged by `seq`. A loan filter of another tenant's loan matches nothing.
  */
-export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEventsInput): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
-  const cursor = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
-  if (input.cursor !== undefined && cursor === null) throw new RangeError("invalid cursor"); // the edge validates cursors
-  const before = seqBefore(input.tenantId, cursor);
+export async function listEvents(
+  { db, secretsKey }: Pick<VerbDeps, "db"> & { secretsKey: string },
+  input: ListEventsInput,
+): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
+  const before = await seqOfCursor(secretsKey, input.tenantId, input.cursor);
   const perMode = input.type !== undefined && input.mode === undefined && input.loanId === undefined;
   const rows = perMode
     ? (await db.batch([eventsPageQuery(db, { ...input, mode: "sandbox" }, before), eventsPageQuery(db, { ...input, mode: "live" }, before)]))
@@ -108,7 +116,7 @@ export async function listEvents({ db }: Pick<VerbDeps, "db">, input: ListEvents
     : await eventsPageQuery(db, input, before);
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.id) : null };
+  return { data: page.map(withMode), nextCursor: rows.length > input.limit && last ? await encodeEventCursor(input.tenantId, last.seq, secretsKey) : null };
 }
 
 /** One event of the tenant; another tenant's (or none): 404. */

@@ -7,7 +7,7 @@ import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { notFound } from "../domain/errors.ts";
 import { isUuid } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
-import { decodeEventCursor, encodeEventCursor, seqBefore } from "../events/list-events.ts";
+import { encodeEventCursor, seqOfCursor } from "../events/list-events.ts";
 import type { VerbDeps } from "../verbs.ts";
 
 export type Notification = typeof notifications.$inferSelect;
@@ -21,11 +21,7 @@ export type Notification = typeof notifications.$inferSelect;
  * cannot tie with the unread index and walk the mode's read ones. Plans
  * tested (shared/loans/history-plans.test.ts).
  */
-export function notificationsPageQuery(
-  db: Db,
-  input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number },
-  before: ReturnType<typeof seqBefore>,
-) {
+export function notificationsPageQuery(db: Db, input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number }, before: number | null) {
   const mode = equalsTerm(notifications.mode, input.mode, input.unread === true);
   return db
     .select()
@@ -47,18 +43,16 @@ export function notificationsPageQuery(
  * commit order (the outbox `seq`, as `GET /v1/events`), so the events of one
  * loan, often recorded within one millisecond, keep their order.
  * `unread: true` gives only the unread ones, `unread: false` only the read
- * ones. Cursors are the event list's (the last shown's event).
+ * ones. Cursors are the event list's (the last shown's event's `seq`, sealed).
  */
 export async function listNotifications(
-  { db }: Pick<VerbDeps, "db">,
+  { db, secretsKey }: Pick<VerbDeps, "db"> & { secretsKey: string },
   input: { tenantId: string; mode?: TenantMode; unread?: boolean; limit: number; cursor?: string },
 ): Promise<{ data: Notification[]; nextCursor: string | null }> {
-  const cursor = input.cursor === undefined ? null : decodeEventCursor(input.cursor);
-  if (input.cursor !== undefined && cursor === null) throw new RangeError("invalid cursor"); // the edge validates cursors
-  const rows = await notificationsPageQuery(db, input, seqBefore(input.tenantId, cursor));
+  const rows = await notificationsPageQuery(db, input, await seqOfCursor(secretsKey, input.tenantId, input.cursor));
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  return { data: page, nextCursor: rows.length > input.limit && last ? encodeEventCursor(last.eventId) : null };
+  return { data: page, nextCursor: rows.length > input.limit && last ? await encodeEventCursor(input.tenantId, last.eventSeq, secretsKey) : null };
 }
 
 /**

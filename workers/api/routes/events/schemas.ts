@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CHANNELS } from "../../../../db/schema/loan-vocabularies.ts";
 import { EVENT_TYPES, TENANT_MODES } from "../../../../shared/domain/vocabularies.ts";
-import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
+import { looksLikeEventCursor } from "../../../../shared/events/list-events.ts";
 import { limitParam, ModeQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
 export const EventEnvelopeSchema = z
@@ -39,7 +39,7 @@ export const ListEventsQuerySchema = z.object({
   cursor: z
     .string()
     .max(200)
-    .refine((s) => decodeEventCursor(s) !== null, "is not a cursor this service issued")
+    .refine(looksLikeEventCursor, "is not a cursor this service issued")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EMAIL_STATUSES, EVENT_TYPES, TENANT_MODES } from "../../../../shared/domain/vocabularies.ts";
-import { decodeEventCursor } from "../../../../shared/events/list-events.ts";
+import { looksLikeEventCursor } from "../../../../shared/events/list-events.ts";
 import type { Notification } from "../../../../shared/notifications/notification-verbs.ts";
 import { iso, isoOrNull, ModeQuerySchema, PageQuerySchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
@@ -51,7 +51,7 @@ export const ListNotificationsQuerySchema = z.object({
   cursor: z
     .string()
     .max(200)
-    .refine((s) => decodeEventCursor(s) !== null, "is not a cursor this service issued")
+    .refine(looksLikeEventCursor, "is not a cursor this service issued")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 });
