@@ -15,7 +15,7 @@ import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-dou
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
-import { MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
+import { MAX_RECEIPTS_PER_LOAN, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -460,6 +460,38 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     expect(caught!.revertsScannedTo).toBe(caught!.lastBlock);
     expect(Number(failed.blockNumber)).toBeLessThanOrEqual(caught!.revertsScannedTo!);
     expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repaid"]);
+  });
+
+  test("receipts are asked only of calls by the loan's own borrower, at most MAX_RECEIPTS_PER_LOAN a loan per poll: strangers' reverting calls cost nothing (an audit made one poll ask 1,100)", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const collections = tenant.collections as Address;
+    const stranger = fresh();
+    await node.test.setBalance({ address: stranger.address, value: 10n ** 18n });
+    for (let i = 0; i < 20; i++) expect((await sendToPool(stranger, repayData(loan.id, collections, USDC(1)))).status).toBe("reverted");
+    // A made-up loan id too: no loan, no receipt.
+    for (let i = 0; i < 5; i++) expect((await sendToPool(stranger, repayData(crypto.randomUUID(), collections, USDC(1)))).status).toBe("reverted");
+    for (let i = 0; i < 5; i++) expect((await sendToPool(borrower, repayData(loan.id, collections, USDC(1)))).status).toBe("reverted");
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    let receipts = 0;
+    const counting = evmChainReader(settings, {
+      ...node.public,
+      getBlockNumber: node.public.getBlockNumber,
+      getLogs: node.public.getLogs,
+      getBlock: node.public.getBlock,
+      getTransactionReceipt: ((args: { hash: Hex }) => {
+        receipts++;
+        return node.public.getTransactionReceipt(args);
+      }) as typeof node.public.getTransactionReceipt,
+    });
+    const report = await pollEvmChain(listenerDeps(), { settings, reader: counting });
+    expect(report.error).toBeUndefined();
+    expect(report.revertScanError).toBeUndefined();
+    expect(receipts).toBe(MAX_RECEIPTS_PER_LOAN);
+    expect(report.failures).toBe(MAX_RECEIPTS_PER_LOAN);
+    // Each is its own transaction: recorded, but the merchant is not flooded beyond the cap per poll.
+    expect((await repaymentRows(loan.id)).filter((r) => r.status === "FAILED")).toHaveLength(MAX_RECEIPTS_PER_LOAN);
   });
 
   test("far behind the log cursor (an early start block, a long outage) the search skips ahead to MAX_REVERT_SCAN_LAG behind it, and says so", async () => {

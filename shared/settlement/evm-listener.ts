@@ -25,6 +25,7 @@
 import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { BaseError, createPublicClient, getAddress, http, isAddressEqual } from "viem";
 import { safeRpcReason, WrongChainError } from "../chains/evm/live/evm-broadcast-errors.ts";
+import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -195,7 +196,8 @@ async function searchReverts(
   if (to <= from) return;
   const collections = new Set(owners.keys());
   try {
-    for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections] })) {
+    const borrowersOf = (ids: readonly string[]) => awaitingBorrowers(deps.db, chain, ids);
+    for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections], borrowersOf })) {
       for (const obs of classifyTransaction(tx, { config, collections })) await handleLive(deps, owners, obs, report);
     }
     await deps.db.update(chainCursors).set({ revertsScannedTo: to }).where(eq(chainCursors.chain, chain));
@@ -203,6 +205,19 @@ async function searchReverts(
     report.revertScanError =
       error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
   }
+}
+
+/** The borrower wallet of each of `ids` that is a loan on `chain` awaiting repayment (ACTIVE or DEFAULTED), in reads of at most 90 ids. */
+async function awaitingBorrowers(db: Db, chain: LiveChain, ids: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const part of chunk([...ids], IDS_PER_LIST)) {
+    const rows = await db
+      .select({ id: loans.id, borrower: loans.borrowerWalletAddress })
+      .from(loans)
+      .where(and(inArray(loans.id, part), eq(loans.chain, chain), inArray(loans.status, ["ACTIVE", "DEFAULTED"])));
+    for (const row of rows) out.set(row.id, row.borrower);
+  }
+  return out;
 }
 
 /** Remembers a block's hash; a different hash already remembered for it means a reorg under this very poll: stop, the next poll undoes it. */

@@ -15,6 +15,7 @@
 import { type Address, decodeFunctionData, getAddress, isAddressEqual, toFunctionSelector } from "viem";
 import type { ChainTransaction } from "../../chain-port.ts";
 import type { LiveChainSettings } from "../../live/live-config.ts";
+import { bytes32ToLoanId } from "../../loan-id.ts";
 import { SVC_POOL_ABI } from "../svc-pool-abi.ts";
 import type { EvmReadClient } from "./evm-log-reader.ts";
 
@@ -35,6 +36,12 @@ export const MAX_REVERT_SCAN_BLOCKS = 200;
 export const MAX_REVERT_SCAN_LAG = 10_000;
 /** Blocks requested at once. */
 const CONCURRENCY = 8;
+/**
+ * Receipts asked per loan in one search at most: a loan's first failure in it
+ * is news, a borrower's thousand more in the same minutes are not, and each
+ * receipt is a subrequest of the invocation's budget.
+ */
+export const MAX_RECEIPTS_PER_LOAN = 3;
 
 const REPAY = SVC_POOL_ABI.find((item) => item.type === "function" && item.name === "repay")!;
 const REPAY_SELECTOR = toFunctionSelector(REPAY);
@@ -46,6 +53,13 @@ export type FailedRepaysInput = {
   toBlock: number;
   /** Every verified COLLECTIONS address of the chain. */
   collections: readonly string[];
+  /**
+   * The borrower wallet of each of these loans that awaits repayment on this
+   * chain (the listener reads them): only a call its loan's borrower sent can
+   * be that loan's failed repayment, so only those calls' receipts are asked.
+   * Absent: every call's.
+   */
+  borrowersOf?: (loanIds: readonly string[]) => Promise<ReadonlyMap<string, string>>;
 };
 
 /**
@@ -62,10 +76,32 @@ export async function readFailedRepays(settings: LiveChainSettings, client: EvmR
   const collections = input.collections.map((a) => getAddress(a));
   const numbers = Array.from({ length: input.toBlock - input.afterBlock }, (_, i) => BigInt(input.afterBlock + 1 + i));
   const found: ChainTransaction[] = [];
+  const asked = new Map<string, number>();
   for (let i = 0; i < numbers.length; i += CONCURRENCY) {
     const blocks = await Promise.all(numbers.slice(i, i + CONCURRENCY).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })));
+    const named = blocks.flatMap((block) =>
+      block.transactions.flatMap((tx) => {
+        const loanId = tx.to && isAddressEqual(tx.to, pool) ? repayingLoan(tx.input, collections) : null;
+        return loanId ? [{ block, tx, loanId }] : [];
+      }),
+    );
+    if (named.length === 0) continue;
+    // Anyone can send calls that revert naming any loan: only its borrower's are asked about, a few per loan.
+    const borrowers = input.borrowersOf ? await input.borrowersOf([...new Set(named.map((c) => c.loanId))]) : null;
     for (const block of blocks) {
-      const calls = block.transactions.filter((tx) => tx.to && isAddressEqual(tx.to, pool) && repaysTo(tx.input, collections));
+      const calls = named
+        .filter((c) => c.block === block)
+        .filter((c) => {
+          if (borrowers) {
+            const borrower = borrowers.get(c.loanId);
+            if (!borrower || !isAddressEqual(borrower as Address, c.tx.from)) return false;
+          }
+          const n = asked.get(c.loanId) ?? 0;
+          if (n >= MAX_RECEIPTS_PER_LOAN) return false;
+          asked.set(c.loanId, n + 1);
+          return true;
+        })
+        .map((c) => c.tx);
       const receipts = await Promise.all(calls.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
       calls.forEach((tx, k) => {
         if (receipts[k]!.status !== "reverted") return;
@@ -88,13 +124,14 @@ export async function readFailedRepays(settings: LiveChainSettings, client: EvmR
   return found;
 }
 
-/** A call of `repay(loanId, collections, amount)` naming one of `collections`. */
-function repaysTo(data: `0x${string}`, collections: readonly Address[]): boolean {
-  if (!data.startsWith(REPAY_SELECTOR)) return false;
+/** The loan a call of `repay(loanId, collections, amount)` naming one of `collections` repays; null for any other call. */
+function repayingLoan(data: `0x${string}`, collections: readonly Address[]): string | null {
+  if (!data.startsWith(REPAY_SELECTOR)) return null;
   try {
     const call = decodeFunctionData({ abi: [REPAY], data });
-    return collections.some((c) => isAddressEqual(c, call.args[1]));
+    if (!collections.some((c) => isAddressEqual(c, call.args[1]))) return null;
+    return bytes32ToLoanId(call.args[0]);
   } catch {
-    return false;
+    return null;
   }
 }
