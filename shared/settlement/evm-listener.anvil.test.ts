@@ -69,6 +69,11 @@ const poll = () => pollEvmChain(listenerDeps(), { settings, reader });
 const balanceOf = (address: Address, token: Address = deployment.usdc) =>
   node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 const fresh = () => privateKeyToAccount(generatePrivateKey());
+/** An account holding gas on Anvil (and nothing else): a stranger to every loan. */
+const withGas = async (account: PrivateKeyAccount) => {
+  await node.test.setBalance({ address: account.address, value: 10n ** 18n });
+  return account;
+};
 
 /** A certified tenant with a live key, a KYC policy, a ready DISBURSEMENT wallet (on the double) and, unless told otherwise, a verified COLLECTIONS wallet. */
 async function liveTenant(options: { collections?: boolean } = {}) {
@@ -411,8 +416,7 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     const { loan, borrower } = await activeLoan(tenant);
     await poll();
     const collections = tenant.collections as Address;
-    const stranger = fresh();
-    await node.test.setBalance({ address: stranger.address, value: 10n ** 18n });
+    const stranger = await withGas(fresh());
     // Anyone can name any loan in a call that reverts, for the price of gas: the merchant is not told of it.
     expect((await sendToPool(stranger, repayData(loan.id, collections, USDC(1)))).status).toBe("reverted");
     expect((await sendToPool(borrower, repayData(loan.id, fresh().address, USDC(1)))).status).toBe("reverted");
@@ -467,8 +471,7 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     const { loan, borrower } = await activeLoan(tenant);
     await poll();
     const collections = tenant.collections as Address;
-    const stranger = fresh();
-    await node.test.setBalance({ address: stranger.address, value: 10n ** 18n });
+    const stranger = await withGas(fresh());
     for (let i = 0; i < 20; i++) expect((await sendToPool(stranger, repayData(loan.id, collections, USDC(1)))).status).toBe("reverted");
     // A made-up loan id too: no loan, no receipt.
     for (let i = 0; i < 5; i++) expect((await sendToPool(stranger, repayData(crypto.randomUUID(), collections, USDC(1)))).status).toBe("reverted");

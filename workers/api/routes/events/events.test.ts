@@ -212,7 +212,10 @@ describe("events: security", () => {
     expect(byId.status).toBe(404);
     // A cursor sealed for a is refused to b (400), never read as a position in b's list.
     const aPage = await list(a.key, "?limit=1");
-    expect((await list(b.key, `?cursor=${aPage.body.nextCursor}`)).status).toBe(400);
+    const foreign = await list(b.key, `?cursor=${aPage.body.nextCursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    expect(JSON.stringify(foreign.body.message)).toContain("cursor");
   });
 
   test("no request in this file answered 500", () => {

@@ -185,7 +185,10 @@ describe("notifications: security", () => {
     expect((await list(apiKey(a.key), "?unread=true")).body.data).toHaveLength(3);
     const aPage = await list(apiKey(a.key), "?limit=1");
     // A cursor sealed for a is refused to b (400), never read as a position in b's list.
-    expect((await list(apiKey(b.key), `?cursor=${aPage.body.nextCursor}`)).status).toBe(400);
+    const foreign = await list(apiKey(b.key), `?cursor=${aPage.body.nextCursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    expect(JSON.stringify(foreign.body.message)).toContain("cursor");
   });
 
   test("no request in this file answered 500", () => {
