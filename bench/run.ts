@@ -68,7 +68,7 @@ import { signedReceiver } from "./signed-receiver.ts";
  * after autocannon sent it) while the other connections went on at the full
  * rate: a pause of workerd's local HTTP server, not of the handlers, and not
  * one Cloudflare's front end has. `BENCH_ACCEPT_ENCODING=identity` brings it
- * back (README "Benchmarks").
+ * back (bench/HISTORY.md).
  *
  * Env: BENCH_SECONDS (10 per endpoint), BENCH_CONNECTIONS (10), BENCH_DELIVERY_LOANS (200), BENCH_BURST_EVENTS (600),
  * BENCH_LOAD_RATES (`10,25,50`; empty: none), BENCH_ACCEPT_ENCODING (`gzip, deflate, br`),

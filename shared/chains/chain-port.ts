@@ -103,7 +103,19 @@ export type TransferRequest = {
  * will under this attempt.
  */
 export type TransferResult =
-  | { success: true; txHash: string; blockNumber: number; confirmedAt: Date }
+  | {
+      success: true;
+      txHash: string;
+      blockNumber: number;
+      confirmedAt: Date;
+      /**
+       * The address the money went out from, where the adapter records it with the transfer (live TON): a
+       * reference first sent from one wallet is followed, not sent again, when a later call names another
+       * (its loan reserved again from another wallet meanwhile), so the sender asked for may not be the one
+       * that paid. Absent: the `from` asked for.
+       */
+      from?: string;
+    }
   | { success: "pending"; txHash: string; detail: string }
   | { success: false; errorReason: string; txHash: string | null };
 

@@ -319,7 +319,7 @@ export async function fundLoan(
     // A sandbox loan is funded on its own tenant's ledger of the simulated chain.
     ...(isSandboxChain(current.chain) ? { sandboxTenantId: current.tenantId } : {}),
   });
-  const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null, blockNumber: number | null = null) => ({
+  const settlement = (status: "CONFIRMED" | "FAILED", txHash: string | null, blockNumber: number | null = null, fromAddress: string = source) => ({
     id: newId(),
     tenantId: current.tenantId,
     loanId: current.id,
@@ -330,7 +330,7 @@ export async function fundLoan(
     mode: current.mode,
     asset: current.stablecoin,
     txHash,
-    fromAddress: source,
+    fromAddress,
     toAddress: current.borrowerWalletAddress,
     blockNumber,
     logIndex: null,
@@ -382,7 +382,12 @@ export async function fundLoan(
           updatedAt: now,
         })
         .where(and(eq(liquidityPools.id, poolId), guard)),
-      settlementInsert(db, { ...settlement("CONFIRMED", sent.txHash, sent.blockNumber), guardLoanId: next.id, guardToken: next.writeToken }),
+      // The wallet that paid, where the adapter knows it (a transfer sent under an earlier reservation from another wallet).
+      settlementInsert(db, {
+        ...settlement("CONFIRMED", sent.txHash, sent.blockNumber, sent.from ?? source),
+        guardLoanId: next.id,
+        guardToken: next.writeToken,
+      }),
     ],
   });
 }

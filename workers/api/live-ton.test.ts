@@ -3,6 +3,7 @@ import { Address, beginCell, toNano } from "@ton/core";
 import { Blockchain, type SandboxContract, type TreasuryContract } from "@ton/sandbox";
 import { and, eq } from "drizzle-orm";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { tonWalletCursors } from "../../db/schema/ton.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
@@ -167,6 +168,33 @@ describe("live TON: funding and repayment against the emulator", () => {
     await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
     expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100));
+  });
+
+  test("a transfer in flight from one wallet while the loan was reserved again from another (a leftover run): the funding settlement names the wallet that paid", async () => {
+    const m = await liveTonTenant("Ton Two Senders Ltd");
+    network.hold();
+    const { loan, borrower } = await m.liveLoan("100.00");
+    expect(loan).toMatchObject({ status: "CREATED", fundingState: "RESERVED" });
+    // A second DISBURSEMENT wallet, and the loan's reservation now naming it, as a run that released and reserved again would leave it.
+    const other = testV5Wallet(blockchain);
+    await admin.send({ to: other.address, value: toNano("2"), bounce: false });
+    await usdt.mint(other.address, USDT(1_000));
+    await addVerifiedWallet(m.token, "DISBURSEMENT", other);
+    await installSigner(t, m.tenantId, { chain: "TON", address: other.raw, privateKey: other.seedHex });
+    await t.db.update(loans).set({ fundingFrom: other.raw }).where(eq(loans.id, loan.id));
+    await network.deliver();
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
+    expect([await balanceOf(usdt, borrower.address), await balanceOf(usdt, m.disbursement.address), await balanceOf(usdt, other.address)]).toEqual([
+      USDT(100),
+      USDT(9_900),
+      USDT(1_000),
+    ]);
+    const [funding] = await t.db
+      .select()
+      .from(settlements)
+      .where(and(eq(settlements.loanId, loan.id), eq(settlements.kind, "FUNDING")));
+    expect(funding).toMatchObject({ status: "CONFIRMED", fromAddress: m.disbursement.raw, amount: USDT(100) });
   });
 
   test("the borrower repays with the exact comment to the COLLECTIONS wallet: REPAID once, however often the listener runs", async () => {

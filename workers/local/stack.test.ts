@@ -61,7 +61,7 @@ describe("local stack (bundled workers in miniflare)", () => {
 
 describe("a stack that keeps nothing", () => {
   // Miniflare's own "in memory" stores are SQLite files in a temporary folder, usually on disk, and workerd
-  // writes them on its one thread: a commit's disk write stalled every request of the stack (README Benchmarks).
+  // writes them on its one thread: a commit's disk write stalled every request of the stack (bench/HISTORY.md, "The stalls were mostly the disk").
   test.skipIf(!existsSync("/dev/shm"))(
     "keeps its stores in RAM (/dev/shm) and removes them on dispose",
     async () => {

@@ -244,7 +244,7 @@ function workerOptions(config: WranglerConfig, options: StackOptions): WorkerOpt
     bindings: { ...localVars(config.vars), ENVIRONMENT: "development", ...options.vars },
     // Outbound requests (webhook deliveries, e-mail, chain RPC) go straight out, not through Miniflare's
     // extra worker that drops `CF-Connecting-IP` and adds `CF-Worker` (Cloudflare does that outside the
-    // isolate): one isolate call less per delivery (README "Benchmarks").
+    // isolate): one isolate call less per delivery (bench/HISTORY.md).
     // Our workers never forward an incoming request, so no caller's `CF-Connecting-IP` can leave with one.
     stripCfConnectingIp: false,
     // Every worker names the same database id, so they all share one local database.

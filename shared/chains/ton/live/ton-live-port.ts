@@ -164,7 +164,7 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
   /** Follows a stored attempt to its outcome on chain, recording it once known. */
   async function follow(database: Db, row: TonTransferRow, now: Date): Promise<TransferResult> {
     if (row.status === "CONFIRMED") {
-      return { success: true, txHash: row.txHash!, blockNumber: Number(row.txLt), confirmedAt: row.confirmedAt ?? row.updatedAt };
+      return { success: true, txHash: row.txHash!, blockNumber: Number(row.txLt), confirmedAt: row.confirmedAt ?? row.updatedAt, from: row.wallet };
     }
     if (row.status === "FAILED") return fail(row.errorReason ?? "the transfer failed", row.txHash);
     const trace = await traceJettonTransfer(network, {
@@ -178,7 +178,7 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
         const confirmedAt = new Date(trace.at * 1000);
         await settleAttempt(database, row, { status: "CONFIRMED", txHash: trace.txHash, txLt: trace.lt, confirmedAt }, now);
         // TON has no per-account block number: the recipient's transaction's logical time stands for it.
-        return { success: true, txHash: trace.txHash, blockNumber: Number(trace.lt), confirmedAt };
+        return { success: true, txHash: trace.txHash, blockNumber: Number(trace.lt), confirmedAt, from: row.wallet };
       }
       case "failed":
         await settleAttempt(database, row, { status: "FAILED", txHash: trace.txHash, errorReason: trace.reason }, now);
