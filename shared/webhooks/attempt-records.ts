@@ -54,7 +54,7 @@ export async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptI
   return record;
 }
 
-type AttemptRecord = Awaited<ReturnType<typeof attemptRecord>>;
+export type AttemptRecord = Awaited<ReturnType<typeof attemptRecord>>;
 
 /**
  * The statements that record attempts' outcomes, however many: every outcome
@@ -93,7 +93,7 @@ export async function attemptRecord(
   const final = result.succeeded || attempt >= MAX_ATTEMPTS || result.endpointDeleted === true;
   const status = result.succeeded ? "SUCCEEDED" : final ? "FAILED" : "PENDING";
   const wait = delayOverride ?? deps.retryDelaysSeconds[attempt - 1] ?? deps.retryDelaysSeconds.at(-1) ?? 0;
-  // The wait runs from this attempt's own answer, not from when its batch (waiting on its slowest request) is recorded.
+  // The wait runs from this attempt's own answer, not from when its group of outcomes is recorded.
   const finishedAt = result.finishedAt ?? now;
   const nextAttemptAt = final ? null : new Date(finishedAt.getTime() + wait * 1000);
   /** The next attempt's message delay from now. */

@@ -424,7 +424,7 @@ describe("delivery", () => {
     expect(failedEvents).toHaveLength(2);
   });
 
-  test("a batch waits for its slowest request, yet each attempt keeps its own finish: a quick 500's retry waits the configured delay from its answer, not from the batch's end", async () => {
+  test("attempts recorded in one group keep their own finish: a quick 500's retry waits the configured delay from its answer, not from when the group (waiting on a hanging request) is recorded", async () => {
     const quick = "https://quick.merchant.example/hook";
     const hanging = "https://hanging.merchant.example/hook";
     const clock = fixedClock(new Date());
@@ -459,6 +459,54 @@ describe("delivery", () => {
     const next = sentItems(s.queue.messages).map((m) => ({ deliveryId: (m.body as { deliveryId: string }).deliveryId, delaySeconds: m.delaySeconds }));
     expect(next).toContainEqual({ deliveryId: of(quick).id, delaySeconds: 20 });
     expect(next).toContainEqual({ deliveryId: of(hanging).id, delaySeconds: 30 });
+  });
+
+  test("attempts are recorded as they finish: beside an endpoint that never answers, a quick answer is recorded and its retry queued while the other is still out; then the other, in a group of its own", async () => {
+    const quick = "https://quick-record.merchant.example/hook";
+    const hanging = "https://hanging-record.merchant.example/hook";
+    const s = await setup(
+      { [quick]: async () => new Response("no", { status: 500 }), [hanging]: () => new Promise<Response>(() => {}) },
+      { [quick]: ["loan.funded"], [hanging]: ["loan.funded"] },
+    );
+    const msgs = sentItems(s.queue.messages)
+      .filter((m) => m.body.kind === "delivery")
+      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    expect(msgs).toHaveLength(2);
+    s.queue.messages.length = 0;
+    let batches = 0;
+    const counting = new Proxy(t.client, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (prop === "batch") batches++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const running = processDeliveryBatch({ ...s.deps, db: createDb(counting), timeoutMs: 1_500, recordGatherMs: 20 }, msgs);
+    const rows = await deliveriesOf(s.owner.tenantId);
+    const of = (url: string) => rows.find((d) => d.endpointId === s.endpoints[url]!.id)!;
+    const nextFor = (url: string) => sentItems(s.queue.messages).filter((m) => (m.body as { deliveryId: string }).deliveryId === of(url).id);
+    // While the hanging request is out (1.5 s timeout), the quick 500 is recorded and its attempt 2 queued.
+    let quickAttempt: typeof webhookAttempts.$inferSelect | undefined;
+    for (let i = 0; i < 100 && !quickAttempt?.finishedAt; i++) {
+      await Bun.sleep(10);
+      [quickAttempt] = await attemptsOf(of(quick).id);
+    }
+    expect(quickAttempt).toMatchObject({ attempt: 1, responseStatus: 500, finishedAt: expect.any(Date) });
+    expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === of(quick).id)).toMatchObject({ status: "PENDING", attemptCount: 1 });
+    expect(nextFor(quick).map((m) => m.body)).toEqual([{ kind: "delivery", deliveryId: of(quick).id, attempt: 2 }]);
+    const [hangingOut] = await attemptsOf(of(hanging).id);
+    expect(hangingOut).toMatchObject({ attempt: 1, finishedAt: null });
+    expect(nextFor(hanging)).toEqual([]);
+    expect(await running).toEqual([{ ack: true }, { ack: true }]);
+    const [hangingAttempt] = await attemptsOf(of(hanging).id);
+    expect(hangingAttempt).toMatchObject({ attempt: 1, error: "no answer within 1500 ms", finishedAt: expect.any(Date) });
+    expect(nextFor(hanging).map((m) => m.body)).toEqual([{ kind: "delivery", deliveryId: of(hanging).id, attempt: 2 }]);
+    // The claims, then one group of records each (the deliveries' read is not a batch).
+    expect(batches).toBe(3);
+    expect(s.received).toHaveLength(2);
   });
 
   test("an endpoint deleted while its attempt is out: the attempt's answer is recorded and counted, the delivery stays FAILED; a third one raises no webhook.delivery_failed", async () => {

@@ -8,7 +8,7 @@ import { deterministicUuid, newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import type { Logger } from "../observability/logger.ts";
-import { attemptRecord, deferralStatements, deferred, recordAttempt, recordStatements } from "./attempt-records.ts";
+import { type AttemptRecord, attemptRecord, deferralStatements, deferred, recordAttempt, recordStatements } from "./attempt-records.ts";
 import { claimAttemptsStatement } from "./attempt-statements.ts";
 import { type Loaded, loadDeliveries, loadDelivery } from "./delivery-rows.ts";
 import { type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
@@ -37,7 +37,22 @@ export type DeliveryDeps = {
   log: Logger;
   /** The invocation's requests at once and their order (send-slots.ts); none: no limit. */
   slots?: SendSlots;
+  /** How long a batch's finished attempts wait for more before their outcomes are recorded (RECORD_GATHER_MS). */
+  recordGatherMs?: number;
 };
+
+/**
+ * A batch's attempts are recorded as they finish: the outcomes that finished
+ * within this long of the first one not yet recorded go in one D1 batch (with
+ * their next attempts' messages). A batch whose requests all answer within it
+ * costs one batch of records (as before, when a batch was recorded once its
+ * slowest request was done); one with a slow endpoint no longer shows its other
+ * attempts in flight, nor holds back their retries, until that endpoint's
+ * timeout (10 s), and an invocation cut off meanwhile loses only the outcomes
+ * of the last second, whose requests go out again (receivers deduplicate on
+ * the event id).
+ */
+export const RECORD_GATHER_MS = 1_000;
 
 /**
  * What the consumer does with the Queue message afterwards. `failedForTenant`:
@@ -66,9 +81,10 @@ const claimIdOf = (msg: DeliveryRequest) =>
  * instead of a few per message: the deliveries in one read, every next
  * attempt claimed in one statement, the requests sent concurrently (in the
  * invocation's slots, send-slots.ts; one that gets none in time is deferred:
- * its claim released, its outcome "not yet"), every outcome recorded in one
- * batch of two statements (attempt-statements.ts) and the next attempts
- * enqueued in one send. The same
+ * its claim released, its outcome "not yet"), the outcomes recorded as they
+ * finish, a group at a time (RECORD_GATHER_MS; one group when every request
+ * answers within it), each group's in one batch of two statements
+ * (attempt-statements.ts) and its next attempts enqueued in one send. The same
  * rules as processDeliveryMessage (which takes the rare messages that are not
  * a delivery's next attempt, or repeat one in this batch, or whose claim
  * another worker holds): at most 3 attempts, each claimed before it is sent
@@ -103,26 +119,85 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
     opened.set(ciphertext, secret);
     return secret;
   };
-  const results = await Promise.all(mine.map((f) => sendInSlot(deps, f.loaded, f.attempt, secretOf)));
-  const sent = mine.flatMap((f, k) => (results[k] === "deferred" ? [] : [{ ...f, result: results[k] as AttemptResult }]));
-  const postponed = mine.filter((_, k) => results[k] === "deferred");
-  const now = deps.clock.now();
-  const records = await Promise.all(sent.map((f) => attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result, now)));
-  const statements = [...recordStatements(db, records, now), ...postponed.flatMap((f) => deferralStatements(deps, f.loaded, f.attemptId, f.attempt))];
-  // The requests went out: their outcomes are worth several tries against an overloaded database.
-  if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
-  const next = sent.flatMap((f, k) =>
-    records[k]!.final
-      ? []
-      : [{ body: { kind: "delivery" as const, deliveryId: f.loaded.delivery.id, attempt: f.attempt + 1 }, delaySeconds: records[k]!.delay }],
-  );
-  for (const part of chunk(next, 100)) await deps.queue.sendBatch(part);
-  sent.forEach((f, k) => {
-    if (records[k]!.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
-  });
-  for (const f of postponed) outcomes[f.i] = deferred(deps);
+  for (const f of await sendAndRecordAsTheyFinish(deps, mine, secretOf)) {
+    if (f.result === "deferred") outcomes[f.i] = deferred(deps);
+    else if (f.record.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
+  }
   await Promise.all(single.map(async (i) => (outcomes[i] = await processDeliveryMessage(deps, msgs[i]!))));
   return outcomes;
+}
+
+type Claimed = { i: number; loaded: Loaded; attempt: number; attemptId: string };
+type Finished = Claimed & ({ result: "deferred" } | { result: AttemptResult; record: AttemptRecord });
+
+/**
+ * Sends the claimed attempts (each in its slot) and records their outcomes as
+ * they finish, in groups (RECORD_GATHER_MS): one group when every request
+ * answers within the window. Groups are recorded one after another; should
+ * one fail to record, the rest are still awaited and recorded, then the error
+ * goes to the consumer, which retries the messages (the recorded attempts are
+ * then found recorded, the others sent again under their own claims).
+ */
+async function sendAndRecordAsTheyFinish(deps: DeliveryDeps, mine: Claimed[], secretOf: SecretOpener): Promise<Finished[]> {
+  const gatherMs = deps.recordGatherMs ?? RECORD_GATHER_MS;
+  const finished: Finished[] = [];
+  let waiting: (Claimed & { result: AttemptResult | "deferred" })[] = [];
+  let outstanding = mine.length;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const recordings: Promise<void>[] = [];
+  // Each group is recorded after the one before, whatever that one's outcome.
+  let previous: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    const group = waiting;
+    waiting = [];
+    if (group.length === 0) return;
+    const recorded = previous.then(() => recordGroup(deps, group)).then((done) => void finished.push(...done));
+    previous = recorded.catch(() => {});
+    recordings.push(recorded);
+  };
+  await Promise.all(
+    mine.map(async (f) => {
+      const result = await sendInSlot(deps, f.loaded, f.attempt, secretOf);
+      waiting.push({ ...f, result });
+      outstanding -= 1;
+      if (outstanding === 0) flush();
+      else timer ??= setTimeout(flush, gatherMs);
+    }),
+  );
+  flush();
+  const failed = (await Promise.allSettled(recordings)).find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return finished;
+}
+
+/** One group of finished attempts: their outcomes and deferrals in one D1 batch, then their next attempts' messages. */
+async function recordGroup(deps: DeliveryDeps, group: (Claimed & { result: AttemptResult | "deferred" })[]): Promise<Finished[]> {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const done: Finished[] = await Promise.all(
+    group.map(async (f): Promise<Finished> => {
+      if (f.result === "deferred") return { ...f, result: "deferred" };
+      return { ...f, result: f.result, record: await attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result, now) };
+    }),
+  );
+  const sent = done.flatMap((f) => (f.result === "deferred" ? [] : [f]));
+  const statements = [
+    ...recordStatements(
+      db,
+      sent.map((f) => f.record),
+      now,
+    ),
+    ...done.flatMap((f) => (f.result === "deferred" ? deferralStatements(deps, f.loaded, f.attemptId, f.attempt) : [])),
+  ];
+  // The requests went out: their outcomes are worth several tries against an overloaded database.
+  if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
+  const next = sent.flatMap((f) =>
+    f.record.final ? [] : [{ body: { kind: "delivery" as const, deliveryId: f.loaded.delivery.id, attempt: f.attempt + 1 }, delaySeconds: f.record.delay }],
+  );
+  for (const part of chunk(next, 100)) await deps.queue.sendBatch(part);
+  return done;
 }
 
 /**

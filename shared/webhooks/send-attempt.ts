@@ -7,7 +7,8 @@ import { deliveryHeaders } from "./signing.ts";
 /**
  * `endpointDeleted`: not sent, its endpoint is deleted; the delivery ends FAILED at once, with no `webhook.delivery_failed`.
  * `finishedAt`: when its answer came (or it failed), on the deliveries' clock; when it is recorded if absent. A batch records
- * its attempts together once the slowest is done, and each keeps its own time (its record, its next attempt's delay).
+ * its attempts in groups as they finish (deliver.ts RECORD_GATHER_MS), and each keeps its own time (its record, its next
+ * attempt's delay).
  */
 export type AttemptResult = {
   succeeded: boolean;
