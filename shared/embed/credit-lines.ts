@@ -3,11 +3,12 @@ import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
 import { widgetPrograms } from "../../db/schema/widget-programs.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
-import { setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
+import { findBorrower, setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { conflict, notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { Chain, TenantMode } from "../domain/rails.ts";
+import type { KycStatus } from "../domain/underwriting.ts";
 import { openPrincipalOfLine } from "../loans/open-loans.ts";
 import { currentPolicy } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -133,8 +134,13 @@ export async function confirmCreditLineKyc(
     borrowerRef: string | null;
     actor: string;
     now: Date;
+    /**
+     * Whether the borrower's KYC, which both modes share, is set too. False for a sandbox key once the tenant is
+     * certified (live loans depend on that status): the sandbox line is confirmed, and the borrower keeps its status.
+     */
+    setsBorrowerKyc?: boolean;
   },
-) {
+): Promise<{ line: CreditLineRow; borrowerKycStatus: KycStatus | null }> {
   if (!isUuid(input.id)) throw notFound("Credit line");
   const [line] = await db
     .select()
@@ -161,7 +167,10 @@ export async function confirmCreditLineKyc(
     })
     .where(eq(creditLines.id, line.id))
     .returning();
-  await setBorrowerKyc(
+  if (input.setsBorrowerKyc === false) {
+    return { line: updated!, borrowerKycStatus: (await findBorrower(db, input.tenantId, borrowerRef))?.kycStatus ?? null };
+  }
+  const { borrower } = await setBorrowerKyc(
     { db },
     {
       tenantId: input.tenantId,
@@ -172,5 +181,5 @@ export async function confirmCreditLineKyc(
       now: input.now,
     },
   );
-  return updated!;
+  return { line: updated!, borrowerKycStatus: borrower.kycStatus };
 }
