@@ -42,7 +42,11 @@ export type GoLiveFacts = {
    * the product's minimum ticket. Live wallets are not built yet, so the loader
    * always reports null and step 5 stays PENDING.
    */
-  liquidity: { verifiedAt: Date; balance: bigint } | null;
+  /**
+   * A verified live DISBURSEMENT wallet's balance (net of what its live pool holds reserved), and the smallest minimum
+   * ticket of the active products on its chain (absent: the product's, `product.minPrincipal`).
+   */
+  liquidity: { verifiedAt: Date; balance: bigint; minPrincipal?: bigint } | null;
   /** When the first active webhook endpoint was created, or null. */
   webhookAt: Date | null;
   /** When the first unrevoked API key was created, or null. */
@@ -107,12 +111,13 @@ const RULES: Record<GoLiveStepKey, Rule> = {
   },
   LIQUIDITY_AVAILABLE: {
     title: "Live liquidity available",
-    doneText: "A verified live DISBURSEMENT wallet holds at least the product's minimum ticket.",
+    doneText: "A verified live DISBURSEMENT wallet holds at least the minimum ticket of an active loan product on its chain.",
     check: (f) => {
-      if (f.liquidity && f.product && f.liquidity.balance >= f.product.minPrincipal) return { done: true, at: f.liquidity.verifiedAt };
+      if (f.liquidity && f.product && f.liquidity.balance >= (f.liquidity.minPrincipal ?? f.product.minPrincipal))
+        return { done: true, at: f.liquidity.verifiedAt };
       return {
         done: false,
-        todo: "Add a live DISBURSEMENT wallet, prove you control it and fund it with at least your loan product's minimum ticket in stablecoin.",
+        todo: "Add a live DISBURSEMENT wallet on the chain of an active loan product, prove you control it and fund it with at least that product's minimum ticket in stablecoin.",
       };
     },
   },

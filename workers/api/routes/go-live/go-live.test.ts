@@ -112,6 +112,44 @@ describe("GET /v1/go-live and certify", () => {
     expect((await goLive(apiKey(m.key))).body).toMatchObject({ mode: "live", certifiedAt: certified.body.certifiedAt });
   });
 
+  test("step 5 weighs a wallet against the products of its own chain: a BASE wallet holding 20.00 does not cover a BASE product of minimum 500.00 because a POLYGON product's minimum is 10.00", async () => {
+    const m = await sandboxTenant(t, "Two Rails Ltd");
+    expect((await submitKyb(m.token)).status).toBe(201);
+    expect((await decide(m.tenantId, { decision: "APPROVED", note: "ok" })).status).toBe(200);
+    expect((await terms(m.tenantId, { reference: "MSA-2", note: "signed" })).status).toBe(201);
+    const base = {
+      network: "BASE",
+      stablecoin: "USDC",
+      tenures: [3],
+      minTicket: "500.00",
+      maxTicket: "1000.00",
+      gracePeriodDays: 3,
+      processingFee: { type: "FIXED", value: "1.00" },
+      lateFee: { type: "FIXED", value: "1.00" },
+    };
+    expect((await t.request("POST", "/v1/merchant-configs", { body: base, headers: bearer(m.token) })).status).toBe(201);
+    const account = privateKeyToAccount(generatePrivateKey());
+    const wallet = await t.request("POST", "/v1/wallets", {
+      headers: bearer(m.token),
+      body: { chain: "BASE", role: "DISBURSEMENT", address: account.address },
+    });
+    expect(wallet.status).toBe(201);
+    const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(m.token) });
+    const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
+      headers: bearer(m.token),
+      body: { challengeId: challenge.body.id, signature: await account.signMessage({ message: challenge.body.message }) },
+    });
+    expect(verified.status).toBe(200);
+    // 20.00 on BASE: above the signup's POLYGON product's 10.00, below the BASE product's 500.00, and no POLYGON wallet.
+    chain.setBalances("BASE", account.address, { stablecoin: 20_000_000n, native: 0n });
+    let res = await goLive(apiKey(m.key));
+    expect(res.body.steps[4]).toMatchObject({ key: "LIQUIDITY_AVAILABLE", status: "PENDING" });
+    expect(res.body.nextStep).toBe("LIQUIDITY_AVAILABLE");
+    chain.setBalances("BASE", account.address, { stablecoin: 500_000_000n, native: 0n });
+    res = await goLive(apiKey(m.key));
+    expect(res.body.steps[4]).toMatchObject({ key: "LIQUIDITY_AVAILABLE", status: "DONE", completedAt: verified.body.verifiedAt });
+  });
+
   test("a new tenant: step 1 PENDING, steps 2–10 BLOCKED, no audit; certify → 409 naming KYB_APPROVED", async () => {
     const m = await sandboxTenant(t, "Fresh Co");
     for (const headers of [apiKey(m.key), bearer(m.token)]) {
@@ -161,7 +199,7 @@ describe("GET /v1/go-live and certify", () => {
     expect(statuses(res.body)).toEqual(expected(4));
     expect(res.body.nextStep).toBe("LIQUIDITY_AVAILABLE");
     expect(res.body.steps[4].detail).toBe(
-      "Add a live DISBURSEMENT wallet, prove you control it and fund it with at least your loan product's minimum ticket in stablecoin.",
+      "Add a live DISBURSEMENT wallet on the chain of an active loan product, prove you control it and fund it with at least that product's minimum ticket in stablecoin.",
     );
     expect(res.body.steps.slice(0, 4).every((s: any) => typeof s.completedAt === "string")).toBe(true);
     // Who decided what and when, oldest first.
