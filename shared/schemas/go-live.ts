@@ -116,8 +116,10 @@ export const OperatorTenantSchema = z
     name: z.string(),
     mode: z.enum(TENANT_MODES),
     certifiedAt: TimestampSchema.nullable(),
+    liveEnabledAt: TimestampSchema.nullable().openapi({ description: 'When live was enabled: `certifiedAt` (DECISIONS.md "Modes").' }),
     kybStatus: z.enum(KYB_STATUSES).nullable(),
-    kyb: KybSubmissionSchema.nullable(),
+    // A union, not `.nullable()`: a nullable registered schema renders as `allOf: [$ref, {type: [object, null]}]`, which null cannot satisfy.
+    kyb: z.union([KybSubmissionSchema, z.null()]).openapi({ description: "The latest KYB submission; null before the first" }),
     createdAt: TimestampSchema,
   })
   .openapi("OperatorTenant");

@@ -93,7 +93,11 @@ describe("API keys carry a mode", () => {
     const list = await t.request("GET", "/v1/api-keys", { headers: bearer(m.token) });
     expect(list.body.data.map((k: { mode: string }) => k.mode)).toEqual(["sandbox", "sandbox", "sandbox"]);
     const me = await t.request("GET", "/v1/me", { headers: apiKey(m.key) });
-    expect(me.body).toMatchObject({ mode: "sandbox", tenant: { mode: "sandbox", certifiedAt: null }, principal: { kind: "apiKey", mode: "sandbox" } });
+    expect(me.body).toMatchObject({
+      mode: "sandbox",
+      tenant: { mode: "sandbox", certifiedAt: null, liveEnabledAt: null },
+      principal: { kind: "apiKey", mode: "sandbox" },
+    });
   });
 
   test("after certification a live key reads svc_live_…, GET /v1/me names its mode, and the sandbox key stays sandbox", async () => {
@@ -106,6 +110,9 @@ describe("API keys carry a mode", () => {
     expect(live.body).toMatchObject({ mode: "live", prefix: key.slice(0, 13) });
     const meLive = await t.request("GET", "/v1/me", { headers: apiKey(key) });
     expect(meLive.body).toMatchObject({ mode: "live", tenant: { mode: "live" }, principal: { kind: "apiKey", mode: "live" } });
+    // DECISIONS.md "Modes": liveEnabledAt = certifiedAt.
+    expect(meLive.body.tenant.certifiedAt).toEqual(expect.any(String));
+    expect(meLive.body.tenant.liveEnabledAt).toBe(meLive.body.tenant.certifiedAt);
     // Its merchant configurations show the chains a live key lends on.
     expect(meLive.body.merchantConfigs[0].chain).toBe("POLYGON");
     const meSandbox = await t.request("GET", "/v1/me", { headers: apiKey(m.key) });

@@ -285,7 +285,12 @@ describe("POST /v1/go-live/kyb", () => {
       kybStatus: "APPROVED",
       kyb: { legalName: "Acme Pay Limited" },
       certifiedAt: null,
+      liveEnabledAt: null,
     });
+    // A tenant that never submitted: kyb null (which the document's schema accepts: openapi-lint.test.ts).
+    const fresh = await sandboxTenant(t, "No Kyb Yet");
+    const again = await t.request("GET", "/v1/operator/tenants?limit=100", { headers: OPERATOR });
+    expect(again.body.data.find((x: any) => x.id === fresh.tenantId)).toMatchObject({ kybStatus: null, kyb: null });
     expect(await submitKyb(m.token)).toMatchObject({ status: 409, body: { statusCode: 409, error: "Conflict" } });
   });
 

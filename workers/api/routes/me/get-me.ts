@@ -9,7 +9,13 @@ import { defineRoute } from "../../route.ts";
 
 const MeSchema = z
   .object({
-    tenant: z.object({ id: z.uuid(), name: z.string(), mode: z.enum(TENANT_MODES), certifiedAt: TimestampSchema.nullable() }),
+    tenant: z.object({
+      id: z.uuid(),
+      name: z.string(),
+      mode: z.enum(TENANT_MODES),
+      certifiedAt: TimestampSchema.nullable(),
+      liveEnabledAt: TimestampSchema.nullable().openapi({ description: 'When live was enabled: `certifiedAt` (DECISIONS.md "Modes"); null while in sandbox.' }),
+    }),
     mode: z.enum(TENANT_MODES).openapi({
       description:
         "The mode this credential acts in (DECISIONS.md \"Modes\"): an API key's own (`svc_test_…` sandbox, `svc_live_…` live); for a dashboard session, which sees both, the tenant's (`tenant.mode`: sandbox until certified, then live).",
@@ -51,7 +57,13 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const emailVerified = callerEmailVerified(described, principal);
     return c.json(
       {
-        tenant: { id: tenant.id, name: tenant.name, mode: tenant.mode, certifiedAt: isoOrNull(tenant.certifiedAt) },
+        tenant: {
+          id: tenant.id,
+          name: tenant.name,
+          mode: tenant.mode,
+          certifiedAt: isoOrNull(tenant.certifiedAt),
+          liveEnabledAt: isoOrNull(tenant.certifiedAt),
+        },
         mode,
         principal:
           principal.kind === "apiKey"

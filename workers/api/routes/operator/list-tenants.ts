@@ -31,6 +31,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
           name: tenant.name,
           mode: tenant.mode,
           certifiedAt: isoOrNull(tenant.certifiedAt),
+          liveEnabledAt: isoOrNull(tenant.certifiedAt),
           kybStatus: kyb?.status ?? null,
           kyb: kyb ? kybView(kyb) : null,
           createdAt: iso(tenant.createdAt),
