@@ -84,6 +84,7 @@ function loanRow(i: number): LoanRow {
     fundedAt: at,
     repaidAt: new Date(at.getTime() + DAY),
     defaultedAt: null,
+    defaultRecordedAt: null,
     writeToken: `token-${i}`,
     createdAt: at,
     updatedAt: new Date(at.getTime() + DAY),

@@ -89,7 +89,10 @@ export const loans = sqliteTable(
     overdueAt: timestamp("overdue_at"),
     fundedAt: timestamp("funded_at"),
     repaidAt: timestamp("repaid_at"),
+    /** When the terms put the default: `dueAt` + the grace period. */
     defaultedAt: timestamp("defaulted_at"),
+    /** When the default was recorded, and `loan.defaulted` fired (the sweep's time; migration 0039; null before it). */
+    defaultRecordedAt: timestamp("default_recorded_at"),
     /**
      * A fresh random token per write. Every change is conditional on the token
      * it read, and the rows that go with the change (events, settlements, pool

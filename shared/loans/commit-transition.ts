@@ -131,7 +131,7 @@ export type PlannedTransition = {
  * already DEFAULTED.
  */
 function asOf(type: string, next: LoanRow): LoanRow {
-  return type === "loan.overdue" && next.status === "DEFAULTED" ? { ...next, status: "ACTIVE", defaultedAt: null } : next;
+  return type === "loan.overdue" && next.status === "DEFAULTED" ? { ...next, status: "ACTIVE", defaultedAt: null, defaultRecordedAt: null } : next;
 }
 
 /**

@@ -320,6 +320,7 @@ export async function createLoan(
     fundedAt: null,
     repaidAt: null,
     defaultedAt: null,
+    defaultRecordedAt: null,
     writeToken: newWriteToken(),
     createdAt: input.now,
     updatedAt: input.now,

@@ -1,4 +1,4 @@
-import { type AnyColumn, and, eq, gte, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { equalsTerm } from "../../db/index-terms.ts";
 import { loans } from "../../db/schema/loans.ts";
@@ -56,7 +56,7 @@ export function utcDay(now: Date): { from: Date; to: Date } {
 export function todayStatsQueries(db: Db, input: { tenantId: string; mode: TenantMode; now: Date }) {
   const { from, to } = utcDay(input.now);
   const [f, t] = [from.getTime(), to.getTime()];
-  const within = (column: AnyColumn) => sql`(${column} >= ${f} AND ${column} < ${t})`;
+  const within = (column: AnyColumn | SQL) => sql`(${column} >= ${f} AND ${column} < ${t})`;
   const count = (condition: ReturnType<typeof sql>) => sql<number>`COALESCE(SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END), 0)`;
   const ofMode = and(eq(loans.tenantId, input.tenantId), eq(loans.mode, input.mode));
   const today = (stablecoin: Stablecoin) =>
@@ -66,8 +66,12 @@ export function todayStatsQueries(db: Db, input: { tenantId: string; mode: Tenan
         funded: count(within(loans.fundedAt)),
         repaid: count(within(loans.repaidAt)),
         overdue: count(within(loans.overdueAt)),
-        defaulted: count(within(loans.defaultedAt)),
-        declined: count(sql`${within(loans.decidedAt)} AND ${loans.decisionOutcome} = 'DECLINED'`),
+        // By when the default was recorded (and loan.defaulted fired), as overdue is; defaults from before migration 0039 by their terms' time.
+        defaulted: count(
+          sql`(${loans.defaultRecordedAt} IS NOT NULL AND ${within(loans.defaultRecordedAt)}) OR (${loans.defaultRecordedAt} IS NULL AND ${within(loans.defaultedAt)})`,
+        ),
+        // Declined when the decision was made: a reviewer's REJECT on its review's day, a policy's decline at creation.
+        declined: count(sql`${within(sql`COALESCE(${loans.reviewedAt}, ${loans.decidedAt})`)} AND ${loans.decisionOutcome} = 'DECLINED'`),
         lent: sql<number>`COALESCE(SUM(CASE WHEN ${within(loans.fundedAt)} THEN ${loans.principal} ELSE 0 END), 0)`,
         // Whether the mode has loans of this stablecoin at all: one entry of the same index.
         any: sql<number>`EXISTS (SELECT 1 FROM ${loans} WHERE ${and(ofMode, eq(loans.stablecoin, stablecoin))})`,

@@ -113,7 +113,7 @@ export async function sweepLoanAt(db: Db, loan: LoanRow, now: Date): Promise<Loa
       loan,
       trigger: { kind: "GRACE_ELAPSED" },
       now,
-      set: { defaultedAt, lateFeeDays: loan.gracePeriodDays, overdueAt: loan.overdueAt ?? now },
+      set: { defaultedAt, defaultRecordedAt: now, lateFeeDays: loan.gracePeriodDays, overdueAt: loan.overdueAt ?? now },
     });
   }
   if (!loan.overdueAt) {

@@ -23,8 +23,10 @@ const TodayStatsSchema = z
     funded: count("Loans funded today."),
     repaid: count("Loans repaid in full today."),
     overdue: count("Loans that became overdue today (`loan.overdue`)."),
-    defaulted: count("Loans whose grace period ended today, so they defaulted (`defaultedAt`)."),
-    declined: count("Loans declined by underwriting today."),
+    defaulted: count(
+      "Loans whose default was recorded today (`loan.defaulted`), even when the terms put it earlier (`defaultedAt` is `dueAt` + the grace period; a sweep after midnight, or a sandbox clock moved on past the grace period, records it later).",
+    ),
+    declined: count("Loans declined today: by underwriting at creation, or by a reviewer's REJECT (on the day of the review)."),
     awaitingReview: count("MANUAL_REVIEW loans waiting for a decision, whatever the day they came in (the review queue)."),
     amounts: z
       .array(

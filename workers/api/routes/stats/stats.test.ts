@@ -89,6 +89,33 @@ describe("GET /v1/stats/today", () => {
     expect(Date.parse(quiet.body.from)).toBe(Date.parse(later.body.from) + 86_400_000);
   });
 
+  test("a default recorded days after its terms' moment (the README's two clock advances) counts on the day loan.defaulted fired; a reviewer's REJECT on a later day counts as declined that day", async () => {
+    const m = await sandboxTenant(t, "Late Default Co");
+    expect((await policy(m.key, { manualReviewAbove: "500.00" })).status).toBe(200);
+    const loan = await createdLoan(t, m.key, { principalAmount: "100.00", tenureDays: 7 });
+    const review = await createdLoan(t, m.key, { principalAmount: "600.00" });
+    expect(review.decision.outcome).toBe("MANUAL_REVIEW");
+    const advance = async (seconds: number) =>
+      expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds }, headers: apiKey(m.key) })).status).toBe(200);
+    await advance(8 * 86_400);
+    expect((await stats(apiKey(m.key))).body).toMatchObject({ ...ZERO, overdue: 1, awaitingReview: 1 });
+    await advance(4 * 86_400);
+    const defaulted = (await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.key) })).body;
+    expect(defaulted.status).toBe("DEFAULTED");
+    // The terms put the default two days back; it was recorded (and loan.defaulted fired) today.
+    const events = (await t.request("GET", `/v1/events?loanId=${loan.id}&type=loan.defaulted`, { headers: apiKey(m.key) })).body.data;
+    expect(events).toHaveLength(1);
+    const today = await stats(apiKey(m.key));
+    expect(Date.parse(defaulted.defaultedAt)).toBeLessThan(Date.parse(today.body.from));
+    expect(Date.parse(events[0].createdAt)).toBeGreaterThanOrEqual(Date.parse(today.body.from));
+    expect(today.body).toMatchObject({ ...ZERO, defaulted: 1, awaitingReview: 1 });
+
+    // The loan in review, rejected 12 days after it was decided: declined today.
+    const rejected = await t.request("POST", `/v1/loans/${review.id}/review`, { body: { action: "REJECT", note: "no" }, headers: bearer(m.token) });
+    expect(rejected.status).toBe(200);
+    expect((await stats(apiKey(m.key))).body).toMatchObject({ ...ZERO, defaulted: 1, declined: 1 });
+  });
+
   test("repaid today counts on the day of the repayment; what is still owed is outstanding until then", async () => {
     const m = await sandboxTenant(t, "Repaid Co");
     const borrower = privateKeyToAccount(generatePrivateKey());
