@@ -43,6 +43,9 @@ export function fieldMessages(error: ZodError, target?: string): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     const field = path || (target === "json" ? "body" : (target ?? "input"));
+    // A missing field says so, rather than zod's "Invalid input: expected string, received undefined".
+    const missing = issue.code === "invalid_type" && path !== "" && /, received undefined$/.exec(issue.message);
+    if (missing) return `${field}: is required (${issue.message.slice(0, missing.index).replace(/^Invalid input: /, "")})`;
     return `${field}: ${issue.message}`;
   });
 }

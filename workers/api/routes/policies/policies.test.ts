@@ -211,6 +211,13 @@ describe("policies: errors", () => {
     const res = await put(key, {});
     expectFieldErrors(res, "requireKycVerified", "manualReviewAbove", "maxOpenLoansPerBorrower", "blockedWallets");
     expect(res.body.message).toHaveLength(4);
+    // Each says it is missing, rather than zod's "expected string, received undefined".
+    expect(res.body.message).toEqual([
+      "requireKycVerified: is required (expected boolean)",
+      "manualReviewAbove: is required (expected string)",
+      "maxOpenLoansPerBorrower: is required (expected number)",
+      "blockedWallets: is required (expected array)",
+    ]);
   });
 
   test.each([
