@@ -51,8 +51,9 @@ function lowLiquidityAlert(db: Db, pool: PoolRow, loan: LoanRow, headroomAfter: 
     mode: loan.mode,
     tenantId: loan.tenantId,
     data: { pool: poolSummary({ ...pool, reserved: pool.reserved + loan.principal }, headroomAfter), loanId: loan.id },
-    program: null,
-    channel: null,
+    // The loan whose reservation crossed the threshold: its program and channel, as its other events carry them.
+    program: loan.programId,
+    channel: loan.channel,
   };
   return [
     lowAlertMark(db, { eventId: envelope.id, poolId: pool.id, guardLoanId: next.id, guardToken: next.writeToken }),

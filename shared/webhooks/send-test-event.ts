@@ -40,8 +40,12 @@ export async function sendTestEvent(
     .limit(1);
   if (!endpoint) throw notFound("Webhook endpoint");
 
-  // On the tenant's clock of the endpoint's mode, as every event's createdAt (the sandbox clock in sandbox).
+  // The event on the tenant's clock of the endpoint's mode, as every event's createdAt (the sandbox clock in sandbox).
   const now = tenantClock(clock, input.tenant, endpoint.mode).now();
+  // Its delivery on the system clock, as the relay's and redelivery's: the recovery pass (stalled-deliveries.ts) and the
+  // consumer time deliveries by it. On a sandbox clock moved ahead, a lost message would not be sent again until real time
+  // caught up with it (an audit: 8 days), and the history would mix the two clocks.
+  const at = clock.now();
   const envelope: EventEnvelope = {
     id: newId(),
     type: "webhook.test",
@@ -64,9 +68,9 @@ export async function sendTestEvent(
     status: "PENDING" as const,
     attemptCount: 0,
     // Due now: should the message below be lost, the stalled-delivery sweep sends it.
-    nextAttemptAt: now,
-    createdAt: now,
-    updatedAt: now,
+    nextAttemptAt: at,
+    createdAt: at,
+    updatedAt: at,
   };
   const [inserted] = await db.batch([
     insertIf(
@@ -82,7 +86,7 @@ export async function sendTestEvent(
         envelope,
         createdAt: now,
         // Already relayed: the relay must not fan it out to other endpoints nor notify.
-        relayedAt: now,
+        relayedAt: at,
       },
       live,
     ).returning({ id: events.id }),

@@ -291,6 +291,22 @@ describe("a widget loan's program and channel ride in its events (DECISIONS.md '
   });
 });
 
+describe("a widget draw that takes the pool under its threshold", () => {
+  test("liquidity.low names the draw's loan and carries its program and channel, as liquidity.unavailable does", async () => {
+    const m = await merchant();
+    expect((await m.api("PUT", "/v1/sandbox/liquidity", { available: "1100.00" })).status).toBe(200);
+    const drawn = await m.widget.draw(evmBorrower(), { amount: "200.00", tenureDays: 7, channel: "PARTNER_WEBVIEW" });
+    expect(drawn.status).toBe(201);
+    const lows = await m.api("GET", "/v1/events?type=liquidity.low");
+    expect(lows.body.data).toHaveLength(1);
+    expect(lows.body.data[0]).toMatchObject({
+      data: { loanId: drawn.body.loan.id, pool: { headroom: "900.00" } },
+      program: m.programId,
+      channel: "PARTNER_WEBVIEW",
+    });
+  });
+});
+
 describe("wallet sessions: what typing an address discloses (item 8)", () => {
   /** A wallet of m's program with one open 600.00 loan, under a policy of at most one open loan. */
   async function walletWithOpenLoan(m: M, borrower: TestBorrower = evmBorrower()) {

@@ -70,9 +70,12 @@ export const endpointView = (e: WebhookEndpointSummary) => ({
 const AttemptSchema = z
   .object({
     attempt: z.number().int().openapi({ description: "1 to 3", example: 1 }),
-    startedAt: TimestampSchema,
-    finishedAt: TimestampSchema.nullable().openapi({ description: "Null while the attempt is in flight." }),
-    durationMs: z.number().int().nullable(),
+    startedAt: TimestampSchema.openapi({
+      description:
+        "When the attempt was claimed, before its request went out: the request may wait for one of the consumer's six request slots (at most 1.5 delivery timeouts, then the attempt is deferred and not counted), so `finishedAt` − `startedAt` can exceed `durationMs`.",
+    }),
+    finishedAt: TimestampSchema.nullable().openapi({ description: "When the endpoint answered, or the request failed; null while the attempt is in flight." }),
+    durationMs: z.number().int().nullable().openapi({ description: "The request alone, from when it went out to its answer or failure." }),
     responseStatus: z.number().int().nullable().openapi({ description: "The endpoint's HTTP status; null on a network error or timeout." }),
     error: z.string().nullable().openapi({ example: "HTTP 500" }),
     succeeded: z.boolean().nullable(),
@@ -87,7 +90,9 @@ export const DeliverySchema = z
     endpointId: z.uuid(),
     url: z.string(),
     status: z.enum(DELIVERY_STATUSES),
-    attemptCount: z.number().int().openapi({ description: "Attempts finished so far, 0 to 3." }),
+    attemptCount: z.number().int().openapi({
+      description: "Attempts finished so far, 0 to 3; `attempts` also lists one in flight (its `finishedAt` null), which this does not count yet.",
+    }),
     nextAttemptAt: TimestampSchema.nullable().openapi({ description: "When the next attempt is due; null once the delivery is finished." }),
     redeliveryOf: z.uuid().nullable().openapi({ description: "For a manual redelivery, the delivery it repeats." }),
     createdAt: TimestampSchema,

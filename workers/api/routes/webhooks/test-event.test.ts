@@ -92,6 +92,22 @@ describe("POST /v1/webhooks/:id/test", () => {
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([res.body.eventId]);
   });
 
+  test("on a sandbox clock moved ahead, the event is dated on it and its delivery on the system clock (as the relay's), so a lost message is sent again within the lease", async () => {
+    const m = await sandboxTenant(t);
+    const target = await register(bearer(m.token), { url: "https://hooks.merchant.example/clocked", events: ["*"] });
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 8 * 86_400 }, headers: apiKey(m.key) })).status).toBe(200);
+    const before = t.clock.now().getTime();
+    const res = await sendTest(bearer(m.token), target.id);
+    expect(res.status).toBe(201);
+    // The delivery: created and due now on the system clock (before, 8 days ahead: the recovery pass would not have resent it for 8 days).
+    expect(Date.parse(res.body.createdAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(res.body.createdAt)).toBeLessThan(before + 60_000);
+    expect(res.body.nextAttemptAt).toBe(res.body.createdAt);
+    // The event: on the tenant's sandbox clock, as every event of the mode.
+    const [event] = await t.db.select().from(events).where(eq(events.id, res.body.eventId));
+    expect(Date.parse(event!.envelope.createdAt)).toBeGreaterThanOrEqual(before + 8 * 86_400_000);
+  });
+
   test("a failed test event raises no webhook.delivery_failed", async () => {
     const m = await sandboxTenant(t);
     const target = await register(apiKey(m.key), { url: "https://hooks.merchant.example/down", events: ["*"] });
