@@ -83,6 +83,31 @@ const deliveriesOf = (tenantId: string) => t.db.select().from(webhookDeliveries)
 const attemptsOf = (deliveryId: string) =>
   t.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attempt);
 
+/** A Db over the test client that counts its calls of the given methods (`execute`, `batch`: each a round trip). */
+function countingDb(methods: string[]) {
+  const counts = { calls: 0 };
+  const client = new Proxy(t.client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (methods.includes(String(prop))) counts.calls++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { db: createDb(client), counts };
+}
+
+/** The delivery messages the setup's loan queued, the queue emptied. */
+function queuedDeliveries(s: { queue: { messages: { body: DeliveryMessage }[] } }) {
+  const msgs = sentItems(s.queue.messages as never)
+    .filter((m) => m.body.kind === "delivery")
+    .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+  s.queue.messages.length = 0;
+  return msgs;
+}
+
 describe("delivery", () => {
   test("happy path: every delivery signed (x-svc-signature and Standard Webhooks), one attempt each", async () => {
     const s = await setup({ "https://hooks.merchant.example/ok": async () => new Response("ok") });
@@ -292,27 +317,14 @@ describe("delivery", () => {
   test("a Queue batch: one read, one claim batch, one record batch for all its deliveries; duplicates in it send nothing more", async () => {
     const url = "https://hooks.merchant.example/batch";
     const s = await setup({ [url]: async () => new Response("ok") });
-    const msgs = sentItems(s.queue.messages)
-      .filter((m) => m.body.kind === "delivery")
-      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const msgs = queuedDeliveries(s);
     expect(msgs).toHaveLength(3);
-    s.queue.messages.length = 0;
     // Count the database round trips the batch makes (each execute or batch of the client).
-    let trips = 0;
-    const counting = new Proxy(t.client, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (prop === "execute" || prop === "batch") trips++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    const outcomes = await processDeliveryBatch({ ...s.deps, db: createDb(counting) }, msgs);
+    const counting = countingDb(["execute", "batch"]);
+    const outcomes = await processDeliveryBatch({ ...s.deps, db: counting.db }, msgs);
     expect(outcomes).toEqual([{ ack: true }, { ack: true }, { ack: true }]);
     expect(s.received).toHaveLength(3);
-    expect(trips).toBe(3); // the deliveries, the claims, the outcomes
+    expect(counting.counts.calls).toBe(3); // the deliveries, the claims, the outcomes
     // The same batch again, twice over and with duplicates inside: nothing more is sent.
     await processDeliveryBatch(s.deps, [...msgs, ...msgs]);
     await Promise.all([processDeliveryBatch(s.deps, msgs), processDeliveryBatch(s.deps, msgs)]);
@@ -440,11 +452,8 @@ describe("delivery", () => {
       },
       { [quick]: ["loan.funded"], [hanging]: ["loan.funded"] },
     );
-    const msgs = sentItems(s.queue.messages)
-      .filter((m) => m.body.kind === "delivery")
-      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const msgs = queuedDeliveries(s);
     expect(msgs).toHaveLength(2);
-    s.queue.messages.length = 0;
     const started = clock.now().getTime();
     await processDeliveryBatch({ ...s.deps, clock }, msgs);
     const rows = await deliveriesOf(s.owner.tenantId);
@@ -468,23 +477,10 @@ describe("delivery", () => {
       { [quick]: async () => new Response("no", { status: 500 }), [hanging]: () => new Promise<Response>(() => {}) },
       { [quick]: ["loan.funded"], [hanging]: ["loan.funded"] },
     );
-    const msgs = sentItems(s.queue.messages)
-      .filter((m) => m.body.kind === "delivery")
-      .map((m) => m.body as Extract<DeliveryMessage, { kind: "delivery" }>);
+    const msgs = queuedDeliveries(s);
     expect(msgs).toHaveLength(2);
-    s.queue.messages.length = 0;
-    let batches = 0;
-    const counting = new Proxy(t.client, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (prop === "batch") batches++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    const running = processDeliveryBatch({ ...s.deps, db: createDb(counting), timeoutMs: 1_500, recordGatherMs: 20 }, msgs);
+    const counting = countingDb(["batch"]);
+    const running = processDeliveryBatch({ ...s.deps, db: counting.db, timeoutMs: 1_500, recordGatherMs: 20 }, msgs);
     const rows = await deliveriesOf(s.owner.tenantId);
     const of = (url: string) => rows.find((d) => d.endpointId === s.endpoints[url]!.id)!;
     const nextFor = (url: string) => sentItems(s.queue.messages).filter((m) => (m.body as { deliveryId: string }).deliveryId === of(url).id);
@@ -505,7 +501,7 @@ describe("delivery", () => {
     expect(hangingAttempt).toMatchObject({ attempt: 1, error: "no answer within 1500 ms", finishedAt: expect.any(Date) });
     expect(nextFor(hanging).map((m) => m.body)).toEqual([{ kind: "delivery", deliveryId: of(hanging).id, attempt: 2 }]);
     // The claims, then one group of records each (the deliveries' read is not a batch).
-    expect(batches).toBe(3);
+    expect(counting.counts.calls).toBe(3);
     expect(s.received).toHaveLength(2);
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MERCHANT_CONFIG_EXAMPLE } from "../../openapi-examples.ts";
 import { eq, sql } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { operatorAudit } from "../../../../db/schema/go-live.ts";
@@ -57,6 +58,18 @@ const expected = (done: number) => GO_LIVE_STEP_KEYS.map((_, i) => (i < done ? "
 const walletHolding =
   (balance: bigint): LiveLiquidityReader =>
   async () => ({ verifiedAt: new Date("2026-01-01T00:00:00Z"), balance });
+
+/** Adds a DISBURSEMENT wallet of `account` on `chain` and proves control (EIP-191); the verify answer. */
+async function verifiedDisbursement(token: string, chain: string, account: ReturnType<typeof privateKeyToAccount>) {
+  const wallet = await t.request("POST", "/v1/wallets", { headers: bearer(token), body: { chain, role: "DISBURSEMENT", address: account.address } });
+  expect(wallet.status).toBe(201);
+  const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(token) });
+  expect(challenge.status).toBe(201);
+  return t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
+    headers: bearer(token),
+    body: { challengeId: challenge.body.id, signature: await account.signMessage({ message: challenge.body.message }) },
+  });
+}
 
 describe("GET /v1/go-live and certify", () => {
   test("the whole walk over HTTP: a verified DISBURSEMENT wallet holding the minimum ticket completes step 5, and certify → 200 live", async () => {
@@ -117,28 +130,10 @@ describe("GET /v1/go-live and certify", () => {
     expect((await submitKyb(m.token)).status).toBe(201);
     expect((await decide(m.tenantId, { decision: "APPROVED", note: "ok" })).status).toBe(200);
     expect((await terms(m.tenantId, { reference: "MSA-2", note: "signed" })).status).toBe(201);
-    const base = {
-      network: "BASE",
-      stablecoin: "USDC",
-      tenures: [3],
-      minTicket: "500.00",
-      maxTicket: "1000.00",
-      gracePeriodDays: 3,
-      processingFee: { type: "FIXED", value: "1.00" },
-      lateFee: { type: "FIXED", value: "1.00" },
-    };
+    const base = { ...MERCHANT_CONFIG_EXAMPLE, network: "BASE", minTicket: "500.00" };
     expect((await t.request("POST", "/v1/merchant-configs", { body: base, headers: bearer(m.token) })).status).toBe(201);
     const account = privateKeyToAccount(generatePrivateKey());
-    const wallet = await t.request("POST", "/v1/wallets", {
-      headers: bearer(m.token),
-      body: { chain: "BASE", role: "DISBURSEMENT", address: account.address },
-    });
-    expect(wallet.status).toBe(201);
-    const challenge = await t.request("POST", `/v1/wallets/${wallet.body.id}/challenge`, { headers: bearer(m.token) });
-    const verified = await t.request("POST", `/v1/wallets/${wallet.body.id}/verify`, {
-      headers: bearer(m.token),
-      body: { challengeId: challenge.body.id, signature: await account.signMessage({ message: challenge.body.message }) },
-    });
+    const verified = await verifiedDisbursement(m.token, "BASE", account);
     expect(verified.status).toBe(200);
     // 20.00 on BASE: above the signup's POLYGON product's 10.00, below the BASE product's 500.00, and no POLYGON wallet.
     chain.setBalances("BASE", account.address, { stablecoin: 20_000_000n, native: 0n });
