@@ -13,7 +13,7 @@ import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
 import { fixedClock } from "../domain/clock.ts";
 import { deferredSeconds } from "./attempt-records.ts";
-import { processDeliveryBatch, processDeliveryMessage, type DeliveryDeps } from "./deliver.ts";
+import { type DeliveryDeps, PartlyRecordedError, processDeliveryBatch, processDeliveryMessage } from "./deliver.ts";
 import { RESIGN_AFTER_MS } from "./send-attempt.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
@@ -503,6 +503,58 @@ describe("delivery", () => {
     // The claims, then one group of records each (the deliveries' read is not a batch).
     expect(counting.counts.calls).toBe(3);
     expect(s.received).toHaveLength(2);
+  });
+
+  test("a batch recorded in part (its second group's batch fails): the error names the tenant whose final failure the first group recorded, so the consumer relays its webhook.delivery_failed at once", async () => {
+    const quick = "https://quick-part.merchant.example/hook";
+    const slow = "https://slow-part.merchant.example/hook";
+    const s = await setup(
+      {
+        [quick]: async () => new Response("no", { status: 500 }),
+        [slow]: async () => {
+          await Bun.sleep(150);
+          return new Response("no", { status: 500 });
+        },
+      },
+      { [quick]: ["loan.funded"], [slow]: ["loan.funded"] },
+    );
+    queuedDeliveries(s);
+    const rows = await deliveriesOf(s.owner.tenantId);
+    const of = (url: string) => rows.find((d) => d.endpointId === s.endpoints[url]!.id)!;
+    // The quick endpoint's attempts 1 and 2 fail first, alone.
+    await processDeliveryMessage(s.deps, { deliveryId: of(quick).id, attempt: 1 });
+    await processDeliveryMessage(s.deps, { deliveryId: of(quick).id, attempt: 2 });
+    s.queue.messages.length = 0;
+    // Batch calls: 1 the claims, 2 the quick attempt 3's group (its final failure), 3 the slow one's group, which fails.
+    let calls = 0;
+    const failing = new Proxy(t.client, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (prop === "batch" && ++calls === 3) throw new Error("D1_ERROR: no such table: nowhere");
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const msgs = [
+      { deliveryId: of(quick).id, attempt: 3, messageId: "part-m1" },
+      { deliveryId: of(slow).id, attempt: 1, messageId: "part-m2" },
+    ];
+    const thrown = await processDeliveryBatch({ ...s.deps, db: createDb(failing), timeoutMs: 2_000, recordGatherMs: 20 }, msgs).catch((err) => err);
+    expect(thrown).toBeInstanceOf(PartlyRecordedError);
+    expect(thrown.failedForTenants).toEqual([s.owner.tenantId]);
+    expect(String(thrown.cause)).toContain("no such table");
+    expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === of(quick).id)).toMatchObject({ status: "FAILED", attemptCount: 3 });
+    // The Queue's retry of both messages: the quick one is found FAILED (no failedForTenant from it: hence the error's),
+    // the slow one's attempt 1 is sent again under its own claim and recorded; one webhook.delivery_failed in all.
+    expect(await processDeliveryBatch({ ...s.deps, timeoutMs: 2_000, recordGatherMs: 20 }, msgs)).toEqual([{ ack: true }, { ack: true }]);
+    expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === of(slow).id)).toMatchObject({ status: "PENDING", attemptCount: 1 });
+    const failures = await t.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+    expect(failures).toHaveLength(1);
   });
 
   test("an endpoint deleted while its attempt is out: the attempt's answer is recorded and counted, the delivery stays FAILED; a third one raises no webhook.delivery_failed", async () => {

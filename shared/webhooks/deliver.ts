@@ -168,8 +168,28 @@ async function sendAndRecordAsTheyFinish(deps: DeliveryDeps, mine: Claimed[], se
   );
   flush();
   const failed = (await Promise.allSettled(recordings)).find((r) => r.status === "rejected");
-  if (failed) throw failed.reason;
+  if (failed) {
+    // The groups recorded before or after keep their records, among them perhaps a delivery's final failure and its
+    // `webhook.delivery_failed`, which the Queue's retry finds already FAILED: their tenants go with the error.
+    const tenants = finished.flatMap((f) => (f.result !== "deferred" && f.record.failed ? [f.loaded.delivery.tenantId] : []));
+    throw new PartlyRecordedError(failed.reason, [...new Set(tenants)]);
+  }
   return finished;
+}
+
+/**
+ * A batch whose outcomes were recorded in part: `cause` is why the rest were not (the consumer retries the messages,
+ * and the retry skips what was recorded); `failedForTenants`, the tenants whose `webhook.delivery_failed` the recorded
+ * part wrote, to relay at once as for a batch recorded whole (MessageOutcome `failedForTenant`).
+ */
+export class PartlyRecordedError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly failedForTenants: string[],
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "PartlyRecordedError";
+  }
 }
 
 /** One group of finished attempts: their outcomes and deferrals in one D1 batch, then their next attempts' messages. */

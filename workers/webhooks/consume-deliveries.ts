@@ -1,7 +1,7 @@
 import { chunk } from "../../db/chunks.ts";
 import { safeErrorFields } from "../../shared/observability/logger.ts";
 import { sendNotificationEmail } from "../../shared/notifications/send-notification-email.ts";
-import { processDeliveryBatch, type MessageOutcome } from "../../shared/webhooks/deliver.ts";
+import { type MessageOutcome, PartlyRecordedError, processDeliveryBatch } from "../../shared/webhooks/deliver.ts";
 import { type DeliveryAttempt, type DeliveryMessage, type EmailSend, itemsOf } from "../../shared/webhooks/messages.ts";
 import { sendSlots, slotWaitMs, slowAfterMs } from "../../shared/webhooks/send-slots.ts";
 import { relayOutbox } from "../../shared/webhooks/relay-outbox.ts";
@@ -79,9 +79,11 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, de
         );
         await Promise.all(part.map(({ item }, i) => settle(item, outcomes[i]!)));
       } catch (err) {
+        // Recorded in part: a final failure among what was recorded is relayed now, as if the part had been recorded whole.
+        if (err instanceof PartlyRecordedError) for (const tenantId of err.failedForTenants) failedFor.add(tenantId);
         failed(
           part.map((d) => d.message),
-          err,
+          err instanceof PartlyRecordedError ? err.cause : err,
         );
       }
     }),
