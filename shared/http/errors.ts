@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { DomainError, errorBodyForStatus, toErrorBody, validationError } from "../domain/errors.ts";
 import { isTransientError } from "./transient-errors.ts";
+import "./zod-messages.ts";
 import { consoleLogger, safeErrorFields, type Logger } from "../observability/logger.ts";
 
 /**
@@ -43,9 +44,7 @@ export function fieldMessages(error: ZodError, target?: string): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     const field = path || (target === "json" ? "body" : (target ?? "input"));
-    // A missing field says so, rather than zod's "Invalid input: expected string, received undefined".
-    const missing = issue.code === "invalid_type" && path !== "" && /, received undefined$/.exec(issue.message);
-    if (missing) return `${field}: is required (${issue.message.slice(0, missing.index).replace(/^Invalid input: /, "")})`;
+    // A missing field's message says so (zod-messages.ts).
     return `${field}: ${issue.message}`;
   });
 }

@@ -456,8 +456,8 @@ describe("webhooks on workerd", () => {
     expect(settled.find((d) => d.id === failed.id)).toMatchObject({ status: "FAILED", attemptCount: 3 });
   }, 30_000);
 
-  test("Load: 250 loans, an endpoint failing 30% at random, a loan.funded-only endpoint and another tenant: every delivery settles, none lost, none misrouted", async () => {
-    const LOANS = 250;
+  test("Load: 150 loans, an endpoint failing 30% at random, a loan.funded-only endpoint and another tenant: every delivery settles, none lost, none misrouted", async () => {
+    const LOANS = 150;
     const OTHER_LOANS = 50;
     const PARALLEL = 4;
     const started = Date.now();

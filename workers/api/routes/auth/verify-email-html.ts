@@ -35,7 +35,7 @@ const FORM_BODY = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/
 export function linkToken(contentType: string | undefined, read: (fromForm: boolean) => unknown): { token: string; fromForm: boolean } {
   const fromForm = FORM_BODY.test(contentType ?? "");
   const token = read(fromForm);
-  if (typeof token !== "string") throw validationError(["token: Invalid input: expected string, received undefined"]);
+  if (typeof token !== "string") throw validationError(["token: is required (expected string)"]);
   return { token, fromForm };
 }
 
