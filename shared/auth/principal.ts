@@ -31,13 +31,17 @@ export function modeScope(principal: Principal, filter?: TenantMode): TenantMode
   return principal.mode;
 }
 
+/** A sandbox API key of a certified tenant: it may no longer change what both modes share (below). */
+export const sandboxKeyOnceCertified = (principal: Principal): boolean =>
+  principal.kind === "apiKey" && principal.mode === "sandbox" && Boolean(principal.tenant.certifiedAt);
+
 /**
  * For what both modes share (the underwriting policy, borrowers' KYC): once
  * the tenant is certified, live loans depend on it, so a sandbox key may no
  * longer change it; a live key or a dashboard session does.
  */
 export function requireLiveWriterOnceCertified(principal: Principal, what: string): void {
-  if (principal.kind === "apiKey" && principal.mode === "sandbox" && principal.tenant.certifiedAt) {
+  if (sandboxKeyOnceCertified(principal)) {
     throw forbidden(`${what} applies to live loans too once the tenant is certified; change it with a live API key (svc_live_…) or from the dashboard`);
   }
 }

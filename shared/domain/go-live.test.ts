@@ -13,7 +13,9 @@ function factsFor(mask: number): GoLiveFacts {
     policyActiveAt: holds("UNDERWRITING_POLICY_ACTIVE") ? at(3) : null,
     // Step 5 reads the product's minimum ticket: without an active product, no balance can cover it.
     product: holds("LOAN_PRODUCT_ACTIVE") || holds("LIQUIDITY_AVAILABLE") ? { activeSince: at(4), minPrincipal: TICKET } : null,
-    liquidity: holds("LIQUIDITY_AVAILABLE") ? { verifiedAt: at(5), balance: TICKET } : { verifiedAt: at(5), balance: TICKET - 1n },
+    liquidity: holds("LIQUIDITY_AVAILABLE")
+      ? { verifiedAt: at(5), balance: TICKET, minPrincipal: TICKET }
+      : { verifiedAt: at(5), balance: TICKET - 1n, minPrincipal: TICKET },
     webhookAt: holds("WEBHOOK_CONFIGURED") ? at(6) : null,
     apiKeyAt: holds("API_KEY_ISSUED") ? at(7) : null,
     ownerAt: holds("OWNER_EXISTS") ? at(8) : null,
@@ -69,8 +71,8 @@ describe("evaluateGoLive", () => {
     const four = factsFor(0b1111);
     expect(evaluateGoLive({ ...four, liquidity: null })).toMatchObject({ nextStep: "LIQUIDITY_AVAILABLE" });
     expect(evaluateGoLive({ ...four, liquidity: null }).steps[4]!.detail).toContain("DISBURSEMENT wallet");
-    expect(evaluateGoLive({ ...four, liquidity: { verifiedAt: at(5), balance: TICKET - 1n } }).nextStep).toBe("LIQUIDITY_AVAILABLE");
-    expect(evaluateGoLive({ ...four, liquidity: { verifiedAt: at(5), balance: TICKET } }).nextStep).toBe("WEBHOOK_CONFIGURED");
+    expect(evaluateGoLive({ ...four, liquidity: { verifiedAt: at(5), balance: TICKET - 1n, minPrincipal: TICKET } }).nextStep).toBe("LIQUIDITY_AVAILABLE");
+    expect(evaluateGoLive({ ...four, liquidity: { verifiedAt: at(5), balance: TICKET, minPrincipal: TICKET } }).nextStep).toBe("WEBHOOK_CONFIGURED");
   });
 
   test("the 409 message names the first incomplete step", () => {

@@ -44,9 +44,9 @@ export type GoLiveFacts = {
    */
   /**
    * A verified live DISBURSEMENT wallet's balance (net of what its live pool holds reserved), and the smallest minimum
-   * ticket of the active products on its chain (absent: the product's, `product.minPrincipal`).
+   * ticket of the active products on its chain, which the balance must cover.
    */
-  liquidity: { verifiedAt: Date; balance: bigint; minPrincipal?: bigint } | null;
+  liquidity: { verifiedAt: Date; balance: bigint; minPrincipal: bigint } | null;
   /** When the first active webhook endpoint was created, or null. */
   webhookAt: Date | null;
   /** When the first unrevoked API key was created, or null. */
@@ -113,8 +113,7 @@ const RULES: Record<GoLiveStepKey, Rule> = {
     title: "Live liquidity available",
     doneText: "A verified live DISBURSEMENT wallet holds at least the minimum ticket of an active loan product on its chain.",
     check: (f) => {
-      if (f.liquidity && f.product && f.liquidity.balance >= (f.liquidity.minPrincipal ?? f.product.minPrincipal))
-        return { done: true, at: f.liquidity.verifiedAt };
+      if (f.liquidity && f.product && f.liquidity.balance >= f.liquidity.minPrincipal) return { done: true, at: f.liquidity.verifiedAt };
       return {
         done: false,
         todo: "Add a live DISBURSEMENT wallet on the chain of an active loan product, prove you control it and fund it with at least that product's minimum ticket in stablecoin.",

@@ -11,12 +11,12 @@ import { webhookEndpoints } from "../../db/schema/webhooks.ts";
 import type { GoLiveFacts } from "../domain/go-live.ts";
 
 /**
- * Step 5's fact: a verified live DISBURSEMENT wallet whose on-chain balance
- * covers `minPrincipal`. The live-wallets slice provides it (wallet rows and
- * the chain port's `stablecoinBalance`); until then nothing provides it and
- * the step stays PENDING.
+ * Step 5's fact: a verified live DISBURSEMENT wallet, its on-chain balance and
+ * the minimum ticket it must cover (the smallest of the active products on its
+ * chain): shared/go-live/live-liquidity.ts reads it from the wallets and the
+ * chain port. Without a reader the step stays PENDING.
  */
-export type LiveLiquidityReader = (input: { tenantId: string; minPrincipal: bigint }) => Promise<GoLiveFacts["liquidity"]>;
+export type LiveLiquidityReader = (input: { tenantId: string }) => Promise<GoLiveFacts["liquidity"]>;
 
 export type GoLiveFactsDeps = { db: Db; liveLiquidity?: LiveLiquidityReader };
 
@@ -68,7 +68,7 @@ export async function loadGoLiveFacts(deps: GoLiveFactsDeps, input: { tenantId: 
     commercialTermsAt: terms[0]?.at ?? null,
     policyActiveAt: policy[0]?.at ?? null,
     product: p ? { activeSince: p.at, minPrincipal: p.minPrincipal } : null,
-    liquidity: p ? await (deps.liveLiquidity ?? noLiveWallets)({ tenantId, minPrincipal: p.minPrincipal }) : null,
+    liquidity: p ? await (deps.liveLiquidity ?? noLiveWallets)({ tenantId }) : null,
     webhookAt: webhook[0]?.at ?? null,
     apiKeyAt: key[0]?.at ?? null,
     ownerAt: owner[0]?.at ?? null,

@@ -67,9 +67,7 @@ export function todayStatsQueries(db: Db, input: { tenantId: string; mode: Tenan
         repaid: count(within(loans.repaidAt)),
         overdue: count(within(loans.overdueAt)),
         // By when the default was recorded (and loan.defaulted fired), as overdue is; defaults from before migration 0039 by their terms' time.
-        defaulted: count(
-          sql`(${loans.defaultRecordedAt} IS NOT NULL AND ${within(loans.defaultRecordedAt)}) OR (${loans.defaultRecordedAt} IS NULL AND ${within(loans.defaultedAt)})`,
-        ),
+        defaulted: count(within(sql`COALESCE(${loans.defaultRecordedAt}, ${loans.defaultedAt})`)),
         // Declined when the decision was made: a reviewer's REJECT on its review's day, a policy's decline at creation.
         declined: count(sql`${within(sql`COALESCE(${loans.reviewedAt}, ${loans.decidedAt})`)} AND ${loans.decisionOutcome} = 'DECLINED'`),
         lent: sql<number>`COALESCE(SUM(CASE WHEN ${within(loans.fundedAt)} THEN ${loans.principal} ELSE 0 END), 0)`,

@@ -128,6 +128,8 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
 }
 
 type Claimed = { i: number; loaded: Loaded; attempt: number; attemptId: string };
+/** A claimed attempt whose request is done (or deferred), not yet recorded. */
+type Answered = Claimed & { result: AttemptResult | "deferred" };
 type Finished = Claimed & ({ result: "deferred" } | { result: AttemptResult; record: AttemptRecord });
 
 /**
@@ -141,7 +143,7 @@ type Finished = Claimed & ({ result: "deferred" } | { result: AttemptResult; rec
 async function sendAndRecordAsTheyFinish(deps: DeliveryDeps, mine: Claimed[], secretOf: SecretOpener): Promise<Finished[]> {
   const gatherMs = deps.recordGatherMs ?? RECORD_GATHER_MS;
   const finished: Finished[] = [];
-  let waiting: (Claimed & { result: AttemptResult | "deferred" })[] = [];
+  let waiting: Answered[] = [];
   let outstanding = mine.length;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const recordings: Promise<void>[] = [];
@@ -193,7 +195,7 @@ export class PartlyRecordedError extends Error {
 }
 
 /** One group of finished attempts: their outcomes and deferrals in one D1 batch, then their next attempts' messages. */
-async function recordGroup(deps: DeliveryDeps, group: (Claimed & { result: AttemptResult | "deferred" })[]): Promise<Finished[]> {
+async function recordGroup(deps: DeliveryDeps, group: Answered[]): Promise<Finished[]> {
   const { db } = deps;
   const now = deps.clock.now();
   const done: Finished[] = await Promise.all(

@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { plainText } from "../../../../shared/schemas/plain-text.ts";
-import { actingMode, modeScope } from "../../../../shared/auth/principal.ts";
+import { actingMode, modeScope, sandboxKeyOnceCertified } from "../../../../shared/auth/principal.ts";
 import { confirmCreditLineKyc } from "../../../../shared/embed/credit-lines.ts";
 import { IdParamSchema, TimestampSchema } from "../../../../shared/schemas/common.ts";
 import { KycStatusSchema } from "../borrowers/schemas.ts";
@@ -67,7 +67,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         actor: principal.kind === "apiKey" ? `apiKey:${principal.apiKeyId}` : `user:${principal.userId}`,
         now: tenantClock(clock, principal.tenant, actingMode(principal)).now(),
         // The borrower's KYC, which both modes share: after go-live, not by a sandbox key (it confirms the sandbox line only).
-        setsBorrowerKyc: !(principal.kind === "apiKey" && principal.mode === "sandbox" && principal.tenant.certifiedAt),
+        setsBorrowerKyc: !sandboxKeyOnceCertified(principal),
       },
     );
     return c.json(

@@ -54,10 +54,10 @@ const statuses = (body: any) => (body.steps as { status: string }[]).map((s) => 
 /** "DONE" × done, "PENDING", "BLOCKED" × the rest. */
 const expected = (done: number) => GO_LIVE_STEP_KEYS.map((_, i) => (i < done ? "DONE" : i === done ? "PENDING" : "BLOCKED"));
 
-/** The wallets slice's seam: a verified DISBURSEMENT wallet holding `balance` (the facts seam itself; the HTTP walk above uses real wallets on the chain-port double). */
+/** The wallets slice's seam: a verified DISBURSEMENT wallet holding `balance` on the chain of the signup's product (minimum ticket 10.00) (the facts seam itself; the HTTP walk above uses real wallets on the chain-port double). */
 const walletHolding =
   (balance: bigint): LiveLiquidityReader =>
-  async () => ({ verifiedAt: new Date("2026-01-01T00:00:00Z"), balance });
+  async () => ({ verifiedAt: new Date("2026-01-01T00:00:00Z"), balance, minPrincipal: 10_000_000n });
 
 /** Adds a DISBURSEMENT wallet of `account` on `chain` and proves control (EIP-191); the verify answer. */
 async function verifiedDisbursement(token: string, chain: string, account: ReturnType<typeof privateKeyToAccount>) {
