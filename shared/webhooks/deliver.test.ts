@@ -20,6 +20,7 @@ import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import { deleteEndpoint } from "./endpoints.ts";
 import type { SendSlots } from "./send-slots.ts";
+import { failingBatch } from "../testing/failing-batch.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -526,22 +527,13 @@ describe("delivery", () => {
     await processDeliveryMessage(s.deps, { deliveryId: of(quick).id, attempt: 2 });
     s.queue.messages.length = 0;
     // Batch calls: 1 the claims, 2 the quick attempt 3's group (its final failure), 3 the slow one's group, which fails.
-    let calls = 0;
-    const failing = new Proxy(t.client, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (prop === "batch" && ++calls === 3) throw new Error("D1_ERROR: no such table: nowhere");
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
+    const failing = failingBatch(t.client);
+    failing.failBatch(3);
     const msgs = [
       { deliveryId: of(quick).id, attempt: 3, messageId: "part-m1" },
       { deliveryId: of(slow).id, attempt: 1, messageId: "part-m2" },
     ];
-    const thrown = await processDeliveryBatch({ ...s.deps, db: createDb(failing), timeoutMs: 2_000, recordGatherMs: 20 }, msgs).catch((err) => err);
+    const thrown = await processDeliveryBatch({ ...s.deps, db: createDb(failing.client), timeoutMs: 2_000, recordGatherMs: 20 }, msgs).catch((err) => err);
     expect(thrown).toBeInstanceOf(PartlyRecordedError);
     expect(thrown.failedForTenants).toEqual([s.owner.tenantId]);
     expect(String(thrown.cause)).toContain("no such table");

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { chunk } from "../../db/chunks.ts";
 import { createDb } from "../../db/create-db.ts";
+import { events } from "../../db/schema/events.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import type { D1FaultPolicy } from "../../shared/chaos/faults.ts";
 import { DEV_SECRETS_KEY, sealSecret } from "../../shared/crypto/secret-box.ts";
@@ -15,6 +16,7 @@ import { OVERLOADED, overloadedLibsql } from "../../shared/testing/overloaded-li
 import { type DeliveryMessage, itemsOf } from "../../shared/webhooks/messages.ts";
 import { memoryDeliveryQueue } from "../../shared/webhooks/memory-queue.ts";
 import { generateWebhookSecret } from "../../shared/webhooks/signing.ts";
+import { failingBatch } from "../../shared/testing/failing-batch.ts";
 import { consumeDeadLetters, DELIVERIES_DLQ } from "./consume-dead-letters.ts";
 import { consumeDeliveries, retryDelaySeconds } from "./consume-deliveries.ts";
 import { deferredSeconds } from "../../shared/webhooks/attempt-records.ts";
@@ -412,4 +414,71 @@ describe("the dead-letter queue", () => {
     expect(errors).toHaveLength(3);
     for (const id of s.ids) expect(errors.some((e) => e.includes(id) && e.includes('"status":"PENDING"') && e.includes("recovery pass"))).toBe(true);
   });
+});
+
+test("a part recorded in part (its second group of records fails): its messages are retried, and the final failure the first group recorded is relayed at once, not a minute later by the cron relay", async () => {
+  const queue = t.deps.queue as ReturnType<typeof memoryDeliveryQueue>;
+  queue.messages.length = 0;
+  const owner = await signUpTenant(t);
+  const { key } = await createKey(t, owner.token);
+  const quick = await insertWebhookEndpoint(t, owner.tenantId, "https://quick-part.merchant.example/hook", ["loan.funded"]);
+  const slow = await insertWebhookEndpoint(t, owner.tenantId, "https://slow-part.merchant.example/hook", ["loan.funded"]);
+  expect((await createSandboxLoan(t, key)).status).toBe("ACTIVE");
+  const rows = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, owner.tenantId));
+  const deliveryOf = (endpointId: string) => rows.find((d) => d.endpointId === endpointId)!.id;
+  const [quickId, slowId] = [deliveryOf(quick.id), deliveryOf(slow.id)];
+  queue.messages.length = 0;
+
+  const failing = failingBatch(t.client);
+  const outbound = memoryDeliveryQueue();
+  const errors: string[] = [];
+  const deps = {
+    db: createDb(failing.client),
+    queue: outbound,
+    clock: fixedClock(t.clock.now()),
+    fetch: async (url: string) => {
+      if (url.startsWith("https://slow-part.")) await Bun.sleep(150);
+      return new Response("no", { status: 500 });
+    },
+    secretsKey: DEV_SECRETS_KEY,
+    timeoutMs: 2_000,
+    retryDelaysSeconds: [0, 0],
+    recordGatherMs: 20,
+    log: { info: () => undefined, error: (msg: string) => errors.push(msg) },
+    mail: { send: async () => ({ ok: true as const }) },
+    emailRetrySeconds: [0, 0],
+  } as unknown as ReturnType<typeof webhookDepsFromEnv>;
+  const consume = async (bodies: DeliveryMessage[]) => {
+    const settled: string[] = [];
+    const messages = bodies.map((body) => ({
+      id: newId(),
+      timestamp: new Date(),
+      body,
+      attempts: 1,
+      ack: () => settled.push("ack"),
+      retry: () => settled.push("retry"),
+    }));
+    await consumeDeliveries({ queue: "svc-credit-webhook-deliveries", messages } as unknown as MessageBatch<DeliveryMessage>, deps);
+    return settled;
+  };
+  // The quick endpoint's attempts 1 and 2 fail first, alone.
+  expect(await consume([{ kind: "delivery", deliveryId: quickId, attempt: 1 }])).toEqual(["ack"]);
+  expect(await consume([{ kind: "delivery", deliveryId: quickId, attempt: 2 }])).toEqual(["ack"]);
+  // Batch calls of the part: 1 the claims, 2 the quick attempt 3's group of records (its final failure), 3 the slow one's, which fails.
+  failing.failBatch(3);
+  const settled = await consume([
+    { kind: "delivery", deliveryId: quickId, attempt: 3 },
+    { kind: "delivery", deliveryId: slowId, attempt: 1 },
+  ]);
+  expect(settled).toEqual(["retry", "retry"]);
+  expect(errors).toEqual(["delivery messages failed"]);
+  const [quickRow] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, quickId));
+  expect([quickRow!.status, quickRow!.attemptCount]).toEqual(["FAILED", 3]);
+  // The webhook.delivery_failed it wrote went out with this invocation: relayed, not left for the cron relay.
+  const failures = await t.db
+    .select()
+    .from(events)
+    .where(and(eq(events.tenantId, owner.tenantId), eq(events.type, "webhook.delivery_failed")));
+  expect(failures).toHaveLength(1);
+  expect(failures[0]!.relayedAt).toBeInstanceOf(Date);
 });
