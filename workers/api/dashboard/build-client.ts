@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
+import { type BundledFileSize, bundleBrowserApp, bundledFileSizes } from "../../../shared/build/bundle-browser-app.ts";
 import { writeGenerated } from "../../../shared/build/write-generated.ts";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 
 /**
  * Bundles the merchant dashboard's browser app (client/main.ts) and its
@@ -13,23 +14,8 @@ import { basename, join } from "node:path";
 const HERE = import.meta.dir;
 export const GENERATED = join(HERE, "client-assets.generated.ts");
 
-export async function buildDashboardClient(): Promise<{ entry: string; files: { name: string; bytes: number; gzip: number }[]; changed: boolean }> {
-  const result = await Bun.build({
-    entrypoints: [join(HERE, "client", "main.ts")],
-    target: "browser",
-    format: "esm",
-    splitting: true,
-    minify: true,
-    naming: { entry: "dashboard-[hash].[ext]", chunk: "chunk-[hash].[ext]" },
-  });
-  if (!result.success) throw new AggregateError(result.logs, "the dashboard app did not build");
-  const files: Record<string, string> = {};
-  let entry = "";
-  for (const output of result.outputs) {
-    const name = basename(output.path);
-    files[name] = await output.text();
-    if (output.kind === "entry-point") entry = name;
-  }
+export async function buildDashboardClient(): Promise<{ entry: string; files: BundledFileSize[]; changed: boolean }> {
+  const { entry, files } = await bundleBrowserApp(join(HERE, "client", "main.ts"), "dashboard", "the dashboard app");
   const css = await readFile(join(HERE, "client", "styles.css"), "utf8");
   const cssName = `dashboard-${new Bun.CryptoHasher("sha256").update(css).digest("hex").slice(0, 8)}.css`;
   files[cssName] = css;
@@ -45,7 +31,7 @@ export const DASHBOARD_APP_FILES: Record<string, string> = ${JSON.stringify(file
   return {
     entry,
     changed,
-    files: Object.entries(files).map(([name, text]) => ({ name, bytes: text.length, gzip: Bun.gzipSync(text).length })),
+    files: bundledFileSizes(files),
   };
 }
 
