@@ -20,6 +20,17 @@ const BLANK = /[\u115F\u1160\u3164\uFFA0\u2800]/u;
  */
 export const hasVisibleCharacter = (password: string): boolean => [...password].some((ch) => VISIBLE.test(ch) && !BLANK.test(ch));
 
+const INVISIBLE = /[\p{Cc}\p{Cf}]/u;
+
+/**
+ * The password's length as a person types it: characters (code points), not
+ * counting control, formatting (U+200B and the like) or blank characters, so
+ * eleven zero-width spaces and a "!" are one character, not twelve.
+ *
+ * @example countedLength("\u200B".repeat(11) + "!") // 1
+ */
+export const countedLength = (password: string): number => [...password].filter((ch) => !INVISIBLE.test(ch) && !BLANK.test(ch)).length;
+
 const toB64 = (bytes: Uint8Array): string => btoa(String.fromCharCode(...bytes));
 const fromB64 = (s: string): Uint8Array<ArrayBuffer> => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0));
 

@@ -5,7 +5,8 @@ import type { TenantMode } from "../domain/rails.ts";
 /** Who is calling, resolved from an API key or a dashboard session. */
 export type Principal =
   | { kind: "apiKey"; apiKeyId: string; mode: TenantMode; tenant: TenantRef }
-  | { kind: "user"; userId: string; email: string; role: Role; tenant: TenantRef };
+  /** `sessionVersion`: the version the session token was checked against (a write that must not outlive a log-out guards on it). */
+  | { kind: "user"; userId: string; email: string; role: Role; sessionVersion: number; tenant: TenantRef };
 
 export type TenantRef = {
   id: string;

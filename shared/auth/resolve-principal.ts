@@ -63,5 +63,5 @@ export async function principalForSession(db: Db, token: string, secret: string)
   if (!claims) return null;
   const [row] = await sessionLookup(db, { userId: claims.sub });
   if (!row || row.tenantId !== claims.tid || row.sessionVersion !== (claims.sv ?? 0)) return null;
-  return { kind: "user", userId: row.userId, email: row.email, role: row.role, tenant: row.tenant };
+  return { kind: "user", userId: row.userId, email: row.email, role: row.role, sessionVersion: row.sessionVersion, tenant: row.tenant };
 }

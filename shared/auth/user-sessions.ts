@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { users } from "../../db/schema/users.ts";
-import { validationError } from "../domain/errors.ts";
+import { unauthorized, validationError } from "../domain/errors.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -22,9 +22,15 @@ export async function endSessions({ db }: Pick<VerbDeps, "db">, input: { userId:
  * `currentPassword` otherwise), and ends every earlier session of the user,
  * on every device. Returns the user as it is now, for the new session the
  * caller is given. Conditional on the hash it checked, so of two changes at
- * once only one takes effect.
+ * once only one takes effect, and on the session version the request was
+ * authenticated with (`sessionVersion`), so a log-out that lands meanwhile
+ * is not undone by the new session this would hand out (401; the password
+ * stays).
  */
-export async function changePassword({ db }: Pick<VerbDeps, "db">, input: { userId: string; tenantId: string; currentPassword: string; newPassword: string }) {
+export async function changePassword(
+  { db }: Pick<VerbDeps, "db">,
+  input: { userId: string; tenantId: string; sessionVersion: number; currentPassword: string; newPassword: string },
+) {
   const [user] = await db
     .select()
     .from(users)
@@ -37,8 +43,10 @@ export async function changePassword({ db }: Pick<VerbDeps, "db">, input: { user
   const [changed] = await db
     .update(users)
     .set({ passwordHash: next.hash, passwordSalt: next.salt, passwordIterations: next.iterations, sessionVersion: sql`${users.sessionVersion} + 1` })
-    .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash)))
+    .where(and(eq(users.id, user.id), eq(users.passwordHash, user.passwordHash), eq(users.sessionVersion, input.sessionVersion)))
     .returning();
-  if (!changed) throw validationError(["currentPassword: the password was changed meanwhile; log in again"]);
-  return changed;
+  if (changed) return changed;
+  const [now] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, user.id)).limit(1);
+  if (now && now.passwordHash !== user.passwordHash) throw validationError(["currentPassword: the password was changed meanwhile; log in again"]);
+  throw unauthorized("This session ended while the password was being changed (a log-out); log in again");
 }

@@ -5,6 +5,10 @@ import { loanProducts } from "../../../../db/schema/loan-products.ts";
 import { emailVerifications } from "../../../../db/schema/email-verifications.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
+import type { Db } from "../../../../db/create-db.ts";
+import { principalForSession } from "../../../../shared/auth/resolve-principal.ts";
+import { changePassword } from "../../../../shared/auth/user-sessions.ts";
+import { DomainError, toErrorBody } from "../../../../shared/domain/errors.ts";
 import { EMAIL_TAKEN_MESSAGE } from "../../../../shared/users/add-user.ts";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { addUserWithRole, bearer, createKey, PASSWORD, signUpTenant, uniqueEmail, verificationTokenFor } from "../../../../shared/testing/fixtures.ts";
@@ -352,6 +356,33 @@ describe("ending sessions", () => {
     expect((await t.request("GET", "/v1/me", { headers: bearer(fresh) })).status).toBe(200);
     expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).status).toBe(401);
     expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: NEW } })).status).toBe(200);
+  });
+
+  test("a log-out that lands while a password change is under way is not undone: the change answers 401, hands out no session and the password stays (an audit raced the two)", async () => {
+    const owner = await signUpTenant(t);
+    // The change authenticated first (its principal holds the session version it was checked against); then the log-out landed.
+    const principal = await principalForSession(t.db as Db, owner.token, t.deps.jwtSecret);
+    if (principal?.kind !== "user") throw new Error("expected the owner's session");
+    expect((await t.request("POST", "/v1/auth/logout", { headers: bearer(owner.token) })).status).toBe(204);
+    const change = changePassword(
+      { db: t.db as Db },
+      {
+        userId: owner.userId,
+        tenantId: principal.tenant.id,
+        sessionVersion: principal.sessionVersion,
+        currentPassword: PASSWORD,
+        newPassword: "a different long passphrase",
+      },
+    );
+    const error = await change.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(toErrorBody(error as DomainError)).toEqual({
+      statusCode: 401,
+      message: "This session ended while the password was being changed (a log-out); log in again",
+      error: "Unauthorized",
+    });
+    expect((await t.request("POST", "/v1/auth/login", { body: { email: owner.email, password: PASSWORD } })).status).toBe(200);
+    expect((await t.request("GET", "/v1/me", { headers: bearer(owner.token) })).status).toBe(401);
   });
 });
 

@@ -99,8 +99,22 @@ describe("passwords are not only whitespace, invisible or blank characters", () 
     const spaced = await t.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password: "  a         ", companyName: "Spaced Pay" } });
     expect(spaced.status).toBe(201);
     // Any script's letters, digits, punctuation or symbols are visible.
-    for (const password of ["密码密码密码密码密码密码", "٣٣٣٣٣٣٣٣٣٣٣٣", "\u200b".repeat(11) + "!", "🔑".repeat(12)])
+    for (const password of ["密码密码密码密码密码密码", "٣٣٣٣٣٣٣٣٣٣٣٣", "🔑".repeat(12), "e\u0301".repeat(6), "\u200bcorrect horse battery"])
       expect((await t.request("POST", "/v1/auth/signup", { body: { email: uniqueEmail(), password, companyName: "Script Pay" } })).status).toBe(201);
+  });
+
+  test('invisible characters do not count towards the 12 (an audit signed up with eleven U+200B and an "a"): 400 saying so, no account', async () => {
+    for (const password of ["\u200b".repeat(11) + "a", "\u2060\u200d".repeat(8) + "abc", "\u0000".repeat(11) + "password!", "\u3164".repeat(6) + "secret"]) {
+      const email = uniqueEmail();
+      const res = await t.request("POST", "/v1/auth/signup", { body: { email, password, companyName: "Invisible Pay" } });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        message: ["password: must be at least 12 characters, not counting invisible ones (control, formatting or blank characters)"],
+        error: "Bad Request",
+      });
+      expect(await t.db.select().from(users).where(eq(users.email, email))).toEqual([]);
+    }
   });
 
   test("adding a user and changing a password refuse it too; the short-password rule is unchanged", async () => {
@@ -324,14 +338,15 @@ describe("removing users and changing roles", () => {
   });
 });
 
-describe("adding users is limited per tenant", () => {
+describe("adding users is limited per tenant and per client IP", () => {
   test("5 a minute per tenant, answered or not (each 409 tells whether an address has an account): 429 with Retry-After; another tenant is not affected", async () => {
     const app = await createTestApp({ signupLimit: 3 });
     try {
       const owner = await signUpTenant(app);
       const other = await signUpTenant(app);
-      const add = (token: string, email = uniqueEmail("probe")) =>
-        app.request("POST", "/v1/users", { body: { email, password: PASSWORD, role: "MEMBER" }, headers: bearer(token) });
+      let client = 0;
+      const add = (token: string, email = uniqueEmail("probe"), ip = `198.51.100.${++client}`) =>
+        app.request("POST", "/v1/users", { body: { email, password: PASSWORD, role: "MEMBER" }, headers: { ...bearer(token), "cf-connecting-ip": ip } });
       expect((await add(owner.token)).status).toBe(201);
       expect((await add(owner.token, other.email)).status).toBe(409);
       expect((await add(owner.token)).status).toBe(201);
@@ -340,6 +355,29 @@ describe("adding users is limited per tenant", () => {
       expect(limited.headers.get("retry-after")).toBe("60");
       expect(limited.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
       expect((await add(other.token)).status).toBe(201);
+    } finally {
+      app.close();
+    }
+  });
+
+  test("one client holding several tenants probes no faster than one tenant: its IP's budget is spent whichever tenant adds (an audit got 20 answers a minute from 4 tenants)", async () => {
+    const app = await createTestApp({ signupLimit: 3 });
+    try {
+      const tenants = [await signUpTenant(app), await signUpTenant(app), await signUpTenant(app)] as const;
+      const add = (token: string, ip: string, email = uniqueEmail("probe")) =>
+        app.request("POST", "/v1/users", { body: { email, password: PASSWORD, role: "MEMBER" }, headers: { ...bearer(token), "cf-connecting-ip": ip } });
+      const attacker = "203.0.113.7";
+      expect((await add(tenants[0].token, attacker)).status).toBe(201);
+      expect((await add(tenants[1].token, attacker, tenants[0].email)).status).toBe(409);
+      expect((await add(tenants[2].token, attacker)).status).toBe(201);
+      // Each tenant has budget left; the IP has none.
+      for (const tenant of tenants) {
+        const limited = await add(tenant.token, attacker, tenants[0].email);
+        expect(limited.status).toBe(429);
+        expect(limited.body).toEqual({ statusCode: 429, message: "Too many requests; retry later", error: "Too Many Requests" });
+      }
+      // Another client of the same tenant is not held up by that IP.
+      expect((await add(tenants[1].token, "203.0.113.8")).status).toBe(201);
     } finally {
       app.close();
     }
