@@ -22,14 +22,19 @@ const EMBED_TAGS = [
 /**
  * The embed worker's document. Two hosts reach this worker
  * (workers/embed/wrangler.toml): `{embed_url}` for every path, and the api's
- * `{base_url}` for `/v1/embed/*` only. So the document's `servers` is the
- * origin it was fetched from (`{embed_url}`), and each `/v1/embed/*`
- * operation lists both: that origin, and `{base_url}` as a server variable
- * (the embed worker is not told the api's URL; its default is this origin,
- * which answers the same calls).
+ * `{base_url}` for `/v1/embed/*` only; the document is served on both
+ * (`{base_url}/v1/embed/openapi.json` for the api's /docs page). So its
+ * `servers` is the widget host (`EMBED_HOST`, in the scheme the document was
+ * fetched with; without one, the origin it was fetched from), which serves
+ * every path, whichever host served the document, and each `/v1/embed/*`
+ * operation lists both: the widget host, and `{base_url}` as a server
+ * variable whose default is the origin the document was fetched from (the
+ * embed worker is not told the api's URL).
  */
 export function embedDocument(app: OpenAPIHono<EmbedAppEnv>, c: Context<EmbedAppEnv>) {
-  const origin = new URL(c.req.url).origin;
+  const requested = new URL(c.req.url);
+  const { widgetHost } = c.get("deps");
+  const widgetOrigin = widgetHost ? `${requested.protocol}//${widgetHost}` : requested.origin;
   const doc = app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -38,21 +43,21 @@ export function embedDocument(app: OpenAPIHono<EmbedAppEnv>, c: Context<EmbedApp
       description: [
         "Public widget calls under `{base_url}/v1/embed/:embedKey/…` (served by the embed worker; the embed key identifies the tenant and program and grants nothing else) and the widget's pages on `{embed_url}`. Errors have the body `{ statusCode, message, error }`.",
         "",
-        "Servers: every path is served on `{embed_url}` (the host this document comes from); `/v1/embed/*` is also served on the api's host `{base_url}`. No operation takes the merchant's credentials (`security: []`); a wallet session, where one is read, is an optional header.",
+        "Servers: every path is served on `{embed_url}`, the widget host; `/v1/embed/*` is also served on the api's host `{base_url}`, which serves this document too, at `/v1/embed/openapi.json`. No operation takes the merchant's credentials (`security: []`); a wallet session, where one is read, is an optional header.",
         "Every operation has a stable `operationId` (`embed.<name>`), unique across this document and the api's.",
       ].join("\n"),
       contact: { name: "svc credit" },
       license: LICENSE,
     },
-    servers: [{ url: origin, description: "The widget host ({embed_url}): every path of this document" }],
+    servers: [{ url: widgetOrigin, description: "The widget host ({embed_url}): every path of this document" }],
     tags: EMBED_TAGS,
   });
   const both = [
-    { url: origin, description: "The widget host ({embed_url})" },
+    { url: widgetOrigin, description: "The widget host ({embed_url})" },
     {
       url: "{base_url}",
       description: "The api's host, whose /v1/embed/* is routed to the embed worker",
-      variables: { base_url: { default: origin, description: "Your deployment's api base URL, e.g. https://api.svc-credit.example" } },
+      variables: { base_url: { default: requested.origin, description: "Your deployment's api base URL, e.g. https://api.svc-credit.example" } },
     },
   ];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {

@@ -27,3 +27,24 @@ test("the embed document is also at /v1/embed/openapi.json (the api host's docs 
   const cross = await e.request("GET", EMBED_DOCUMENT_ON_API_HOST, { headers: { origin: "https://elsewhere.example" } });
   expect(cross.headers.get("access-control-allow-origin")).toBeNull();
 });
+
+test("fetched through the api host, the document still sends every path to the widget host (EMBED_HOST): the widget pages are not on the api host (an audit's Try it out got 404)", async () => {
+  const e = createEmbedTestApp(t);
+  for (const url of [`https://api.svc-credit.test${EMBED_DOCUMENT_ON_API_HOST}`, "https://embed.svc-credit.test/openapi.json"]) {
+    const doc = (await e.request("GET", url)).body;
+    expect(doc.servers).toEqual([{ url: "https://embed.svc-credit.test", description: "The widget host ({embed_url}): every path of this document" }]);
+    const fetchedFrom = new URL(url).origin;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { servers?: { url: string; variables?: any }[] }>>)) {
+      for (const op of Object.values(item)) {
+        if (!path.startsWith("/v1/embed/")) {
+          // Widget pages, assets, the manifest, /health: the document's servers only.
+          expect(op.servers).toBeUndefined();
+          continue;
+        }
+        expect(op.servers?.map((s) => s.url)).toEqual(["https://embed.svc-credit.test", "{base_url}"]);
+        expect(op.servers?.[1]?.variables.base_url.default).toBe(fetchedFrom);
+      }
+    }
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/widget.js", "/embed/{embedKey}"]));
+  }
+});
