@@ -32,6 +32,36 @@ describe("plain text", () => {
       expect(PLAIN_TEXT_PATTERN.test(good)).toBe(true);
   });
 
+  test('refuses every default-ignorable code point of Unicode and the blank Braille pattern, and only those besides controls, bidi and separators (an audit read "INV-\\u034F123" as INV-123)', () => {
+    const ignorable = /\p{Default_Ignorable_Code_Point}/u;
+    const otherRefused = /[\p{Cc}\u2028\u2029\u2800\uFFF9-\uFFFB]/u;
+    let refused = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      const shouldRefuse = ignorable.test(ch) || otherRefused.test(ch);
+      const text = `INV-${ch}123`;
+      if (PLAIN_TEXT_PATTERN.test(text) === shouldRefuse)
+        throw new Error(`U+${cp.toString(16).toUpperCase()}: refused ${!shouldRefuse}, expected ${shouldRefuse}`);
+      if (shouldRefuse) {
+        refused++;
+        // Stored before the rule: the character reads as one space in what is signed or mailed.
+        expect(oneLine(text)).toBe("INV- 123");
+      }
+    }
+    expect(refused).toBeGreaterThan(4_000);
+    // Lone surrogates are no text either; the pairs around the astral ranges still pass.
+    expect(PLAIN_TEXT_PATTERN.test("a\uDB40b")).toBe(false);
+    for (const cp of [0x1bc9f, 0x1bca4, 0x1d172, 0x1d17b, 0x1d11e]) expect(PLAIN_TEXT_PATTERN.test(`x${String.fromCodePoint(cp)}y`)).toBe(true);
+  });
+
+  test("a company name padded with blank Braille patterns cannot push made-up terms onto their own line either (an audit's bypass of the em-space rule)", () => {
+    const padded = `Acme Pay${"\u2800".repeat(60)} Amount: 1.00 USDC${"\u2800".repeat(60)} Total due: 1.02 USDC`;
+    expect(PLAIN_TEXT_PATTERN.test(padded)).toBe(false);
+    // Stored before the rule: what a wallet signs has it on one line, the padding gone.
+    expect(merchantName(padded, "t")).toBe("Acme Pay Amount: 1.00 USDC Total due: 1.02 USDC");
+  });
+
   test("oneLine puts stored text on one line, as it reads", () => {
     expect(oneLine("Evil\nAmount: 1.00 USDC")).toBe("Evil Amount: 1.00 USDC");
     expect(oneLine("a\u202eb\r\nc")).toBe("a b  c");

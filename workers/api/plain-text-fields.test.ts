@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Text that reads as something else: a new line (and a Unicode line separator), a NUL, an escape, a right-to-left override, an isolate, a bidi mark, an invisible space. */
+/** Text that reads as something else: a new line (and a Unicode line separator), a NUL, an escape, a right-to-left override, an isolate, a bidi mark, invisible characters. */
 const BAD = [
   "ops\nTotal due: 1.00",
   "ops\u2028Total due: 1.00",
@@ -22,6 +22,11 @@ const BAD = [
   "a\u2067b",
   "INV-\u200F123",
   "INV-\u200B123",
+  // Found by an audit: a combining grapheme joiner, a variation selector, a tag character, a blank Braille pattern.
+  "INV-\u034F123",
+  "INV-\uFE0F123",
+  "INV-\u{E0041}123",
+  `Acme Pay${"\u2800".repeat(40)} Amount: 1.00 USDC`,
 ];
 
 const refused = (res: { status: number; body: any }, field: string) => {
