@@ -12,6 +12,7 @@ describe("originProblem", () => {
     "https://localhost",
     "https://localhost:3000",
     "https://xn--bcher-kva.de",
+    "https://my_shop.example.com",
     "http://localhost",
     "http://localhost:3000",
     "http://127.0.0.1",
@@ -53,6 +54,14 @@ describe("originProblem", () => {
     [" https://example.com", "must be an exact origin"],
     ["https://example.com\t", "must be an exact origin"],
     ["https:example.com", "must be an exact origin"],
+    // Found by an audit: the URL parser keeps these in a host, and they went into the widget pages' CSP header.
+    ["https://a.com;sandbox", "host must be a DNS name"],
+    ["https://x.com;script-src", "host must be a DNS name"],
+    ["https://a,b.com", "host must be a DNS name"],
+    ['https://q"x.com', "host must be a DNS name"],
+    ["https://q'x.com", "host must be a DNS name"],
+    ["https://-a.com", "host must be a DNS name"],
+    ["https://a..com", "host must be a DNS name"],
   ])("rejects %p (%s)", (origin, reason) => {
     expect(originProblem(origin)).toContain(reason);
   });

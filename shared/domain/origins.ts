@@ -8,6 +8,9 @@ export const MAX_ALLOWED_ORIGINS = 20;
 /** A hostname has at most 253 characters; scheme and port add a few. */
 export const MAX_ORIGIN_LENGTH = 300;
 
+/** A DNS name in ASCII (IDNs as punycode, as the URL parser gives them; underscores, which some hosts have) or an IP address, v6 in brackets. */
+const HOSTNAME = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*|\[[0-9a-f:.]+\])$/;
+
 /** Plain http is allowed only for local development, on these hosts. */
 const LOCAL_DEV_HOSTS: readonly string[] = ["localhost", "127.0.0.1"];
 
@@ -38,6 +41,10 @@ export function originProblem(value: string): string | null {
   }
   if (url.username !== "" || url.password !== "") return "must not contain credentials";
   if (url.port === "0") return "port 0 is not a valid port";
+  // The URL parser keeps `;`, `,`, quotes and more in a host; no browser sends such an Origin, and the origins go into
+  // the widget pages' Content-Security-Policy (frame-ancestors), where `;` would start a directive of its own.
+  if (!HOSTNAME.test(url.hostname))
+    return "host must be a DNS name (letters, digits, hyphens, underscores and dots; punycode for other scripts) or an IP address";
   if (url.origin !== value) {
     return `must be an exact origin like https://shop.example.com (lowercase host, no path, query, trailing slash or default port); did you mean ${url.origin}?`;
   }

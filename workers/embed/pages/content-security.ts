@@ -1,3 +1,5 @@
+import { originProblem } from "../../../shared/domain/origins.ts";
+
 /**
  * Security headers of every widget page (issue 6, item 7): framed only by the
  * program's allowed origins (`frame-ancestors`; none allowed: `'none'`),
@@ -5,7 +7,9 @@
  * plugins, forms and base URI kept to ourselves.
  */
 export function pageSecurityHeaders(input: { nonce: string; frameAncestors: string[]; connectSrc?: string[] }): Record<string, string> {
-  const ancestors = input.frameAncestors.length > 0 ? input.frameAncestors.join(" ") : "'none'";
+  // Only what is an origin today: an entry saved before the host rule (`https://a.com;sandbox`) would add a directive.
+  const frameAncestors = input.frameAncestors.filter((origin) => originProblem(origin) === null);
+  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(" ") : "'none'";
   const csp = [
     "default-src 'self'",
     `script-src 'nonce-${input.nonce}' 'strict-dynamic'`,

@@ -79,6 +79,17 @@ describe("page security headers", () => {
     expect(pageSecurityHeaders({ nonce, frameAncestors: [] })["content-security-policy"]).toContain("frame-ancestors 'none'");
     expect(newNonce()).not.toBe(nonce);
   });
+
+  test("an allowed origin saved before the host rule cannot add a directive: it is left out (an audit saved https://a.com;sandbox)", () => {
+    const csp = pageSecurityHeaders({ nonce: newNonce(), frameAncestors: ["https://a.com;sandbox", "https://shop.example", 'https://q"x.com'] })[
+      "content-security-policy"
+    ]!;
+    expect(csp.endsWith("frame-ancestors https://shop.example")).toBe(true);
+    expect(csp).not.toContain("sandbox");
+    expect(pageSecurityHeaders({ nonce: newNonce(), frameAncestors: ["https://x.com;script-src"] })["content-security-policy"]).toContain(
+      "frame-ancestors 'none'",
+    );
+  });
 });
 
 describe("embed OpenAPI document", () => {
