@@ -74,6 +74,8 @@ test("EVM: amount due, due date, the wallet button with its instructions, brandi
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("text/html");
   const html = String(res.body);
+  // Standards mode (an audit found the page in quirks mode without a doctype).
+  expect(html.startsWith('<!doctype html><html lang="en">')).toBe(true);
   expect(html).toContain(">102.00 USDC<");
   expect(html).toContain(`datetime="${m.loan.dueAt}"`);
   expect(html).toContain('id="pay-evm"');

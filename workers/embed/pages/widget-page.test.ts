@@ -77,6 +77,8 @@ describe("the iframe page /embed/<key>", () => {
     expect(csp).not.toContain("unsafe-inline' 'unsafe-eval");
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
     const html = String(res.body);
+    // Standards mode (an audit found the page in quirks mode without a doctype).
+    expect(html.startsWith('<!doctype html><html lang="en">')).toBe(true);
     const { boot, scripts } = parsePage(html);
     // Every executable script carries this response's nonce; the boot block is data (type application/json).
     const executable = scripts.filter((attrs) => !attrs.includes('type="application/json"'));
