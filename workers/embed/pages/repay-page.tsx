@@ -4,7 +4,7 @@ import type { RepaymentInstructions } from "../../../shared/chains/repayment-ins
 import type { Branding } from "../../../shared/domain/branding.ts";
 import { POWERED_BY } from "../../../shared/embed/config-view.ts";
 import { brandColor, textOn } from "./brand-colors.ts";
-import { raw } from "hono/html";
+import { HtmlPage } from "./html-page.tsx";
 
 export type RepayPageInput = {
   nonce: string;
@@ -51,82 +51,79 @@ export function RepayPage(p: RepayPageInput) {
   const i = p.instructions;
   const style = `:root{--brand:${color};--on-brand:${textOn(color)}}body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:16px;max-width:480px;color:#111}h1{font-size:1.25rem}.due{font-size:2rem;font-weight:700}.field{margin:12px 0}.copy{display:flex;gap:8px}.copy input{flex:1;min-width:0;font:inherit;padding:8px;border:1px solid #888;border-radius:6px}button,a.button{background:var(--brand);color:var(--on-brand);border:0;border-radius:6px;padding:10px 14px;font:inherit;text-decoration:none;display:inline-block;cursor:pointer}.warn{background:#fff4e5;border-left:4px solid #b45309;padding:8px 12px}.qr svg{width:200px;height:200px}footer{margin-top:24px;color:#555;font-size:.875rem}img.logo{max-height:40px}`;
   return (
-    <>
-      {/* Standards mode: without a doctype the page renders in quirks mode. */}
-      {raw("<!doctype html>")}
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <HtmlPage
+      head={
+        <>
           <title>Repay your loan</title>
           <style>{style}</style>
-        </head>
-        <body>
-          <header>
-            {p.branding.logoUrl ? <img class="logo" src={p.branding.logoUrl} alt={`${p.branding.companyName ?? ""} logo`} /> : null}
-            <h1>Repay your loan{p.branding.companyName ? ` with ${p.branding.companyName}` : ""}</h1>
-          </header>
-          <main>
-            {p.loan.status === "REPAID" ? (
-              <p role="status">This loan is repaid. Thank you.</p>
-            ) : !i ? (
-              <p role="status">This loan is not awaiting repayment ({p.loan.status}).</p>
-            ) : (
-              <section aria-labelledby="due-label">
-                <p id="due-label">Amount due now</p>
-                <p class="due" data-testid="amount-due">
-                  {i.amount} {p.loan.stablecoin}
+        </>
+      }
+    >
+      <body>
+        <header>
+          {p.branding.logoUrl ? <img class="logo" src={p.branding.logoUrl} alt={`${p.branding.companyName ?? ""} logo`} /> : null}
+          <h1>Repay your loan{p.branding.companyName ? ` with ${p.branding.companyName}` : ""}</h1>
+        </header>
+        <main>
+          {p.loan.status === "REPAID" ? (
+            <p role="status">This loan is repaid. Thank you.</p>
+          ) : !i ? (
+            <p role="status">This loan is not awaiting repayment ({p.loan.status}).</p>
+          ) : (
+            <section aria-labelledby="due-label">
+              <p id="due-label">Amount due now</p>
+              <p class="due" data-testid="amount-due">
+                {i.amount} {p.loan.stablecoin}
+              </p>
+              {p.loan.dueAt ? (
+                <p>
+                  Due date: <time datetime={p.loan.dueAt}>{new Date(p.loan.dueAt).toUTCString()}</time>
                 </p>
-                {p.loan.dueAt ? (
+              ) : null}
+              {"transactions" in i ? (
+                <div>
+                  <p>Your wallet signs two transactions: an approval of the stablecoin for the pool, then the repayment.</p>
+                  <button type="button" id="pay-evm">
+                    Repay with my wallet
+                  </button>
+                  <p id="pay-status" role="status" aria-live="polite"></p>
+                  {/* Script text is not entity-decoded by browsers: raw JSON, with "<" escaped so it cannot close the tag. */}
+                  <script type="application/json" id="instructions" dangerouslySetInnerHTML={{ __html: JSON.stringify(i).replace(/</g, "\\u003c") }} />
+                </div>
+              ) : "comment" in i ? (
+                <div>
                   <p>
-                    Due date: <time datetime={p.loan.dueAt}>{new Date(p.loan.dueAt).toUTCString()}</time>
+                    <a class="button" href={i.links.ton} id="pay-ton">
+                      Open in my TON wallet
+                    </a>
                   </p>
-                ) : null}
-                {"transactions" in i ? (
-                  <div>
-                    <p>Your wallet signs two transactions: an approval of the stablecoin for the pool, then the repayment.</p>
-                    <button type="button" id="pay-evm">
-                      Repay with my wallet
-                    </button>
-                    <p id="pay-status" role="status" aria-live="polite"></p>
-                    {/* Script text is not entity-decoded by browsers: raw JSON, with "<" escaped so it cannot close the tag. */}
-                    <script type="application/json" id="instructions" dangerouslySetInnerHTML={{ __html: JSON.stringify(i).replace(/</g, "\\u003c") }} />
-                  </div>
-                ) : "comment" in i ? (
-                  <div>
-                    <p>
-                      <a class="button" href={i.links.ton} id="pay-ton">
-                        Open in my TON wallet
-                      </a>
-                    </p>
-                    <div class="qr" role="img" aria-label="QR code of the payment link" dangerouslySetInnerHTML={{ __html: qrSvg(i.links.ton) }} />
-                    <p class="warn" role="note">
-                      Send from your own wallet. Transfers from an exchange lose the comment and are not matched to your loan.
-                    </p>
-                    <CopyField label="Address" value={i.to} id="f-to" />
-                    <CopyField label={`Amount (${i.asset})`} value={i.amount} id="f-amount" />
-                    <CopyField label="Comment (required, exactly)" value={i.comment} id="f-comment" />
-                  </div>
-                ) : (
-                  <div>
-                    <p>
-                      <a class="button" href={i.links.solana}>
-                        Open in my Solana wallet
-                      </a>
-                    </p>
-                    <CopyField label="Address" value={i.to} id="f-to" />
-                    <CopyField label={`Amount (${i.asset})`} value={i.amount} id="f-amount" />
-                    <CopyField label="Memo (required, exactly)" value={i.memo} id="f-memo" />
-                  </div>
-                )}
-              </section>
-            )}
-          </main>
-          <footer>{POWERED_BY}</footer>
-          <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id, p.parentOrigin) }} />
-        </body>
-      </html>
-    </>
+                  <div class="qr" role="img" aria-label="QR code of the payment link" dangerouslySetInnerHTML={{ __html: qrSvg(i.links.ton) }} />
+                  <p class="warn" role="note">
+                    Send from your own wallet. Transfers from an exchange lose the comment and are not matched to your loan.
+                  </p>
+                  <CopyField label="Address" value={i.to} id="f-to" />
+                  <CopyField label={`Amount (${i.asset})`} value={i.amount} id="f-amount" />
+                  <CopyField label="Comment (required, exactly)" value={i.comment} id="f-comment" />
+                </div>
+              ) : (
+                <div>
+                  <p>
+                    <a class="button" href={i.links.solana}>
+                      Open in my Solana wallet
+                    </a>
+                  </p>
+                  <CopyField label="Address" value={i.to} id="f-to" />
+                  <CopyField label={`Amount (${i.asset})`} value={i.amount} id="f-amount" />
+                  <CopyField label="Memo (required, exactly)" value={i.memo} id="f-memo" />
+                </div>
+              )}
+            </section>
+          )}
+        </main>
+        <footer>{POWERED_BY}</footer>
+        <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id, p.parentOrigin) }} />
+      </body>
+    </HtmlPage>
   );
 }
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { WidgetBoot } from "../client/boot.ts";
 import { brandColor, textOn } from "./brand-colors.ts";
-import { raw } from "hono/html";
+import { HtmlPage } from "./html-page.tsx";
 
 export type WidgetPageInput = { nonce: string; boot: WidgetBoot; entryUrl: string };
 
@@ -19,32 +19,29 @@ export function WidgetPage({ nonce, boot, entryUrl }: WidgetPageInput) {
   const b = boot.config.branding;
   const name = b.companyName ?? boot.config.program.name;
   return (
-    <>
-      {/* Standards mode: without a doctype the page renders in quirks mode. */}
-      {raw("<!doctype html>")}
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <HtmlPage
+      head={
+        <>
           {/* Bun's chunk loader adds <link rel="modulepreload"> for lazy chunks with the nonce it reads here. */}
           <meta property="csp-nonce" nonce={nonce} />
           <title>{`Credit with ${name}`}</title>
           <style>{style(brandColor(b.primaryColor))}</style>
-        </head>
-        <body>
-          <header>
-            {b.logoUrl ? <img src={b.logoUrl} alt={`${name} logo`} /> : null}
-            <h1>{name}</h1>
-          </header>
-          <main id="app">
-            <noscript>This widget needs JavaScript.</noscript>
-          </main>
-          <p id="status" class="sr-only" role="status" aria-live="polite"></p>
-          <footer data-testid="powered-by">{boot.config.poweredBy}</footer>
-          <script type="application/json" id="widget-boot" dangerouslySetInnerHTML={{ __html: JSON.stringify(boot).replace(/</g, "\\u003c") }} />
-          <script type="module" nonce={nonce} src={entryUrl}></script>
-        </body>
-      </html>
-    </>
+        </>
+      }
+    >
+      <body>
+        <header>
+          {b.logoUrl ? <img src={b.logoUrl} alt={`${name} logo`} /> : null}
+          <h1>{name}</h1>
+        </header>
+        <main id="app">
+          <noscript>This widget needs JavaScript.</noscript>
+        </main>
+        <p id="status" class="sr-only" role="status" aria-live="polite"></p>
+        <footer data-testid="powered-by">{boot.config.poweredBy}</footer>
+        <script type="application/json" id="widget-boot" dangerouslySetInnerHTML={{ __html: JSON.stringify(boot).replace(/</g, "\\u003c") }} />
+        <script type="module" nonce={nonce} src={entryUrl}></script>
+      </body>
+    </HtmlPage>
   );
 }
