@@ -28,14 +28,20 @@ export type ChainConfig = {
   minGasNative: bigint | null;
 };
 
+/** The deployment's own contracts on a live chain, as configured (live-config.ts): its stablecoin's token and its pool, null until deployed. */
+export type DeployedContracts = { tokenAddress: string; poolAddress: string | null };
+
 /**
  * Why `address` (canonical) on `chain` must not receive a loan's principal,
  * or null: the EVM zero address (what is sent there is burned), or one of the
  * service's own contracts or wallets there (the stablecoin's token contract,
  * the pool, the funding source, the settlement wallet), which no borrower
- * controls and from which nobody repays.
+ * controls and from which nobody repays. On a live chain the deployment's
+ * own token and pool (`deployed`, as configured: live-config.ts
+ * `deployedContracts`) count as well as the canonical ones; live pools are
+ * not in CHAIN_CONFIG at all.
  */
-export function notAPayee(chain: Chain, address: string): string | null {
+export function notAPayee(chain: Chain, address: string, deployed: DeployedContracts | null = null): string | null {
   if (/^0x0{40}$/i.test(address)) return "must not be the zero address: what is sent there is burned, and nobody can repay from it";
   const config = CHAIN_CONFIG[chain];
   const named: [string | null, string][] = [
@@ -43,6 +49,8 @@ export function notAPayee(chain: Chain, address: string): string | null {
     [config.pool, "the service's pool contract"],
     [config.fundingSource, "the service's funding source"],
     [config.settlementWallet, "the service's settlement wallet"],
+    [deployed?.tokenAddress ?? null, `the ${config.token.symbol} token contract`],
+    [deployed?.poolAddress ?? null, "the service's pool contract"],
   ];
   const hit = named.find(([a]) => a !== null && a.toLowerCase() === address.toLowerCase());
   return hit ? `must be the borrower's own wallet, not ${hit[1]} on ${chain}` : null;

@@ -15,7 +15,8 @@ import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts"
 import { dailyLateFeeUnits, dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import { notTheTenantsOwn, ownWalletsQuery } from "../loans/own-wallets.ts";
-import { notAPayee } from "../chains/chain-config.ts";
+import { type DeployedContracts, notAPayee } from "../chains/chain-config.ts";
+import { deployedContracts, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { isLiveWalletChain } from "../domain/wallets.ts";
 import { processCreatedLoan } from "../loans/loan-commands.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
@@ -27,6 +28,9 @@ import type { VerbDeps } from "../verbs.ts";
 import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 
 export { CHANNELS };
+
+/** The deployment's live chains: their token and pool, which a draw must not pay (a key each caller must pass). */
+type DeployedChainsDeps = { liveChains: Partial<Record<LiveChain, LiveChainSettings>> };
 export type Channel = (typeof CHANNELS)[number];
 
 /** The amount and tenure of a draw, within the program's product (400 naming the field). */
@@ -48,9 +52,9 @@ function checkDraw(program: ProgramContext, amount: string, tenureDays: number):
  * service's own addresses on the chain nor one of the tenant's own wallets
  * there. Only live chains have tenant wallets: a sandbox program reads none.
  */
-async function checkPayee(db: Db, program: ProgramContext, wallet: string): Promise<void> {
+async function checkPayee(db: Db, program: ProgramContext, wallet: string, deployed: DeployedContracts | null): Promise<void> {
   const own = isLiveWalletChain(program.chain) ? await ownWalletsQuery(db, { tenantId: program.tenant.id, chain: program.chain, address: wallet }) : [];
-  const refused = notAPayee(program.chain, wallet) ?? notTheTenantsOwn(program.chain, own);
+  const refused = notAPayee(program.chain, wallet, deployed) ?? notTheTenantsOwn(program.chain, own);
   if (refused) throw validationError([`walletAddress: ${refused}`]);
 }
 
@@ -84,14 +88,14 @@ function drawPrice(program: ProgramContext, principal: bigint): { processingFee:
  * is refused first (`checkPayee`).
  */
 export async function quoteDraw(
-  { db, challenges }: Pick<VerbDeps, "db" | "challenges">,
+  { db, challenges, liveChains }: Pick<VerbDeps, "db" | "challenges"> & DeployedChainsDeps,
   input: { program: ProgramContext; walletAddress: string; amount: string; tenureDays: number; now: Date; walletSession: boolean },
 ) {
   const { program } = input;
   const wallet = walletFor(program.chain, input.walletAddress);
   const principal = checkDraw(program, input.amount, input.tenureDays);
   // Before the line is made: no credit line for a wallet that may not draw.
-  await checkPayee(db, program, wallet);
+  await checkPayee(db, program, wallet, deployedContracts(liveChains, program.chain));
   const line = await creditLineFor({ db }, { program, wallet, now: input.now });
   if (input.walletSession) await withinLine(db, program, line, principal);
   const { processingFee, terms } = drawPrice(program, principal);
@@ -155,7 +159,7 @@ export type AcceptInput = {
  * is still running waits for that loan (`retriedAccept`).
  */
 export async function acceptDraw(
-  deps: Pick<VerbDeps, "db" | "challenges" | "writer"> & WalletProofDeps,
+  deps: Pick<VerbDeps, "db" | "challenges" | "writer"> & WalletProofDeps & DeployedChainsDeps,
   { program, now, ...input }: AcceptInput & { program: ProgramContext; now: Date },
 ): Promise<{ loan: LoanRow; created: boolean }> {
   const wallet = walletFor(program.chain, input.walletAddress);
@@ -266,7 +270,7 @@ async function retriedAccept(
 
 /** The draw once its challenge is used: the credit line, KYC, the loan and its processing. */
 async function drawWithChallenge(
-  deps: Pick<VerbDeps, "db" | "writer">,
+  deps: Pick<VerbDeps, "db" | "writer"> & DeployedChainsDeps,
   {
     program,
     now,
@@ -302,6 +306,7 @@ async function drawWithChallenge(
       borrowerWalletAddress: wallet,
       chain: program.chain,
       keyMode: program.mode,
+      deployed: deployedContracts(deps.liveChains, program.chain),
       principalAmount: input.amount,
       tenureDays: input.tenureDays,
       idempotencyKey,

@@ -12,7 +12,7 @@ import { tenantSettings } from "../../db/schema/tenant-settings.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement-record.ts";
 import { type AddressResult, canonicalAddress } from "../domain/addresses.ts";
-import { notAPayee } from "../chains/chain-config.ts";
+import { type DeployedContracts, notAPayee } from "../chains/chain-config.ts";
 import { strictlyAfter } from "../domain/clock.ts";
 import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
@@ -66,6 +66,12 @@ export type CreateLoanInput = {
    * sandbox chains, a live key only on live chains (403 otherwise).
    */
   keyMode?: TenantMode;
+  /**
+   * The deployment's own token and pool on the loan's chain (live-config.ts
+   * `deployedContracts`; null on a sandbox chain or one not configured),
+   * which a loan must not pay any more than the canonical ones (`notAPayee`).
+   */
+  deployed: DeployedContracts | null;
 };
 
 /**
@@ -114,7 +120,7 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
   if (!allowed.includes(input.chain)) {
     errors.push(`chain: this product (${product.network}/${product.stablecoin}) lends on ${allowed.join(" or ")} in ${mode}`);
   }
-  const refused = address.ok ? (notAPayee(input.chain, address.address) ?? notTheTenantsOwn(input.chain, ownWallets)) : address.reason;
+  const refused = address.ok ? (notAPayee(input.chain, address.address, input.deployed) ?? notTheTenantsOwn(input.chain, ownWallets)) : address.reason;
   if (refused) errors.push(`${input.program ? "walletAddress" : "borrowerWalletAddress"}: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {

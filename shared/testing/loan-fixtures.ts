@@ -76,6 +76,7 @@ export const loanCreation = (t: TestApp, m: { tenantId: string; loanProductId: s
   principalAmount: "100.00",
   idempotencyKey: `key-${crypto.randomUUID()}`,
   keyMode: "sandbox" as const,
+  deployed: null,
   now: t.clock.now(),
   ...overrides,
 });

@@ -59,7 +59,7 @@ export type EmbedDeps = {
   /** The secret wallet-session challenges and tokens are MAC'ed under (a key derived from it). */
   sessionSecret: string;
   /** This deployment's live chains (token and pool of repayment instructions); absent: none configured. */
-  liveChains?: Partial<Record<LiveChain, LiveChainSettings>>;
+  liveChains: Partial<Record<LiveChain, LiveChainSettings>>;
 };
 
 /** Hono's typed environment for the embed worker. */

@@ -1,5 +1,5 @@
 import { getAddress } from "viem";
-import { type ChainConfig, CHAIN_CONFIG } from "../chain-config.ts";
+import { type ChainConfig, CHAIN_CONFIG, type DeployedContracts } from "../chain-config.ts";
 import type { Chain } from "../../domain/rails.ts";
 
 export type LiveChain = Extract<Chain, "POLYGON" | "BASE" | "TON">;
@@ -92,4 +92,15 @@ export function effectiveChainConfig(chain: Chain, live: Partial<Record<LiveChai
   const settings = live[chain as LiveChain];
   if (!settings) return base;
   return { ...base, token: { ...base.token, address: settings.tokenAddress }, pool: settings.poolAddress };
+}
+
+/**
+ * The deployment's own token and pool on `chain` (`notAPayee` refuses them as a borrower's wallet), or null
+ * on a sandbox chain or a live chain this deployment has not configured.
+ *
+ * @example deployedContracts(deps.liveChains, "POLYGON")?.poolAddress
+ */
+export function deployedContracts(liveChains: Partial<Record<LiveChain, LiveChainSettings>> | undefined, chain: Chain): DeployedContracts | null {
+  const settings = (LIVE_CHAINS as readonly Chain[]).includes(chain) ? liveChains?.[chain as LiveChain] : undefined;
+  return settings ? { tokenAddress: settings.tokenAddress, poolAddress: settings.poolAddress } : null;
 }

@@ -30,6 +30,7 @@ export function createEmbedTestApp(
     // The api's chain port (simulated: no contract signatures) unless a test brings one that calls a chain.
     chain: options.chain ?? t.deps.chain,
     sessionSecret: t.deps.secretsKey,
+    liveChains: t.deps.liveChains,
   };
   const app = createEmbedApp(() => deps);
   async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {

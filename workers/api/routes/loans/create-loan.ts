@@ -7,6 +7,7 @@ import { processCreatedLoan } from "../../../../shared/loans/loan-commands.ts";
 import type { AppEnv } from "../../context.ts";
 import { defineRoute } from "../../route.ts";
 import { LOAN_EXAMPLE } from "../../openapi-examples.ts";
+import { deployedContracts } from "../../../../shared/chains/live/live-config.ts";
 
 export const route = defineRoute(
   { auth: "KEY", errors: [403, 404] },
@@ -33,13 +34,15 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, writer } = c.get("deps");
+    const { db, clock, writer, liveChains } = c.get("deps");
     const principal = c.get("principal");
     const keyMode = principal.kind === "apiKey" ? principal.mode : undefined;
     // The tenant as authentication read it (this request's own lookup); creation reads its KYC setting with the rest.
     const { tenant } = principal;
     const tenantNow = () => tenantClock(clock, tenant, keyMode ?? tenant.mode).now();
-    const { loan, created } = await createLoan({ db }, { ...c.req.valid("json"), keyMode, tenant, now: tenantNow() });
+    const body = c.req.valid("json");
+    const deployed = deployedContracts(liveChains, body.chain);
+    const { loan, created } = await createLoan({ db }, { ...body, keyMode, tenant, deployed, now: tenantNow() });
     const current = await processCreatedLoan({ db, writer }, { tenant, loan, created });
     return c.json(loanView(current, tenantNow()), created ? 201 : 200);
   });

@@ -32,7 +32,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const deps = c.get("deps");
     const now = () => tenantClock(deps.clock, program.tenant, program.mode).now();
     const { loan, created } = await acceptDraw(
-      { db: deps.db, challenges: deps.challenges, writer: deps.writer, widgetHosts: widgetHostsOf(c), chain: deps.chain },
+      { db: deps.db, challenges: deps.challenges, writer: deps.writer, widgetHosts: widgetHostsOf(c), chain: deps.chain, liveChains: deps.liveChains },
       { ...c.req.valid("json"), program, now: now() },
     );
     // The draw's events go out at once (the cron relay is the safety net).
