@@ -129,8 +129,10 @@ export async function applyRepayment(
         condition: sql`EXISTS (SELECT 1 FROM ${unmatchedPayments} WHERE ${unmatchedPayments.id} = ${input.attribution.unmatchedId} AND ${unmatchedPayments.attributedLoanId} = ${loan.id} AND ${unmatchedPayments.attributionClaim} = ${claimToken})`,
       }
     : {};
+  // A sandbox repayment goes back into the simulated pool that lent it. A live one goes to the tenant's COLLECTIONS
+  // wallet, not the DISBURSEMENT wallet whose balance a live pool's `available` mirrors (live-pool.ts): it adds nothing.
   const poolBack = (guard: ReturnType<typeof sql>) =>
-    loan.poolId
+    loan.poolId && loan.mode === "sandbox"
       ? [
           db
             .update(liquidityPools)

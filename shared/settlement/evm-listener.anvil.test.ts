@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, HttpRequestError } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { readEvmTransactions } from "../chains/evm/live/evm-log-reader.ts";
@@ -212,18 +213,29 @@ describe("live repayment through the non-custodial pool on Anvil", () => {
     const instructions = await repayInstructions(tenant.liveKey, loan.id);
     const total = BigInt(instructions.amountUnits);
     await poll();
+    const [{ poolId }] = (await t.db.select({ poolId: loans.poolId }).from(loans).where(eq(loans.id, loan.id))) as [{ poolId: string }];
+    const poolAvailable = async () =>
+      (await t.db.select({ available: liquidityPools.available }).from(liquidityPools).where(eq(liquidityPools.id, poolId)))[0]!.available;
+    const lent = await poolAvailable();
     const snapshot = await node.test.snapshot();
     const raws = await signAndSend(borrower, instructions);
     await node.test.mine({ blocks: CONFIRMATIONS });
     expect(await poll()).toMatchObject({ payments: 1 });
     expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("REPAID");
     const [firstCredit] = (await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT");
+    // The repayment went to COLLECTIONS: the live pool, which mirrors the DISBURSEMENT wallet, is as it was.
+    expect(await poolAvailable()).toBe(lent);
+    // Its DISBURSEMENT wallet lent everything meanwhile, as a refresh reads it (an audit's reversal then broke the
+    // pool's CHECK, available - applied < 0, and the failed batch held back the chain's listener for every tenant).
+    await t.db.update(liquidityPools).set({ available: 0n }).where(eq(liquidityPools.id, poolId));
 
     // The chain that wins has other blocks where the repay was: empty ones, longer than before.
     await node.test.revert({ id: snapshot });
     await node.test.mine({ blocks: 5 });
     const undone = await poll();
+    expect(undone.error).toBeUndefined();
     expect(undone.reorg).toMatchObject({ reversed: 1 });
+    expect(await poolAvailable()).toBe(0n);
     expect(undone.payments).toBe(0);
     expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
     expect((await repaymentRows(loan.id)).filter((s) => s.kind === "REPAYMENT")).toEqual([

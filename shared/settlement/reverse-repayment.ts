@@ -15,8 +15,9 @@ export type OrphanedPayment = { chain: LoanRow["chain"]; txHash: string; logInde
  * Un-credits a repayment whose block a live chain's reorg orphaned, in the
  * loan's writer, atomically with its event (`loan.repayment_reversed`): its
  * CONFIRMED settlement rows (repayment, partial, surplus) become REVERSED,
- * `paid` and `surplus` drop by what they added, the pool gives back what it
- * took, and a REPAID loan goes back to DEFAULTED (if it had defaulted) or
+ * `paid` and `surplus` drop by what they added, a sandbox pool gives back
+ * what it took (a live repayment never went into the live pool, whose
+ * `available` mirrors the DISBURSEMENT wallet), and a REPAID loan goes back to DEFAULTED (if it had defaulted) or
  * ACTIVE, `repaidAt` cleared. Nothing to reverse (already
  * reversed, never credited): the loan as it is, no event. The listener
  * re-reads the blocks afterwards, so a payment the winning chain also has is
@@ -86,11 +87,13 @@ export async function reverseRepayment(
             guard,
           ),
         ),
-      ...(loan.poolId
+      // Only a sandbox pool took the payment in (apply-repayment.ts); never below zero, which the pool's CHECK refuses,
+      // and a refused batch would hold back the chain's listener for every tenant.
+      ...(loan.poolId && loan.mode === "sandbox"
         ? [
             db
               .update(liquidityPools)
-              .set({ available: sql`${liquidityPools.available} - ${Number(applied)}` as unknown as bigint, updatedAt: input.now })
+              .set({ available: sql`MAX(${liquidityPools.available} - ${Number(applied)}, 0)` as unknown as bigint, updatedAt: input.now })
               .where(and(eq(liquidityPools.id, loan.poolId), guard)),
           ]
         : []),
