@@ -1,14 +1,28 @@
-import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, or } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import type { Chain } from "../domain/rails.ts";
 
 // Where live repayments land (DECISIONS.md "Live wallets"): a tenant's
 // COLLECTIONS wallets on a chain that proved control (verifiedAt) and are not
-// deleted. An unverified or deleted wallet neither receives nor is credited.
+// deleted. An unverified wallet neither receives nor is credited; a deleted
+// one is named in no new instructions, but the listener still reads it for
+// LISTEN_AFTER_DELETE_DAYS: a borrower who fetched instructions before the
+// delete and pays as they say is credited, not dropped.
 
-const verifiedCollections = (chain: Chain) =>
-  and(eq(wallets.chain, chain), eq(wallets.role, "COLLECTIONS"), isNotNull(wallets.verifiedAt), isNull(wallets.deletedAt));
+/** How long the listener keeps reading a deleted COLLECTIONS wallet: the longest tenure and grace (15 + 30 days) and then some. */
+export const LISTEN_AFTER_DELETE_DAYS = 90;
+
+const verifiedCollectionsOn = (chain: Chain) => and(eq(wallets.chain, chain), eq(wallets.role, "COLLECTIONS"), isNotNull(wallets.verifiedAt));
+const verifiedCollections = (chain: Chain) => and(verifiedCollectionsOn(chain), isNull(wallets.deletedAt));
+
+/**
+ * The COLLECTIONS wallets the listener reads on `chain` at `now` (the system
+ * time): verified, and not deleted or deleted less than
+ * LISTEN_AFTER_DELETE_DAYS ago.
+ */
+export const listenedCollections = (chain: Chain, now: Date) =>
+  and(verifiedCollectionsOn(chain), or(isNull(wallets.deletedAt), gt(wallets.deletedAt, new Date(now.getTime() - LISTEN_AFTER_DELETE_DAYS * 86_400_000))));
 
 /** The address live repayment instructions name: the tenant's oldest verified COLLECTIONS wallet on `chain` (a stable choice), or null. */
 export async function collectionsWalletOf(db: Db, tenantId: string, chain: Chain): Promise<string | null> {
@@ -21,9 +35,9 @@ export async function collectionsWalletOf(db: Db, tenantId: string, chain: Chain
   return row?.address ?? null;
 }
 
-/** Every verified COLLECTIONS address of a chain (lowercase), with the tenants that hold it: where the live listener credits. */
-export async function collectionsOwners(db: Db, chain: Chain): Promise<Map<string, string[]>> {
-  const rows = await db.select({ address: wallets.address, tenantId: wallets.tenantId }).from(wallets).where(verifiedCollections(chain));
+/** Every COLLECTIONS address the listener reads on a chain (lowercase; `listenedCollections`), with the tenants that hold it: where the live listener credits. */
+export async function collectionsOwners(db: Db, chain: Chain, now: Date): Promise<Map<string, string[]>> {
+  const rows = await db.select({ address: wallets.address, tenantId: wallets.tenantId }).from(wallets).where(listenedCollections(chain, now));
   const owners = new Map<string, string[]>();
   for (const r of rows) {
     const key = r.address.toLowerCase();

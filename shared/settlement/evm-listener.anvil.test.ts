@@ -13,10 +13,12 @@ import type { LiveChainSettings } from "../chains/live/live-config.ts";
 import { loanIdToBytes32 } from "../chains/loan-id.ts";
 import { inProcessLoanWriter } from "../loans/loan-commands.ts";
 import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-double.ts";
+import { bearer } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
 import { MAX_RECEIPTS_PER_LOAN, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
+import { LISTEN_AFTER_DELETE_DAYS } from "./collections-wallets.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -85,8 +87,9 @@ async function liveTenant(options: { collections?: boolean } = {}) {
   await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
   double.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(100_000), native: 10n ** 18n });
   const collections = fresh();
-  if (options.collections !== false) await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "COLLECTIONS", account: collections });
-  return { ...m, collections: collections.address };
+  const collectionsId =
+    options.collections !== false ? await verifiedEvmWallet(t, m.token, { chain: "POLYGON", role: "COLLECTIONS", account: collections }) : null;
+  return { ...m, collections: collections.address, collectionsId };
 }
 
 /** An ACTIVE live POLYGON loan of 100.00 whose borrower holds `holds` USDC and gas on Anvil. */
@@ -291,6 +294,47 @@ describe("a reorg after a recovery", () => {
     expect(back).toMatchObject({ status: "DEFAULTED", amountPaid: "0.00" });
     // What is due is due again, as before the orphaned repayment.
     expect((await repayInstructions(tenant.liveKey, loan.id)).amountUnits).toBe(instructions.amountUnits);
+  });
+});
+
+describe("a COLLECTIONS wallet deleted after its instructions went out", () => {
+  test(`a borrower who pays as instructed is credited, other money there kept as unmatched; ${LISTEN_AFTER_DELETE_DAYS} days after the delete the wallet is no longer read (an audit's payment was dropped)`, async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant, USDC(1_000));
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    await poll();
+    expect((await t.request("DELETE", `/v1/wallets/${tenant.collectionsId}`, { headers: bearer(tenant.token) })).status).toBe(204);
+    // No new instructions name it (the tenant has no other COLLECTIONS wallet on POLYGON).
+    const after = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(tenant.liveKey) });
+    expect(after.body).toMatchObject({ supported: false, chain: "POLYGON" });
+
+    await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await poll()).toMatchObject({ payments: 1, unmatched: 0 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID", amountDue: "0.00" });
+
+    const transfer = async () => {
+      const hash = await node.wallet(borrower).sendTransaction({
+        account: borrower,
+        chain: null,
+        to: deployment.usdc,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [tenant.collections as Address, USDC(1)] }),
+        gas: 200_000n,
+      });
+      expect((await node.public.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status).toBe("success");
+      await node.test.mine({ blocks: CONFIRMATIONS });
+    };
+    await transfer();
+    expect(await poll()).toMatchObject({ payments: 0, unmatched: 1 });
+    // Long after the delete, the listener no longer reads the address: a transfer there is not seen at all.
+    const base = t.clock.now().getTime();
+    try {
+      t.clock.set(new Date(base + (LISTEN_AFTER_DELETE_DAYS + 1) * 86_400_000));
+      await transfer();
+      expect(await poll()).toMatchObject({ payments: 0, unmatched: 0 });
+    } finally {
+      t.clock.set(new Date(base));
+    }
   });
 });
 

@@ -119,7 +119,7 @@ export async function pollEvmChain(
     return report;
   }
   try {
-    const owners = await collectionsOwners(db, chain);
+    const owners = await collectionsOwners(db, chain, startedAt);
     const collections = new Set(owners.keys());
     const config = effectiveChainConfig(chain, { [chain]: settings });
     report.reorg = await undoReorg(deps, reader, chain, report.lastBlock, input.startBlock ?? 0);

@@ -1,5 +1,5 @@
 import { Address, type Transaction } from "@ton/core";
-import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { tonWalletCursors } from "../../db/schema/ton.ts";
@@ -8,6 +8,7 @@ import { jettonWalletOf } from "../chains/ton/jetton-reads.ts";
 import type { TonNetwork } from "../chains/ton/ton-network.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
+import { listenedCollections } from "./collections-wallets.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
 export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
@@ -122,7 +123,9 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
 
 /**
  * The TON settlement listener: every verified COLLECTIONS wallet on TON of
- * every tenant, each from its own cursor. One wallet's failure (RPC down, a
+ * every tenant (a deleted one for LISTEN_AFTER_DELETE_DAYS more:
+ * collections-wallets.ts), each from its own cursor, once even if deleted
+ * and added again. One wallet's failure (RPC down, a
  * page limit) is reported and does not stop the others; its cursor stays.
  *
  * @example const ton = liveChainSettings(env).TON; if (ton) await pollTonCollections({ db, writer, clock, network: toncenterNetwork(ton), master: ton.tokenAddress })
@@ -131,9 +134,13 @@ export async function pollTonCollections(deps: TonListenerDeps): Promise<TonWall
   const rows = await deps.db
     .select({ tenantId: wallets.tenantId, address: wallets.address, verifiedAt: wallets.verifiedAt })
     .from(wallets)
-    .where(and(eq(wallets.chain, "TON"), eq(wallets.role, "COLLECTIONS"), isNotNull(wallets.verifiedAt), isNull(wallets.deletedAt)));
+    .where(listenedCollections("TON", deps.clock.now()))
+    .orderBy(asc(wallets.verifiedAt));
+  // One poll per (tenant, address), from its first verification: a wallet deleted and added again is two rows.
+  const once = new Map<string, (typeof rows)[number]>();
+  for (const row of rows) if (!once.has(`${row.tenantId} ${row.address}`)) once.set(`${row.tenantId} ${row.address}`, row);
   const reports: TonWalletReport[] = [];
-  for (const row of rows) {
+  for (const row of once.values()) {
     const wallet = { tenantId: row.tenantId, address: row.address, verifiedAt: row.verifiedAt! };
     try {
       reports.push(await pollTonWallet(deps, wallet));
