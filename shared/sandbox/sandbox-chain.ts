@@ -3,7 +3,7 @@ import { SimChainRejected } from "../chains/simulated/sim-chain-rejected.ts";
 import { chainConfig } from "../chains/chain-config.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { forbidden, validationError } from "../domain/errors.ts";
-import { parseAmount } from "../domain/money.ts";
+import { formatAmount, parseAmount } from "../domain/money.ts";
 import { isSandboxChain, type Chain } from "../domain/rails.ts";
 import { markLedgerWritten, pollChain, type ListenerDeps } from "../settlement/listener.ts";
 import { tenantClock } from "../tenants/tenant-context.ts";
@@ -80,6 +80,21 @@ export async function faucet(deps: Deps, { tenant, ...input }: { tenant: Tenant;
   const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id, at }));
   await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });
   return { txHash: result.txHash, status: "success" as const, blockNumber: result.blockNumber };
+}
+
+/**
+ * A wallet as the tenant's own ledger of a sandbox chain has it: its
+ * stablecoin balance (6 decimals) and, on EVM, the nonce its next signed
+ * transaction must carry (null elsewhere). A read: nothing is written, and a
+ * wallet the ledger never saw reads 0 and nonce 0.
+ */
+export async function account(deps: Deps, { tenant, ...input }: { tenant: Tenant; chain: Chain; address: string }) {
+  sandboxChain(input.chain);
+  const at = address(input.chain, "address", input.address);
+  const ledger = deps.simChains.chain(input.chain, tenant.id);
+  const evm = chainConfig(input.chain).family === "EVM";
+  const [balance, nonce] = await Promise.all([ledger.balanceOf(at), evm ? ledger.nonceOf(at) : Promise.resolve(null)]);
+  return { chain: input.chain, address: at, balance: formatAmount(balance, 6), nonce };
 }
 
 /**

@@ -168,6 +168,9 @@ describe("a request acts in its key's mode", () => {
     const body = { chain: "POLYGON_AMOY", address: m.sandboxLoan.borrowerWalletAddress, amount: "5.00" };
     expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body, headers: apiKey(m.key) })).status).toBe(200);
     expect((await t.request("POST", "/v1/sandbox/chain/faucet", { body, headers: apiKey(m.liveKey) })).status).toBe(403);
+    const account = `/v1/sandbox/chain/accounts/${body.address}?chain=POLYGON_AMOY`;
+    expect((await t.request("GET", account, { headers: apiKey(m.key) })).body).toMatchObject({ balance: expect.any(String), nonce: 0 });
+    expect((await t.request("GET", account, { headers: apiKey(m.liveKey) })).status).toBe(403);
   });
 
   test("a live key on the sandbox helpers: 403 before anything moves", async () => {

@@ -16,6 +16,7 @@ import * as getHealth from "./routes/health/get-health.ts";
 import * as listChains from "./routes/chains/list-chains.ts";
 import * as confirmCreditLineKyc from "./routes/credit-lines/confirm-credit-line-kyc.ts";
 import * as repayLoan from "./routes/loans/repay-loan.ts";
+import * as chainAccount from "./routes/sandbox/chain-account.ts";
 import * as chainFaucet from "./routes/sandbox/chain-faucet.ts";
 import * as chainTransaction from "./routes/sandbox/chain-transaction.ts";
 import * as chainTransfer from "./routes/sandbox/chain-transfer.ts";
@@ -133,6 +134,7 @@ export const ROUTES: ApiRouteModule[] = [
   repayLoan,
   confirmCreditLineKyc,
   chainFaucet,
+  chainAccount,
   chainTransfer,
   chainTransaction,
   // Before GET /v1/settlements/{loanId}, so that "unmatched" is not taken for a loan id.

@@ -200,6 +200,40 @@ describe("signed EVM transactions run on the caller's own ledger", () => {
   });
 });
 
+describe("reading a wallet: GET /v1/sandbox/chain/accounts/:address", () => {
+  const read = (m: Merchant, chain: Chain, address: string) =>
+    t.request("GET", `/v1/sandbox/chain/accounts/${encodeURIComponent(address)}?chain=${chain}`, { headers: apiKey(m.key) });
+
+  test("the caller's own ledger: the borrower's principal and next nonce; another tenant sees nothing of it; TON has no nonce", async () => {
+    const a = await sandboxTenant(t);
+    const b = await sandboxTenant(t);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    await createdLoan(t, a.key, { borrowerWalletAddress: borrower.address, principalAmount: "100.00" });
+    expect((await read(a, "POLYGON_AMOY", borrower.address.toLowerCase())).body).toEqual({
+      chain: "POLYGON_AMOY",
+      address: borrower.address,
+      balance: "100.000000",
+      nonce: 0,
+    });
+    const approve = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [POOL, 1n] });
+    expect((await submit(a, await signed(borrower, 0, TOKEN, approve))).body).toMatchObject({ status: "success" });
+    expect((await read(a, "POLYGON_AMOY", borrower.address)).body).toMatchObject({ balance: "100.000000", nonce: 1 });
+    // B's ledger of the same chain has never seen the wallet.
+    expect((await read(b, "POLYGON_AMOY", borrower.address)).body).toEqual({ chain: "POLYGON_AMOY", address: borrower.address, balance: "0.000000", nonce: 0 });
+    const ton = newTonAddress();
+    expect((await faucet(a, "TON_TESTNET", ton, "5.5")).status).toBe(200);
+    expect((await read(a, "TON_TESTNET", ton)).body).toEqual({ chain: "TON_TESTNET", address: ton, balance: "5.500000", nonce: null });
+  });
+
+  test("a live chain: 403; an address that is not the chain's: 400 naming it; no chain: 400 naming it (a live key: modes.test.ts)", async () => {
+    const m = await sandboxTenant(t);
+    expectError(await read(m, "POLYGON", privateKeyToAccount(generatePrivateKey()).address), 403);
+    expectError(await read(m, "POLYGON_AMOY", "not-an-address"), 400, "address");
+    expectError(await read(m, "POLYGON_AMOY", newTonAddress()), 400, "address");
+    expectError(await t.request("GET", `/v1/sandbox/chain/accounts/${POOL}`, { headers: apiKey(m.key) }), 400, "chain");
+  });
+});
+
 test("no request in this file answered 500", () => {
   expect(t.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
 });
