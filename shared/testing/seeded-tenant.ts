@@ -74,6 +74,7 @@ export async function seededTenant(t: TestApp, label = "Seeded") {
     spareKeyId: spareKey.id,
     loan,
     loanId: loan.id as string,
+    borrowerWalletAddress: loan.borrowerWalletAddress as string,
     borrowerId: borrower.id as string,
     borrowerRef,
     merchantConfigId: me.merchantConfigs[0].id as string,
@@ -116,6 +117,8 @@ export const PARAM_RESOURCES: Record<string, (s: SeededTenant) => string[]> = {
   "embed/{embedKey}": (s) => [s.embedKey],
   "loans/{loanId}": (s) => [s.loanId],
   "repay/{loanId}": (s) => [s.loanId],
+  // A wallet on the caller's own sandbox ledger: not a tenant's resource (the security suite checks another tenant's reads as nothing).
+  "accounts/{address}": (s) => [s.borrowerWalletAddress],
   // The operator names any tenant: the security suite checks an unknown id instead of another tenant's.
   "tenants/{id}": (s) => [s.tenantId],
 };

@@ -41,6 +41,16 @@ const ERROR_NAMES: Record<number, string> = {
 const CREATES_ON_FIRST_USE = new Set(["PATCH /v1/borrowers/{id}/kyc"]);
 
 /**
+ * Routes that read the caller's own sandbox ledger by a wallet address: another tenant's
+ * borrower wallet is no resource of theirs to 404 on; the caller's ledger has never seen it
+ * (balance 0), so nothing of the other tenant's ledger shows.
+ */
+const READS_OWN_LEDGER = new Set(["GET /v1/sandbox/chain/accounts/{address}"]);
+
+/** Required query parameters of routes that have them. */
+const QUERIES: Record<string, string> = { "GET /v1/sandbox/chain/accounts/{address}": "?chain=POLYGON_AMOY" };
+
+/**
  * Path parameters naming something that records a mode (DECISIONS.md
  * "Modes"): an API key of the other mode finds it no more than another
  * tenant's (404).
@@ -107,10 +117,11 @@ function bodyFor(r: ApiRouteModule, s: SeededTenant): unknown {
 
 /** Fills every path parameter with the tenant's own resource of that kind (the first, for borrowers: the id). */
 function pathFor(r: ApiRouteModule, s: SeededTenant, override: Record<string, string> = {}): string {
-  return r.route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+  const path = r.route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = override[name] ?? PARAM_RESOURCES[paramKey(r.route.path, name)]?.(s)[0] ?? "00000000-0000-4000-8000-000000000000";
     return encodeURIComponent(value);
   });
+  return `${path}${QUERIES[routeKey(r)] ?? ""}`;
 }
 
 /** The owner's credential the route accepts: its API key on key routes, its session otherwise; the operator's key on operator routes. */
@@ -255,7 +266,11 @@ describe("every route, by its auth spec", () => {
         for (const theirs of resources(victim)) {
           const what = `${routeKey(r)} with the other tenant's ${name} ${theirs}`;
           const res = await call(r, caller, ownerCredential(r, caller), { [name]: theirs });
-          if (CREATES_ON_FIRST_USE.has(routeKey(r))) {
+          if (READS_OWN_LEDGER.has(routeKey(r))) {
+            if (res.status !== 200 || res.body.balance !== "0.000000") failures.push(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+            const own = await call(r, victim, ownerCredential(r, victim), { [name]: theirs });
+            if (own.body?.balance === "0.000000") failures.push(`${what}: its own tenant does not see the wallet's balance either`);
+          } else if (CREATES_ON_FIRST_USE.has(routeKey(r))) {
             if (res.status >= 400 || res.body?.id === victim.borrowerId) failures.push(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
             const after = await t.request("GET", `/v1/borrowers/${victim.borrowerId}`, { headers: apiKey(victim.key) });
             if (after.body.kycAudit?.length !== 0) failures.push(`${what}: changed the other tenant's borrower ${JSON.stringify(after.body)}`);

@@ -6,7 +6,7 @@ import { loans } from "../../../../db/schema/loans.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
 import { bearer, createKey, signUpTenant } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
-import { createEmbedTestApp } from "../../../embed/testing/harness.ts";
+import { createEmbedTestApp } from "../../testing/harness.ts";
 
 /**
  * A live chain's pool and token are this deployment's own (POLYGON_POOL_ADDRESS,
