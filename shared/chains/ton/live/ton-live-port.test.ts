@@ -62,6 +62,15 @@ async function disbursement(jettons: bigint, ton = toNano("1")): Promise<TestV5W
 }
 
 const balanceOf = async (owner: Address) => jettonBalance(network, await jettonWalletOf(network, usdt.master, owner));
+
+/** Anyone floods `target` with `n` tiny internal messages from one v5r1 wallet (at most 250 an external). */
+async function flood(target: Address, n: number) {
+  const sender = testV5Wallet(blockchain);
+  await admin.send({ to: sender.address, value: toNano("20"), bounce: false });
+  for (let left = n; left > 0; left -= 250) {
+    await sender.send(Array.from({ length: Math.min(left, 250) }, () => ({ to: target, value: 1_000_000n, bounce: false })));
+  }
+}
 let loans = 0;
 const request = (from: TestV5Wallet, to: Address, amount: bigint) => ({
   chain: "TON" as const,
@@ -185,6 +194,72 @@ describe("live TON funding", () => {
     blockchain.now = undefined;
     clockOffset = 0;
   });
+
+  test("a funding buried under 210 later transactions of the wallet (anyone can send them) is not signed again after expiry: the wallet used its seqno, so it stays pending and money moves once (an audit funded one loan twice)", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-flooded");
+    network.hold();
+    const input = request(from, borrower.address, USDT(100));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    await network.deliver();
+    expect(await balanceOf(borrower.address)).toBe(USDT(100));
+    await flood(from.address, 210);
+    clockOffset = MESSAGE_TTL_SECONDS + 120;
+    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    try {
+      const again = await port.transfer(input);
+      expect(again).toMatchObject({ success: "pending", detail: expect.stringContaining("not signed again") });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+      const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
+      expect(row!.status).toBe("SENT");
+    } finally {
+      blockchain.now = undefined;
+      clockOffset = 0;
+    }
+  }, 120_000);
+
+  test("an RPC that answers short pages: a message that never landed (the wallet's seqno is still its own) is signed again after expiry, once; one that landed is found or left pending, never sent twice", async () => {
+    const short = tonLivePort({
+      settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },
+      signers,
+      env: {},
+      db: t.db,
+      network: { ...network, transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) },
+      chainNow: () => Math.floor(Date.now() / 1000) + clockOffset,
+    });
+    const from = await disbursement(USDT(100), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-short-pages");
+    const travel = (seconds: number) => {
+      clockOffset = seconds;
+      blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    };
+    try {
+      network.hold();
+      const landed = request(from, borrower.address, USDT(20));
+      expect(await short.transfer(landed)).toMatchObject({ success: "pending" });
+      await network.deliver();
+      expect(await balanceOf(borrower.address)).toBe(USDT(20));
+      await flood(from.address, 10);
+      travel(MESSAGE_TTL_SECONDS + 120);
+      // Landed, then buried beyond what short pages show: the seqno was used, so it is left pending, never sent twice.
+      expect(await short.transfer(landed)).toMatchObject({ success: "pending", detail: expect.stringContaining("not signed again") });
+      expect(await balanceOf(borrower.address)).toBe(USDT(20));
+      // With the whole history readable, the same attempt is found delivered.
+      expect(await port.transfer(landed)).toMatchObject({ success: true });
+
+      network.hold();
+      const lost = request(from, borrower.address, USDT(10));
+      expect(await short.transfer(lost)).toMatchObject({ success: "pending" });
+      network.drop();
+      travel(2 * (MESSAGE_TTL_SECONDS + 120));
+      // The wallet's seqno is still the lost message's: it never landed, so it is signed again, and lands.
+      expect(await short.transfer(lost)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(30));
+    } finally {
+      blockchain.now = undefined;
+      clockOffset = 0;
+    }
+  }, 120_000);
 
   test("an expired message that cannot be signed again (the signer was removed): a failure that frees the wallet, not a transfer stuck in flight", async () => {
     const from = await disbursement(USDT(100));

@@ -185,11 +185,22 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
         return fail(trace.reason, trace.txHash);
       case "in-flight":
         return { success: "pending", txHash: trace.txHash, detail: "the jetton transfer is on its way between jetton wallets" };
+      case "unknown":
       case "not-found": {
         if (chainNow() <= row.validUntil + EXPIRY_GRACE_SECONDS) {
           return { success: "pending", txHash: row.messageHash, detail: "broadcast; the wallet has not taken the message yet" };
         }
-        // Expired unseen: the wallet refuses it from now on, so signing a new one cannot send twice.
+        // Expired: the wallet refuses it from now on. Signed again only if it provably never landed: the wallet's
+        // history since the send was read in full without it, or the wallet's seqno is still the message's (a wallet
+        // takes each seqno once). Otherwise (anyone can bury the wallet's transaction under hundreds of others) the
+        // attempt stays in flight and is followed again: never a second transfer for one reference.
+        if (trace.state === "unknown" && (await readSeqno(network, Address.parseRaw(row.wallet))) !== row.seqno) {
+          return {
+            success: "pending",
+            txHash: row.messageHash,
+            detail: "the wallet has used this message's seqno, and its history since the send could not be read in full; not signed again",
+          };
+        }
         const plan = {
           tenantId: row.tenantId,
           reference: row.reference,

@@ -4,8 +4,14 @@ import type { TonNetwork } from "../ton-network.ts";
 
 /** What became of one signed funding message, followed from the wallet through both jetton wallets. */
 export type TraceOutcome =
-  /** No transaction of the wallet took the message (yet, or ever once it expired). */
+  /** No transaction of the wallet took the message (yet, or ever once it expired): its history since the send was read in full. */
   | { state: "not-found" }
+  /**
+   * The wallet's history since the send could not be read in full (more than
+   * the pages a trace reads, or an RPC page shorter than asked): the message
+   * may have been taken. Never a reason to sign again.
+   */
+  | { state: "unknown" }
   /** The wallet sent it; a jetton wallet has not processed it yet. */
   | { state: "in-flight"; txHash: string }
   /** The recipient's jetton wallet credited the jettons: final. */
@@ -31,8 +37,21 @@ function succeeded(tx: Transaction): { ok: true } | { ok: false; exitCode: numbe
   return { ok: true };
 }
 
-/** The newest transaction of `address` matching `match`, looking back to `since` (unix seconds) at most. */
-async function findTransaction(network: TonNetwork, address: Address, since: number, match: (tx: Transaction) => boolean): Promise<Transaction | null> {
+/**
+ * The newest transaction of `address` matching `match`, looking back to
+ * `since` (unix seconds): the transaction, "none" when the history back to
+ * `since` (or to the account's first transaction) was read and nothing
+ * matched, or "unknown" when it could not be read in full: more than PAGES
+ * pages (anyone can send an account transactions), or a page shorter than
+ * asked that does not end at the account's first transaction (toncenter can
+ * answer short pages).
+ */
+async function findTransaction(
+  network: TonNetwork,
+  address: Address,
+  since: number,
+  match: (tx: Transaction) => boolean,
+): Promise<Transaction | "none" | "unknown"> {
   let cursor: { lt: bigint; hash: Buffer } | undefined;
   for (let page = 0; page < PAGES; page++) {
     const txs = await network.transactions(address, { limit: PAGE, ...cursor });
@@ -40,18 +59,20 @@ async function findTransaction(network: TonNetwork, address: Address, since: num
     const fresh = cursor ? txs.slice(1) : txs;
     for (const tx of fresh) {
       if (match(tx)) return tx;
-      if (tx.now < since - SLACK_SECONDS) return null;
+      if (tx.now < since - SLACK_SECONDS) return "none";
     }
     const last = txs[txs.length - 1];
-    if (!last || txs.length < PAGE) return null;
+    if (!last) return cursor ? "unknown" : "none";
+    if (last.prevTransactionLt === 0n) return "none";
+    if (txs.length < PAGE) return "unknown";
     cursor = { lt: last.lt, hash: last.hash() };
   }
-  return null;
+  return "unknown";
 }
 
 /** The transaction of `destination` that received `message` (sent by `source`). */
-function receiverOf(network: TonNetwork, message: Message, since: number) {
-  if (message.info.type !== "internal") return Promise.resolve(null);
+function receiverOf(network: TonNetwork, message: Message, since: number): Promise<Transaction | "none" | "unknown"> {
+  if (message.info.type !== "internal") return Promise.resolve("none");
   const { src, dest, createdLt } = message.info;
   return findTransaction(
     network,
@@ -81,14 +102,15 @@ export async function traceJettonTransfer(
     input.sentAt,
     (tx) => tx.inMessage?.info.type === "external-in" && tx.inMessage.body.hash().toString("hex") === input.messageHash,
   );
-  if (!walletTx) return { state: "not-found" };
+  if (walletTx === "none") return { state: "not-found" };
+  if (walletTx === "unknown") return { state: "unknown" };
   const txHash = txHashHex(walletTx);
   const toJettonWallet = internalTo(walletTx, input.jettonWallet, JETTON_OP.transfer);
   if (!toJettonWallet) {
     return { state: "failed", txHash, reason: "the wallet took the message but sent nothing (not enough TON for the attached amount and fees?)" };
   }
   const senderTx = await receiverOf(network, toJettonWallet, input.sentAt);
-  if (!senderTx) return { state: "in-flight", txHash };
+  if (typeof senderTx === "string") return { state: "in-flight", txHash };
   const sender = succeeded(senderTx);
   if (!sender.ok) {
     return { state: "failed", txHash, reason: `the sender's jetton wallet refused the transfer (exit code ${sender.exitCode}) and bounced it: nothing moved` };
@@ -96,7 +118,7 @@ export async function traceJettonTransfer(
   const toRecipient = internalTo(senderTx, null, JETTON_OP.internalTransfer);
   if (!toRecipient) return { state: "failed", txHash, reason: "the sender's jetton wallet sent no internal_transfer: nothing moved" };
   const recipientTx = await receiverOf(network, toRecipient, input.sentAt);
-  if (!recipientTx) return { state: "in-flight", txHash };
+  if (typeof recipientTx === "string") return { state: "in-flight", txHash };
   const recipient = succeeded(recipientTx);
   if (!recipient.ok) {
     return {
