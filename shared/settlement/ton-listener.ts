@@ -52,7 +52,10 @@ async function saveCursor(db: Db, tenantId: string, address: string, tx: Transac
  * account's transactions newest first, each page continuing from the last one
  * (inclusive), so the reader walks back to the cursor; without one, to
  * `notBefore`. Reading more than TON_MAX_PAGES pages throws rather than skip
- * any: the cursor stays, and the next poll tries again.
+ * any: the cursor stays, and the next poll tries again. So does a page
+ * shorter than asked that neither reaches the cursor nor ends at the
+ * account's first transaction: toncenter can answer short pages, and taking
+ * one for the end of the history would skip what lies between.
  */
 async function transactionsAfter(network: TonNetwork, owner: Address, cursor: Cursor | null, notBefore: number): Promise<Transaction[]> {
   const out: Transaction[] = [];
@@ -64,7 +67,13 @@ async function transactionsAfter(network: TonNetwork, owner: Address, cursor: Cu
       out.push(tx);
     }
     const last = txs[txs.length - 1];
-    if (!last || txs.length < TON_PAGE) return out.reverse();
+    if (!last) {
+      if (from) throw new Error(`an empty page after ${from.lt} of ${owner.toRawString()}, before the cursor; the cursor is kept`);
+      return out.reverse();
+    }
+    if (last.prevTransactionLt === 0n) return out.reverse();
+    if (txs.length < TON_PAGE)
+      throw new Error(`a page of ${txs.length} of ${TON_PAGE} transactions of ${owner.toRawString()} before the cursor; the cursor is kept`);
     from = { lt: last.lt, hash: last.hash() };
   }
   throw new Error(`more than ${TON_MAX_PAGES * TON_PAGE} new transactions of ${owner.toRawString()}; the cursor is kept`);

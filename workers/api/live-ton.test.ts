@@ -332,6 +332,26 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
   });
 
+  test("an RPC page shorter than asked before the cursor: the poll fails with the cursor kept (it was read as the end of history, skipping a repayment for good); whole pages then credit it", async () => {
+    const m = await liveTonTenant("Ton Short Page Ltd");
+    await listen();
+    const { loan, borrower } = await m.liveLoan("100.00");
+    await usdt.mint(borrower.address, USDT(2));
+    await payJettons(borrower, usdt, m.collections.address, USDT(102), `svc:repay:${loan.id}`);
+    for (let i = 0; i < 40; i++) await admin.send({ to: m.collections.address, value: 1_000_000n, bounce: false });
+    const read = network.transactions;
+    network.transactions = (address, options) => read(address, { ...options, limit: Math.min(options.limit, 16) });
+    try {
+      const report = (await listen()).find((r) => r.tenantId === m.tenantId);
+      expect(report).toMatchObject({ payments: 0, error: expect.stringContaining("the cursor is kept") });
+    } finally {
+      network.transactions = read;
+    }
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
+    expect((await listen()).find((r) => r.tenantId === m.tenantId)).toMatchObject({ payments: 1 });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+  });
+
   test("no verified COLLECTIONS wallet on TON: the instructions answer supported: false saying where repayments would go, never a platform address", async () => {
     const m = await liveTonTenant("Ton Nowhere Ltd");
     const { loan } = await m.liveLoan("100.00");
