@@ -20,7 +20,7 @@ import { users } from "./schema/users.ts";
 import { walletSessionChallenges } from "./schema/wallet-session-challenges.ts";
 import { widgetPrograms } from "./schema/widget-programs.ts";
 import { signers, walletChallenges, wallets } from "./schema/wallets.ts";
-import { tonTransfers, tonWalletCursors } from "./schema/ton.ts";
+import { tonTransfers, tonWalletCursors, tonWalletBacklogs } from "./schema/ton.ts";
 
 export const schema = {
   tenants,
@@ -60,5 +60,6 @@ export const schema = {
   operatorAudit,
   tonTransfers,
   tonWalletCursors,
+  tonWalletBacklogs,
 };
 export type Schema = typeof schema;

@@ -55,3 +55,20 @@ export const tonWalletCursors = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.address] })],
 );
+
+/**
+ * A TON COLLECTIONS wallet's listener in a backlog larger than one poll reads
+ * (shared/settlement/ton-listener.ts): the (lt, hash) of the oldest
+ * transaction each earlier poll read, newest first, as JSON
+ * `[{ lt, hash }, …]` (lt decimal, hash hex). No row: no backlog.
+ */
+export const tonWalletBacklogs = sqliteTable(
+  "ton_wallet_backlogs",
+  {
+    tenantId: tenantIdColumn(),
+    address: text("address").notNull(),
+    waypoints: text("waypoints").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.address] })],
+);

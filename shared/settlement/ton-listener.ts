@@ -2,7 +2,7 @@ import { Address, type Transaction } from "@ton/core";
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { tonWalletCursors } from "../../db/schema/ton.ts";
+import { tonWalletBacklogs, tonWalletCursors } from "../../db/schema/ton.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import { jettonWalletOf } from "../chains/ton/jetton-reads.ts";
 import type { TonNetwork } from "../chains/ton/ton-network.ts";
@@ -13,13 +13,24 @@ import { recordUnmatched } from "./unmatched.ts";
 
 export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
   network: TonNetwork;
+  /** Pages one poll of a wallet reads at most (TON_MAX_PAGES); tests make backlogs with fewer. */
+  maxPages?: number;
   /** The USDT jetton master (`settings.tokenAddress` of TON). */
   master: string;
 };
 
-export type TonWalletReport = { tenantId: string; address: string; transactions: number; payments: number; unmatched: number; error?: string };
+/** `backlog`: the waypoints left of a backlog larger than one poll reads (walkBack), when there is one. */
+export type TonWalletReport = {
+  tenantId: string;
+  address: string;
+  transactions: number;
+  payments: number;
+  unmatched: number;
+  backlog?: number;
+  error?: string;
+};
 
-/** Transactions read per request, and how many requests one poll of a wallet may make before it gives up (and keeps its cursor). */
+/** Transactions read per request, and how many requests one poll of a wallet makes at most (a larger backlog takes more polls: walkBack). */
 export const TON_PAGE = 100;
 export const TON_MAX_PAGES = 20;
 /** A wallet's first poll reads back to a day before it was verified: no repayment instruction named it earlier. */
@@ -47,36 +58,68 @@ async function saveCursor(db: Db, tenantId: string, address: string, tx: Transac
     .onConflictDoUpdate({ target: [tonWalletCursors.tenantId, tonWalletCursors.address], set: values });
 }
 
+/** A backlog's waypoints, newest first (shared in ton_wallet_backlogs). */
+async function waypointsOf(db: Db, tenantId: string, address: string): Promise<Cursor[]> {
+  const [row] = await db
+    .select({ waypoints: tonWalletBacklogs.waypoints })
+    .from(tonWalletBacklogs)
+    .where(and(eq(tonWalletBacklogs.tenantId, tenantId), eq(tonWalletBacklogs.address, address)))
+    .limit(1);
+  if (!row) return [];
+  return (JSON.parse(row.waypoints) as { lt: string; hash: string }[]).map((w) => ({ lt: BigInt(w.lt), hash: Buffer.from(w.hash, "hex") }));
+}
+
+async function saveWaypoints(db: Db, tenantId: string, address: string, waypoints: Cursor[], now: Date) {
+  const where = and(eq(tonWalletBacklogs.tenantId, tenantId), eq(tonWalletBacklogs.address, address));
+  if (waypoints.length === 0) {
+    await db.delete(tonWalletBacklogs).where(where);
+    return;
+  }
+  const values = { waypoints: JSON.stringify(waypoints.map((w) => ({ lt: w.lt.toString(), hash: w.hash.toString("hex") }))), updatedAt: now };
+  await db
+    .insert(tonWalletBacklogs)
+    .values({ tenantId, address, ...values })
+    .onConflictDoUpdate({ target: [tonWalletBacklogs.tenantId, tonWalletBacklogs.address], set: values });
+}
+
 /**
- * The wallet's transactions after `cursor`, oldest first. TON lists an
- * account's transactions newest first, each page continuing from the last one
- * (inclusive), so the reader walks back to the cursor; without one, to
- * `notBefore`. Reading more than TON_MAX_PAGES pages throws rather than skip
- * any: the cursor stays, and the next poll tries again. So does a page
- * shorter than asked that neither reaches the cursor nor ends at the
- * account's first transaction: toncenter can answer short pages, and taking
- * one for the end of the history would skip what lies between.
+ * One walk back through the wallet's transactions towards `cursor` (without
+ * one, to `notBefore`), from `start` (a waypoint, itself included) or from
+ * the newest, at most `maxPages` pages: TON lists an account's transactions
+ * newest first, each page continuing from the last one (inclusive).
+ * `reached`: the walk got to the cursor, and `transactions` are the ones
+ * after it up to `start`, oldest first. Otherwise `oldest` is where the next
+ * walk goes on from. A page shorter than asked that neither reaches the
+ * cursor nor ends at the account's first transaction throws (the cursor
+ * stays): toncenter can answer short pages, and taking one for the end of
+ * the history would skip what lies between.
  */
-async function transactionsAfter(network: TonNetwork, owner: Address, cursor: Cursor | null, notBefore: number): Promise<Transaction[]> {
+async function walkBack(
+  network: TonNetwork,
+  owner: Address,
+  input: { cursor: Cursor | null; notBefore: number; start: Cursor | undefined; maxPages: number },
+): Promise<{ reached: true; transactions: Transaction[] } | { reached: false; oldest: Cursor }> {
+  const { cursor, notBefore } = input;
   const out: Transaction[] = [];
-  let from: Cursor | undefined;
-  for (let page = 0; page < TON_MAX_PAGES; page++) {
+  let from = input.start;
+  for (let page = 0; page < input.maxPages; page++) {
     const txs = await network.transactions(owner, { limit: TON_PAGE, ...from });
-    for (const tx of from ? txs.slice(1) : txs) {
-      if (cursor ? tx.lt <= cursor.lt : tx.now < notBefore) return out.reverse();
+    // From the second page on, the first transaction is the last one of the page before; a waypoint itself is unread.
+    for (const tx of from && page > 0 ? txs.slice(1) : txs) {
+      if (cursor ? tx.lt <= cursor.lt : tx.now < notBefore) return { reached: true, transactions: out.reverse() };
       out.push(tx);
     }
     const last = txs[txs.length - 1];
     if (!last) {
-      if (from) throw new Error(`an empty page after ${from.lt} of ${owner.toRawString()}, before the cursor; the cursor is kept`);
-      return out.reverse();
+      if (from) throw new Error(`an empty page from ${from.lt} of ${owner.toRawString()}, before the cursor; the cursor is kept`);
+      return { reached: true, transactions: out.reverse() };
     }
-    if (last.prevTransactionLt === 0n) return out.reverse();
+    if (last.prevTransactionLt === 0n) return { reached: true, transactions: out.reverse() };
     if (txs.length < TON_PAGE)
       throw new Error(`a page of ${txs.length} of ${TON_PAGE} transactions of ${owner.toRawString()} before the cursor; the cursor is kept`);
     from = { lt: last.lt, hash: last.hash() };
   }
-  throw new Error(`more than ${TON_MAX_PAGES * TON_PAGE} new transactions of ${owner.toRawString()}; the cursor is kept`);
+  return { reached: false, oldest: from! };
 }
 
 /** Sends a USDT payment naming a loan of this tenant on TON to the loan's writer; keeps anything else as unmatched for the tenant. */
@@ -119,13 +162,26 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   const master = Address.parse(deps.master);
   const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
   const notBefore = Math.floor(wallet.verifiedAt.getTime() / 1000) - FIRST_POLL_SLACK_SECONDS;
-  const fresh = await transactionsAfter(deps.network, owner, cursor, notBefore);
-  if (fresh.length === 0) return report;
-  const jettonWallet = await jettonWalletOf(deps.network, master, owner);
-  for (const tx of fresh) {
-    for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await handle(deps, wallet.tenantId, finding, report);
-    await saveCursor(deps.db, wallet.tenantId, wallet.address, tx, deps.clock.now());
-    report.transactions++;
+  // A backlog larger than one poll reads: walk on from its oldest waypoint; each walk that reaches the cursor applies what it read.
+  const waypoints = await waypointsOf(deps.db, wallet.tenantId, wallet.address);
+  const start = waypoints.at(-1);
+  const walk = await walkBack(deps.network, owner, { cursor, notBefore, start, maxPages: deps.maxPages ?? TON_MAX_PAGES });
+  if (!walk.reached) {
+    await saveWaypoints(deps.db, wallet.tenantId, wallet.address, [...waypoints, walk.oldest], deps.clock.now());
+    report.backlog = waypoints.length + 1;
+    return report;
+  }
+  if (walk.transactions.length > 0) {
+    const jettonWallet = await jettonWalletOf(deps.network, master, owner);
+    for (const tx of walk.transactions) {
+      for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await handle(deps, wallet.tenantId, finding, report);
+      await saveCursor(deps.db, wallet.tenantId, wallet.address, tx, deps.clock.now());
+      report.transactions++;
+    }
+  }
+  if (start) {
+    await saveWaypoints(deps.db, wallet.tenantId, wallet.address, waypoints.slice(0, -1), deps.clock.now());
+    if (waypoints.length > 1) report.backlog = waypoints.length - 1;
   }
   return report;
 }

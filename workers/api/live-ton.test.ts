@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
-import { tonWalletCursors } from "../../db/schema/ton.ts";
+import { tonWalletBacklogs, tonWalletCursors } from "../../db/schema/ton.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
@@ -19,7 +19,7 @@ import { testV5Wallet, type TestV5Wallet } from "../../shared/chains/ton/testing
 import type { Chain } from "../../shared/domain/rails.ts";
 import { CHAINS } from "../../shared/domain/vocabularies.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
-import { pollTonCollections } from "../../shared/settlement/ton-listener.ts";
+import { pollTonCollections, pollTonWallet } from "../../shared/settlement/ton-listener.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
@@ -350,6 +350,33 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
     expect((await listen()).find((r) => r.tenantId === m.tenantId)).toMatchObject({ payments: 1 });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+  });
+
+  test("a backlog larger than one poll reads (anyone can send a wallet transactions) is read over several polls, oldest first: the repayment under it is credited and every transaction is read once (before, every poll failed for good)", async () => {
+    const m = await liveTonTenant("Ton Backlog Ltd");
+    await listen();
+    const { loan, borrower } = await m.liveLoan("100.00");
+    await usdt.mint(borrower.address, USDT(2));
+    await payJettons(borrower, usdt, m.collections.address, USDT(102), `svc:repay:${loan.id}`);
+    // 250 more transactions: one poll of one page (100) reads a fraction of them.
+    const flooder = testV5Wallet(blockchain);
+    await admin.send({ to: flooder.address, value: toNano("20"), bounce: false });
+    await flooder.send(Array.from({ length: 250 }, () => ({ to: m.collections.address, value: 1_000_000n, bounce: false })));
+    const poll = () =>
+      pollTonWallet(
+        { db: t.db, writer: t.deps.writer, clock: t.clock, network, master: usdt.master.toRawString(), maxPages: 1 },
+        { tenantId: m.tenantId, address: m.collections.address.toRawString(), verifiedAt: t.clock.now() },
+      );
+    const reports = [];
+    for (let i = 0; i < 8 && (reports.length === 0 || reports.at(-1)!.backlog !== undefined || reports.at(-1)!.transactions > 0); i++)
+      reports.push(await poll());
+    // Two walks down (two waypoints), then the oldest part with the repayment, then the rest, then nothing.
+    expect(reports.map((r) => r.backlog ?? 0)).toEqual([1, 2, 1, 0, 0, 0]);
+    expect(reports[2]).toMatchObject({ payments: 1 });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    expect(reports.reduce((sum, r) => sum + r.transactions, 0)).toBe(251);
+    expect(reports.reduce((sum, r) => sum + r.payments, 0)).toBe(1);
+    expect(await t.db.select().from(tonWalletBacklogs)).toEqual([]);
   });
 
   test("no verified COLLECTIONS wallet on TON: the instructions answer supported: false saying where repayments would go, never a platform address", async () => {
