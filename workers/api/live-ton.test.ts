@@ -289,6 +289,19 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(incoming.some((tx) => tx.inMessage?.info.type === "internal" && tx.inMessage.info.bounced)).toBe(true);
   });
 
+  test("a transfer of 0 USDT naming a loan (anyone may send one for the fee): no settlement, no unmatched row, the loan untouched (an audit found it credited as a payment of 0)", async () => {
+    const m = await liveTonTenant("Ton Zero Ltd");
+    const { loan, borrower } = await m.liveLoan("100.00");
+    await payJettons(borrower, usdt, m.collections.address, 0n, `svc:repay:${loan.id}`);
+    await payJettons(borrower, usdt, m.collections.address, 0n, "no comment of ours");
+    const [report] = (await listen()).filter((r) => r.tenantId === m.tenantId);
+    expect(report).toMatchObject({ payments: 0, unmatched: 0 });
+    expect(report!.transactions).toBeGreaterThan(0);
+    expect(await repaymentsOf(loan.id)).toHaveLength(0);
+    expect(await unmatchedOf(m.tenantId)).toEqual([]);
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+  });
+
   test("another tenant's loan named in a payment to this tenant's COLLECTIONS wallet: not credited to either, kept for this tenant", async () => {
     const mine = await liveTonTenant("Ton Mine Ltd");
     const theirs = await liveTonTenant("Ton Theirs Ltd");
