@@ -27,7 +27,13 @@ export const tonTransfers = sqliteTable(
     validUntil: integer("valid_until").notNull(),
     /** Hash of the signed external message body (hex): how the wallet's transaction is found. */
     messageHash: text("message_hash").notNull(),
-    status: text("status", { enum: ["SENT", "CONFIRMED", "FAILED"] }).notNull(),
+    /**
+     * SENT: signed, maybe broadcast, the wallet has not been seen taking it (it holds the wallet's seqno: one a
+     * wallet). TAKEN: the wallet's transaction sent it on (its seqno is used, so the wallet is free for the next
+     * reference), the jettons are on their way. CONFIRMED: the recipient's jetton wallet credited them. FAILED:
+     * nothing moved.
+     */
+    status: text("status", { enum: ["SENT", "TAKEN", "CONFIRMED", "FAILED"] }).notNull(),
     txHash: text("tx_hash"),
     txLt: text("tx_lt"),
     errorReason: text("error_reason"),

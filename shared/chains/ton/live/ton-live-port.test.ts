@@ -218,6 +218,32 @@ describe("live TON funding", () => {
     }
   }, 120_000);
 
+  test("a delivered funding the trace cannot confirm (the borrower buried its jetton wallet's receipt under 210 transactions) stays pending, but frees the wallet: the next loan's transfer goes out (an audit blocked a tenant's TON funding that way)", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-buries-receipt");
+    network.hold();
+    const first = request(from, borrower.address, USDT(100));
+    expect(await port.transfer(first)).toMatchObject({ success: "pending" });
+    await network.deliver();
+    await flood(await jettonWalletOf(network, usdt.master, borrower.address), 210);
+    expect(await port.transfer(first)).toMatchObject({ success: "pending" });
+    const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, first.reference));
+    expect(row!.status).toBe("TAKEN");
+    const other = await blockchain.treasury("next-borrower");
+    expect(await port.transfer(request(from, other.address, USDT(5)))).toMatchObject({ success: true });
+    expect(await balanceOf(other.address)).toBe(USDT(5));
+    // The first is never signed again, even once expired: money moved once.
+    clockOffset = MESSAGE_TTL_SECONDS + 120;
+    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    try {
+      expect(await port.transfer(first)).toMatchObject({ success: "pending" });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+    } finally {
+      blockchain.now = undefined;
+      clockOffset = 0;
+    }
+  }, 120_000);
+
   test("an RPC that answers short pages: a message that never landed (the wallet's seqno is still its own) is signed again after expiry, once; one that landed is found or left pending, never sent twice", async () => {
     const short = tonLivePort({
       settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },

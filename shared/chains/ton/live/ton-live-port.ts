@@ -11,7 +11,7 @@ import { jettonBalance, jettonWalletOf } from "../jetton-reads.ts";
 import { readSeqno, type TonNetwork } from "../ton-network.ts";
 import { toncenterNetwork } from "./toncenter-network.ts";
 import { traceJettonTransfer } from "./trace-jetton-transfer.ts";
-import { claimAttempt, findTonTransfer, inFlightFrom, settleAttempt } from "./ton-transfer-store.ts";
+import { claimAttempt, findTonTransfer, inFlightFrom, markTaken, settleAttempt } from "./ton-transfer-store.ts";
 import { v5r1WalletAt } from "./v5r1-wallet.ts";
 
 /** What the TON adapter is built from: the TON settings, the sealed signers, and the worker's environment (its bindings). */
@@ -184,9 +184,15 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
         await settleAttempt(database, row, { status: "FAILED", txHash: trace.txHash, errorReason: trace.reason }, now);
         return fail(trace.reason, trace.txHash);
       case "in-flight":
+        // The wallet took it: its seqno is used, so the wallet may send the next reference's transfer meanwhile.
+        if (row.status === "SENT") await markTaken(database, row, trace.txHash, now);
         return { success: "pending", txHash: trace.txHash, detail: "the jetton transfer is on its way between jetton wallets" };
       case "unknown":
       case "not-found": {
+        // Taken by the wallet before (its history since is now longer than a trace reads): never signed again.
+        if (row.status === "TAKEN") {
+          return { success: "pending", txHash: row.txHash ?? row.messageHash, detail: "the wallet took the message; the jettons are on their way" };
+        }
         if (chainNow() <= row.validUntil + EXPIRY_GRACE_SECONDS) {
           return { success: "pending", txHash: row.messageHash, detail: "broadcast; the wallet has not taken the message yet" };
         }

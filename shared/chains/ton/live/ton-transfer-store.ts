@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../../../db/create-db.ts";
 import { type TonTransferRow, tonTransfers } from "../../../../db/schema/ton.ts";
 
@@ -52,7 +52,18 @@ export async function claimAttempt(db: Db, attempt: TonAttempt, now: Date, repla
   }
 }
 
-/** Records the outcome of the attempt with `messageHash` (only that attempt's row, only while it is SENT). */
+/**
+ * The wallet took the attempt with `messageHash` (its transaction `txHash` sent the jetton transfer on): its seqno
+ * is used, so the row no longer holds the wallet (TAKEN), and it is never signed again.
+ */
+export async function markTaken(db: Db, row: Pick<TonTransferRow, "reference" | "messageHash">, txHash: string, now: Date) {
+  await db
+    .update(tonTransfers)
+    .set({ status: "TAKEN", txHash, updatedAt: now })
+    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), inArray(tonTransfers.status, ["SENT", "TAKEN"])));
+}
+
+/** Records the outcome of the attempt with `messageHash` (only that attempt's row, only while it is SENT or TAKEN). */
 export async function settleAttempt(
   db: Db,
   row: Pick<TonTransferRow, "reference" | "messageHash">,
