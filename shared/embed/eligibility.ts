@@ -8,6 +8,12 @@ import type { ProgramContext } from "./program-context.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
 
 const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify your identity first" };
+/** Underwriting's LIVE_KYC_POLICY_REQUIRED, known before any draw: a live program whose merchant requires no KYC lends to nobody. */
+const LIVE_KYC_POLICY_REQUIRED = { code: "LIVE_KYC_POLICY_REQUIRED", message: "This merchant cannot lend here yet" };
+
+/** Whether underwriting declines every draw of the program (a live one whose tenant requires no KYC: shared/domain/underwriting.ts). */
+const declinesEveryDraw = (program: ProgramContext, policy: { requireKycVerified: boolean }) =>
+  embedKeyMode(program.program.embedKey) === "live" && !policy.requireKycVerified && !program.tenant.requiresKycBeforeFunding;
 
 /**
  * Whether the wallet may draw now, judged by the rules that do not depend on
@@ -17,8 +23,10 @@ const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify 
  * wallet session for the wallet gets the whole answer; anyone else gets
  * KYC_REQUIRED as bootstrap's `requiresKyc` says it (the line's own, which
  * turns off once the merchant confirms KYC: credit-lines.ts), and nothing
- * about the wallet's open loans or a block. Underwriting and accept apply
- * every rule regardless.
+ * about the wallet's open loans or a block. Either caller learns that a live
+ * program whose merchant requires no KYC declines every draw
+ * (LIVE_KYC_POLICY_REQUIRED), before the borrower signs anything.
+ * Underwriting and accept apply every rule regardless.
  */
 export async function checkEligibility(
   { db }: Pick<VerbDeps, "db">,
@@ -27,7 +35,8 @@ export async function checkEligibility(
   const wallet = walletFor(program.chain, walletAddress);
   const line = await creditLineFor({ db }, { program, wallet, now });
   if (!walletSession) {
-    const reasons = (await requiresKyc({ db }, { program, line })) ? [KYC_REQUIRED] : [];
+    const [policy, kycNeeded] = await Promise.all([currentPolicy(db, program.tenant.id), requiresKyc({ db }, { program, line })]);
+    const reasons = [...(kycNeeded ? [KYC_REQUIRED] : []), ...(declinesEveryDraw(program, policy) ? [LIVE_KYC_POLICY_REQUIRED] : [])];
     return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
   }
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
@@ -53,5 +62,6 @@ export async function checkEligibility(
   else if (policy.requireKycVerified && borrower?.kycStatus !== "VERIFIED") {
     reasons.push({ code: "KYC_NOT_VERIFIED", message: "Identity verification is not complete" });
   }
+  if (declinesEveryDraw(program, policy)) reasons.push(LIVE_KYC_POLICY_REQUIRED);
   return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
 }

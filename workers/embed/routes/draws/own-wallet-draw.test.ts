@@ -48,6 +48,20 @@ const refused = (message: RegExp) => ({ statusCode: 400, message: [expect.string
 const loansOf = (m: M) => t.db.select().from(loans).where(eq(loans.programId, m.programId));
 const linesOf = (m: M) => t.db.select().from(creditLines).where(eq(creditLines.programId, m.programId));
 
+describe("a live program whose merchant requires no KYC", () => {
+  test("eligibility says LIVE_KYC_POLICY_REQUIRED before the borrower signs anything (underwriting declines every such draw); gone once the policy requires VERIFIED KYC", async () => {
+    const m = await liveMerchant();
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    const before = await call(m, "/eligibility", { walletAddress: wallet });
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ eligible: false, reasons: [{ code: "LIVE_KYC_POLICY_REQUIRED", message: "This merchant cannot lend here yet" }] });
+    const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+    expect((await t.request("PUT", "/v1/policies", { body: policy, headers: bearer(m.token) })).status).toBe(200);
+    const after = await call(m, "/eligibility", { walletAddress: wallet });
+    expect(after.body.reasons.map((r: { code: string }) => r.code)).not.toContain("LIVE_KYC_POLICY_REQUIRED");
+  });
+});
+
 describe("a draw to the tenant's own wallet", () => {
   test("quote: the tenant's COLLECTIONS wallet (lowercase here) is 400 naming walletAddress, no credit line, no challenge; another wallet quotes", async () => {
     const m = await liveMerchant();
