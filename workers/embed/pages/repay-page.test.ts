@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts"
 import { bearer, createKey, signUpTenant } from "../../../shared/testing/fixtures.ts";
 import { createEmbedTestApp } from "../testing/harness.ts";
 import { evmBorrower, tonBorrower, widgetCalls, type TestBorrower } from "../../../shared/testing/widget-borrower.ts";
+import { evmPaymentLinks } from "../../../shared/chains/evm/eip681.ts";
 
 let t: TestApp;
 let e: ReturnType<typeof createEmbedTestApp>;
@@ -95,6 +96,23 @@ test("EVM: amount due, due date, the wallet button with its instructions, brandi
   // Every executable script carries the nonce; the instructions block is data.
   const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
   expect(scripts.filter((a) => !a.includes('type="application/json"')).every((a) => a.includes(`nonce="${nonce}"`))).toBe(true);
+});
+
+test("EVM by hand (SPEC rule 7: wallet link, QR code, manual fields): each step as an EIP-681 link with its QR code, and the transaction's to and data to copy, in order (an audit found only the button)", async () => {
+  const m = await merchantWithLoan();
+  const html = String((await e.request("GET", `/embed/${m.embedKey}/repay/${m.loan.id}`)).body);
+  const i = JSON.parse(/<script type="application\/json" id="instructions">(.*?)<\/script>/s.exec(html)![1]!);
+  const approve = `ethereum:${i.token.address}@80002/approve?address=${i.spender}&amp;uint256=102000000`;
+  const repay = `ethereum:${i.spender}@80002/repay?bytes32=${i.loanIdBytes32}&amp;address=${i.collections}&amp;uint256=102000000`;
+  expect(html).toContain(`id="pay-evm-step-1"`);
+  expect(html.indexOf(`href="${approve}"`)).toBeGreaterThan(0);
+  expect(html.indexOf(`href="${repay}"`)).toBeGreaterThan(html.indexOf(`href="${approve}"`));
+  expect(html.match(/<svg/g)).toHaveLength(2);
+  for (const [n, tx] of [i.transactions[0], i.transactions[1]].entries()) {
+    expect(html).toContain(`id="f-step-${n + 1}-to" readonly="" value="${tx.to}"`);
+    expect(html).toContain(`id="f-step-${n + 1}-data" readonly="" value="${tx.data}"`);
+  }
+  expect(evmPaymentLinks(i)).toEqual({ approve: approve.replaceAll("&amp;", "&"), repay: repay.replaceAll("&amp;", "&") });
 });
 
 test("TON: ton:// link, its QR code, manual fields with copy buttons and the exchange warning", async () => {

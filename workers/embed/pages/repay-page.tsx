@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import qrcode from "qrcode-generator";
-import type { RepaymentInstructions } from "../../../shared/chains/repayment-instructions.ts";
+import { evmPaymentLinks } from "../../../shared/chains/evm/eip681.ts";
+import type { EvmRepaymentInstructions, RepaymentInstructions } from "../../../shared/chains/repayment-instructions.ts";
 import type { Branding } from "../../../shared/domain/branding.ts";
 import { POWERED_BY } from "../../../shared/embed/config-view.ts";
 import { brandColor, textOn } from "./brand-colors.ts";
@@ -35,6 +36,44 @@ function CopyField(props: { label: string; value: string; id: string }) {
         </button>
       </div>
     </div>
+  );
+}
+
+/**
+ * An EVM repayment by hand, for a wallet on another device or one the page
+ * cannot reach: each of the two steps as a pre-filled wallet link (EIP-681),
+ * its QR code, and the transaction's fields to copy (send 0 of the native
+ * coin, to the address, with the data), in order.
+ */
+function EvmSteps({ i }: { i: EvmRepaymentInstructions }) {
+  const links = evmPaymentLinks(i);
+  const steps = [
+    { n: 1, what: `Approve ${i.amount} ${i.token.symbol} for the pool`, link: links.approve, tx: i.transactions[0]! },
+    { n: 2, what: `Repay ${i.amount} ${i.token.symbol}`, link: links.repay, tx: i.transactions[1]! },
+  ];
+  return (
+    <details>
+      <summary>Pay from another wallet (QR codes and the transactions to send)</summary>
+      <p>
+        Network: chain id {i.chainId}. Send both from the wallet that borrowed, in this order; each sends 0 {i.chain.startsWith("POLYGON") ? "POL" : "ETH"} and
+        pays only gas.
+      </p>
+      {steps.map((s) => (
+        <section aria-labelledby={`step-${s.n}`}>
+          <h2 id={`step-${s.n}`}>
+            Step {s.n}: {s.what}
+          </h2>
+          <p>
+            <a class="button" href={s.link} id={`pay-evm-step-${s.n}`}>
+              Open step {s.n} in my wallet
+            </a>
+          </p>
+          <div class="qr" role="img" aria-label={`QR code of step ${s.n}`} dangerouslySetInnerHTML={{ __html: qrSvg(s.link) }} />
+          <CopyField label="To" value={s.tx.to} id={`f-step-${s.n}-to`} />
+          <CopyField label="Data" value={s.tx.data} id={`f-step-${s.n}-data`} />
+        </section>
+      ))}
+    </details>
   );
 }
 
@@ -89,6 +128,7 @@ export function RepayPage(p: RepayPageInput) {
                   <p id="pay-status" role="status" aria-live="polite"></p>
                   {/* Script text is not entity-decoded by browsers: raw JSON, with "<" escaped so it cannot close the tag. */}
                   <script type="application/json" id="instructions" dangerouslySetInnerHTML={{ __html: JSON.stringify(i).replace(/</g, "\\u003c") }} />
+                  <EvmSteps i={i} />
                 </div>
               ) : "comment" in i ? (
                 <div>
