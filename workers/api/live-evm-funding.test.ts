@@ -176,16 +176,17 @@ describe("live POLYGON funding on Anvil", () => {
   test("20 loans created at once from one wallet: 20 transactions with nonces 0 to 19, every loan funded once", async () => {
     const m = await readyTenant(USDC(1_000));
     const created = await Promise.all(Array.from({ length: 20 }, () => m.liveLoan("10.00")));
-    // Each transaction is mined in its own block, so the first ones are already deep enough when the last are sent.
-    expect(created.every((l) => ["RESERVED", "FUNDED"].includes(l.fundingState) && l.fundingTxHash)).toBe(true);
-    expect(created.some((l) => l.fundingState === "RESERVED")).toBe(true);
-    const nonces = await Promise.all(created.map(async (l) => (await broadcastTransaction(node, l.fundingTxHash!)).nonce));
+    // Each transaction is mined in its own block, so the first ones are already deep enough when the last are sent. On a loaded
+    // machine a loan may instead wait for the retry job (CI saw one in a run); it is sent then, never twice.
+    const sent = created.filter((l) => l.fundingTxHash);
+    expect(sent.every((l) => ["RESERVED", "FUNDED"].includes(l.fundingState))).toBe(true);
+    expect(created.filter((l) => !l.fundingTxHash).every((l) => l.status === "CREATED" && l.fundingState !== "FUNDED")).toBe(true);
+    expect(sent.length).toBeGreaterThanOrEqual(15);
+    for (let round = 0; round < 3; round++) await confirmAndRetry(m.tenantId);
+    const funded = await Promise.all(created.map((l) => expectFundedOnce(m, l, USDC(10), l.fundingTxHash ?? undefined)));
+    const nonces = await Promise.all(funded.map(async (l) => (await broadcastTransaction(node, l.fundingTxHash!)).nonce));
     expect(nonces.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    // Counted with the pool: Anvil mines in the background, so some of the 20 the node knows may not be in a block yet.
     expect(await node.public.getTransactionCount({ address: m.disbursement.address, blockTag: "pending" })).toBe(20);
-
-    await confirmAndRetry(m.tenantId);
-    for (const loan of created) await expectFundedOnce(m, loan, USDC(10), loan.fundingTxHash!);
     expect(await usdcOf(m.disbursement.address)).toBe(USDC(800));
   });
 
