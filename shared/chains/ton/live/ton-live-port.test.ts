@@ -244,6 +244,32 @@ describe("live TON funding", () => {
     }
   }, 120_000);
 
+  test("a TAKEN transfer is settled once a trace reads it: delivered, CONFIRMED (a TAKEN row that could not settle stayed TAKEN for good, and a bounce could never be tried again)", async () => {
+    const short = tonLivePort({
+      settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },
+      signers,
+      env: {},
+      db: t.db,
+      network: { ...network, transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) },
+      chainNow: () => Math.floor(Date.now() / 1000) + clockOffset,
+    });
+    const from = await disbursement(USDT(100), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-taken-then-read");
+    network.hold();
+    const input = request(from, borrower.address, USDT(7));
+    expect(await short.transfer(input)).toMatchObject({ success: "pending" });
+    await network.deliver();
+    await flood(await jettonWalletOf(network, usdt.master, borrower.address), 10);
+    // Short pages cannot read the receipt under the 10 transactions: in flight, the wallet took it.
+    expect(await short.transfer(input)).toMatchObject({ success: "pending" });
+    const rowOf = async () => (await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference)))[0]!;
+    expect((await rowOf()).status).toBe("TAKEN");
+    // Whole pages read it: delivered, and the row records it.
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await rowOf()).toMatchObject({ status: "CONFIRMED", confirmedAt: expect.any(Date) });
+    expect(await balanceOf(borrower.address)).toBe(USDT(7));
+  }, 120_000);
+
   test("an RPC that answers short pages: a message that never landed (the wallet's seqno is still its own) is signed again after expiry, once; one that landed is found or left pending, never sent twice", async () => {
     const short = tonLivePort({
       settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },

@@ -60,7 +60,7 @@ export async function markTaken(db: Db, row: Pick<TonTransferRow, "reference" | 
   await db
     .update(tonTransfers)
     .set({ status: "TAKEN", txHash, updatedAt: now })
-    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), inArray(tonTransfers.status, ["SENT", "TAKEN"])));
+    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), eq(tonTransfers.status, "SENT")));
 }
 
 /** Records the outcome of the attempt with `messageHash` (only that attempt's row, only while it is SENT or TAKEN). */
@@ -77,5 +77,5 @@ export async function settleAttempt(
         ? { status: "CONFIRMED", txHash: outcome.txHash, txLt: outcome.txLt.toString(), confirmedAt: outcome.confirmedAt, updatedAt: now }
         : { status: "FAILED", txHash: outcome.txHash, errorReason: outcome.errorReason, updatedAt: now },
     )
-    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), eq(tonTransfers.status, "SENT")));
+    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), inArray(tonTransfers.status, ["SENT", "TAKEN"])));
 }
