@@ -43,6 +43,8 @@ export function classifyTonTransaction(
   if (header?.op === JETTON_OP.excesses) return [];
   const notification = header?.op === JETTON_OP.transferNotification ? parseTransferNotification(message.body) : null;
   if (notification) {
+    // Nothing moved: a zero transfer is no payment, whatever it names (anyone can send one for the fee), as for TON below.
+    if (notification.amount <= 0n) return [];
     const from = (notification.sender ?? src).toRawString();
     const comment = notification.comment;
     if (src.equals(jettonWallet)) {

@@ -133,8 +133,6 @@ async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFindi
     const why = storable === payment ? reason : `${reason}; it claims ${payment.amount} units, more than can be stored`;
     await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now, settles });
   };
-  // Nothing moved: anyone can send a zero transfer naming any loan, and none is a payment or worth keeping.
-  if (finding.payment.amount === 0n) return;
   if (finding.kind === "unmatched") return keep(finding.reason, finding.settles ?? true);
   const { payment } = finding;
   if (payment.amount > STORABLE) return keep("the amount is more than can be stored");

@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
+import { signAsBorrower } from "../../shared/testing/sign-as-borrower.ts";
 import type { Chain } from "../../shared/domain/rails.ts";
 import { formatAmount, parseAmount } from "../../shared/domain/money.ts";
 
@@ -57,18 +58,8 @@ export async function sandboxRepay(call: ApiCall, input: { loanId: string; priva
     return ok("GET", `/v1/loans/${input.loanId}`);
   }
   let nonce = wallet.nonce as number;
-  for (const tx of instructions.transactions as { to: Hex; data: Hex; value: string }[]) {
-    const signedTransaction = await account.signTransaction({
-      chainId: instructions.chainId,
-      nonce: nonce++,
-      to: tx.to,
-      data: tx.data,
-      value: BigInt(tx.value),
-      gas: 200_000n,
-      maxFeePerGas: 1n,
-      maxPriorityFeePerGas: 1n,
-      type: "eip1559",
-    });
+  for (const tx of instructions.transactions as { to: Hex; data: Hex }[]) {
+    const signedTransaction = await signAsBorrower(account, instructions.chainId, nonce++, tx);
     const sent = await ok("POST", "/v1/sandbox/chain/transactions", { chain, signedTransaction });
     if (sent.status !== "success") throw new Error(`the transaction ${sent.status}: ${JSON.stringify(sent)}`);
   }

@@ -3,6 +3,7 @@ import qrcode from "qrcode-generator";
 import { evmPaymentLinks } from "../../../shared/chains/evm/eip681.ts";
 import type { EvmRepaymentInstructions, RepaymentInstructions } from "../../../shared/chains/repayment-instructions.ts";
 import type { Branding } from "../../../shared/domain/branding.ts";
+import { nativeSymbol } from "../../../shared/domain/wallets.ts";
 import { POWERED_BY } from "../../../shared/embed/config-view.ts";
 import { brandColor, textOn } from "./brand-colors.ts";
 import { HtmlPage } from "./html-page.tsx";
@@ -55,8 +56,7 @@ function EvmSteps({ i }: { i: EvmRepaymentInstructions }) {
     <details>
       <summary>Pay from another wallet (QR codes and the transactions to send)</summary>
       <p>
-        Network: chain id {i.chainId}. Send both from the wallet that borrowed, in this order; each sends 0 {i.chain.startsWith("POLYGON") ? "POL" : "ETH"} and
-        pays only gas.
+        Network: chain id {i.chainId}. Send both from the wallet that borrowed, in this order; each sends 0 {nativeSymbol(i.chain)} and pays only gas.
       </p>
       {steps.map((s) => (
         <section aria-labelledby={`step-${s.n}`}>
