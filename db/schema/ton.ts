@@ -37,6 +37,11 @@ export const tonTransfers = sqliteTable(
     txHash: text("tx_hash"),
     txLt: text("tx_lt"),
     errorReason: text("error_reason"),
+    /**
+     * How far the traces of this attempt got (TraceProgress as JSON: the transactions found so far, where the search
+     * for the next one goes on); null before the first trace that stopped short. Cleared with each new attempt.
+     */
+    trace: text("trace"),
     /** When the recipient's jetton wallet credited the jettons (its transaction's time). */
     confirmedAt: timestamp("confirmed_at"),
     createdAt: timestamp("created_at").notNull(),

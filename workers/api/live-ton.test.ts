@@ -170,6 +170,25 @@ describe("live TON: funding and repayment against the emulator", () => {
     expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100));
   });
 
+  test("a borrower who buries its jetton wallet's receipt under 250 transactions: the retry job's next run reads on from where the last stopped and the loan becomes ACTIVE, funded once (before, it stayed pending for good while the borrower held the principal)", async () => {
+    const m = await liveTonTenant("Ton Buried Receipt Ltd");
+    const broadcastsBefore = network.broadcasts.length;
+    network.hold();
+    const { loan, borrower } = await m.liveLoan("100.00");
+    expect(loan).toMatchObject({ status: "CREATED", fundingState: "RESERVED" });
+    await network.deliver();
+    const flooder = testV5Wallet(blockchain);
+    await admin.send({ to: flooder.address, value: toNano("20"), bounce: false });
+    const receiptWallet = await jettonWalletOf(network, usdt.master, borrower.address);
+    await flooder.send(Array.from({ length: 250 }, () => ({ to: receiptWallet, value: 1_000_000n, bounce: false })));
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED" });
+    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED", dueAt: expect.any(String) });
+    expect([await balanceOf(usdt, borrower.address), await balanceOf(usdt, m.disbursement.address)]).toEqual([USDT(100), USDT(9_900)]);
+    expect(network.broadcasts.length - broadcastsBefore).toBe(1);
+  }, 120_000);
+
   test("a transfer in flight from one wallet while the loan was reserved again from another (a leftover run): the funding settlement names the wallet that paid", async () => {
     const m = await liveTonTenant("Ton Two Senders Ltd");
     network.hold();

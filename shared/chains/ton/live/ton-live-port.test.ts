@@ -71,6 +71,12 @@ async function flood(target: Address, n: number) {
     await sender.send(Array.from({ length: Math.min(left, 250) }, () => ({ to: target, value: 1_000_000n, bounce: false })));
   }
 }
+/** Moves the adapter's clock and the emulator's by `seconds` from now (0: back to now). */
+function travel(seconds: number) {
+  clockOffset = seconds;
+  blockchain.now = seconds === 0 ? undefined : Math.floor(Date.now() / 1000) + seconds;
+}
+const rowOf = async (reference: string) => (await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, reference)))[0]!;
 let loans = 0;
 const request = (from: TestV5Wallet, to: Address, amount: bigint) => ({
   chain: "TON" as const,
@@ -195,7 +201,7 @@ describe("live TON funding", () => {
     clockOffset = 0;
   });
 
-  test("a funding buried under 210 later transactions of the wallet (anyone can send them) is not signed again after expiry: the wallet used its seqno, so it stays pending and money moves once (an audit funded one loan twice)", async () => {
+  test("a funding buried under 210 later transactions of the wallet (anyone can send them) is not signed again after expiry: the wallet used its seqno, so it stays pending, and the next trace goes on from where that one stopped and confirms it; money moves once (an audit funded one loan twice)", async () => {
     const from = await disbursement(USDT(1_000), toNano("5"));
     const borrower = await blockchain.treasury("borrower-flooded");
     network.hold();
@@ -204,21 +210,52 @@ describe("live TON funding", () => {
     await network.deliver();
     expect(await balanceOf(borrower.address)).toBe(USDT(100));
     await flood(from.address, 210);
-    clockOffset = MESSAGE_TTL_SECONDS + 120;
-    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    travel(MESSAGE_TTL_SECONDS + 120);
     try {
       const again = await port.transfer(input);
       expect(again).toMatchObject({ success: "pending", detail: expect.stringContaining("not signed again") });
       expect(await balanceOf(borrower.address)).toBe(USDT(100));
-      const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference));
-      expect(row!.status).toBe("SENT");
+      const row = await rowOf(input.reference);
+      expect(row.status).toBe("SENT");
+      expect(JSON.parse(row.trace!)).toMatchObject({ resumeAt: { lt: expect.any(String), hash: expect.any(String) } });
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await rowOf(input.reference)).toMatchObject({ status: "CONFIRMED" });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
     } finally {
-      blockchain.now = undefined;
-      clockOffset = 0;
+      travel(0);
     }
   }, 120_000);
 
-  test("a delivered funding the trace cannot confirm (the borrower buried its jetton wallet's receipt under 210 transactions) stays pending, but frees the wallet: the next loan's transfer goes out (an audit blocked a tenant's TON funding that way)", async () => {
+  test("a walk that read the wallet's newest transaction before the message expired proves nothing: the message landing behind it is not signed again (a resumed walk reaching the send would otherwise read as 'never landed')", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-walk-before-expiry");
+    const broadcastsBefore = network.broadcasts.length;
+    network.hold();
+    const input = request(from, borrower.address, USDT(100));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    await flood(from.address, 210);
+    // The walk starts before expiry and stops 200 transactions back.
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    expect(JSON.parse((await rowOf(input.reference)).trace!)).toMatchObject({ resumeAt: expect.anything(), walkFrom: expect.any(Number) });
+    // The message lands above where the walk started, before it expires.
+    await network.deliver();
+    expect(await balanceOf(borrower.address)).toBe(USDT(100));
+    travel(MESSAGE_TTL_SECONDS + 120);
+    try {
+      // The walk goes on down to the send without meeting it: not proof, and the seqno is used, so not signed again.
+      expect(await port.transfer(input)).toMatchObject({ success: "pending", detail: expect.stringContaining("not signed again") });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+      expect((await rowOf(input.reference)).trace).toBeNull();
+      // A new walk from the newest transaction finds it.
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+      expect(network.broadcasts.length - broadcastsBefore).toBe(1);
+    } finally {
+      travel(0);
+    }
+  }, 120_000);
+
+  test("a receipt the borrower buries under 210 transactions of its jetton wallet: that trace stays pending but frees the wallet (the next loan's transfer goes out), and the next trace goes on from where it stopped and confirms it; never signed again (an audit left such a loan pending for good)", async () => {
     const from = await disbursement(USDT(1_000), toNano("5"));
     const borrower = await blockchain.treasury("borrower-buries-receipt");
     network.hold();
@@ -227,20 +264,20 @@ describe("live TON funding", () => {
     await network.deliver();
     await flood(await jettonWalletOf(network, usdt.master, borrower.address), 210);
     expect(await port.transfer(first)).toMatchObject({ success: "pending" });
-    const [row] = await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, first.reference));
-    expect(row!.status).toBe("TAKEN");
+    const row = await rowOf(first.reference);
+    expect(row.status).toBe("TAKEN");
+    expect(JSON.parse(row.trace!)).toMatchObject({ wallet: expect.anything(), sender: expect.anything(), resumeAt: expect.anything() });
     const other = await blockchain.treasury("next-borrower");
     expect(await port.transfer(request(from, other.address, USDT(5)))).toMatchObject({ success: true });
     expect(await balanceOf(other.address)).toBe(USDT(5));
-    // The first is never signed again, even once expired: money moved once.
-    clockOffset = MESSAGE_TTL_SECONDS + 120;
-    blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
+    // Even once expired, never signed again: the next trace reads on down the borrower's jetton wallet and finds the receipt.
+    travel(MESSAGE_TTL_SECONDS + 120);
     try {
-      expect(await port.transfer(first)).toMatchObject({ success: "pending" });
+      expect(await port.transfer(first)).toMatchObject({ success: true, from: from.raw });
+      expect(await rowOf(first.reference)).toMatchObject({ status: "CONFIRMED", confirmedAt: expect.any(Date) });
       expect(await balanceOf(borrower.address)).toBe(USDT(100));
     } finally {
-      blockchain.now = undefined;
-      clockOffset = 0;
+      travel(0);
     }
   }, 120_000);
 
@@ -262,11 +299,10 @@ describe("live TON funding", () => {
     await flood(await jettonWalletOf(network, usdt.master, borrower.address), 10);
     // Short pages cannot read the receipt under the 10 transactions: in flight, the wallet took it.
     expect(await short.transfer(input)).toMatchObject({ success: "pending" });
-    const rowOf = async () => (await t.db.select().from(tonTransfers).where(eq(tonTransfers.reference, input.reference)))[0]!;
-    expect((await rowOf()).status).toBe("TAKEN");
+    expect((await rowOf(input.reference)).status).toBe("TAKEN");
     // Whole pages read it: delivered, and the row records it.
     expect(await port.transfer(input)).toMatchObject({ success: true });
-    expect(await rowOf()).toMatchObject({ status: "CONFIRMED", confirmedAt: expect.any(Date) });
+    expect(await rowOf(input.reference)).toMatchObject({ status: "CONFIRMED", confirmedAt: expect.any(Date) });
     expect(await balanceOf(borrower.address)).toBe(USDT(7));
   }, 120_000);
 
@@ -281,10 +317,6 @@ describe("live TON funding", () => {
     });
     const from = await disbursement(USDT(100), toNano("5"));
     const borrower = await blockchain.treasury("borrower-short-pages");
-    const travel = (seconds: number) => {
-      clockOffset = seconds;
-      blockchain.now = Math.floor(Date.now() / 1000) + clockOffset;
-    };
     try {
       network.hold();
       const landed = request(from, borrower.address, USDT(20));

@@ -10,8 +10,8 @@ import { jettonTransferBody, queryIdOf } from "../jetton-messages.ts";
 import { jettonBalance, jettonWalletOf } from "../jetton-reads.ts";
 import { readSeqno, type TonNetwork } from "../ton-network.ts";
 import { toncenterNetwork } from "./toncenter-network.ts";
-import { traceJettonTransfer } from "./trace-jetton-transfer.ts";
-import { claimAttempt, findTonTransfer, inFlightFrom, markTaken, settleAttempt } from "./ton-transfer-store.ts";
+import { type TraceProgress, traceJettonTransfer } from "./trace-jetton-transfer.ts";
+import { claimAttempt, findTonTransfer, inFlightFrom, markTaken, saveTrace, settleAttempt, storedTrace, traceOf } from "./ton-transfer-store.ts";
 import { v5r1WalletAt } from "./v5r1-wallet.ts";
 
 /** What the TON adapter is built from: the TON settings, the sealed signers, and the worker's environment (its bindings). */
@@ -167,12 +167,20 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
       return { success: true, txHash: row.txHash!, blockNumber: Number(row.txLt), confirmedAt: row.confirmedAt ?? row.updatedAt, from: row.wallet };
     }
     if (row.status === "FAILED") return fail(row.errorReason ?? "the transfer failed", row.txHash);
+    const chainTime = chainNow();
     const trace = await traceJettonTransfer(network, {
       wallet: Address.parseRaw(row.wallet),
       jettonWallet: Address.parseRaw(row.jettonWallet),
       messageHash: row.messageHash,
       sentAt: row.validUntil - MESSAGE_TTL_SECONDS,
+      now: chainTime,
+      progress: traceOf(row),
     });
+    /** Keeps how far this trace got, for the next one to go on from (written only when it changed). */
+    const keep = async (progress: TraceProgress | null) => {
+      const stored = storedTrace(progress);
+      if (stored !== row.trace) await saveTrace(database, row, stored, now);
+    };
     switch (trace.state) {
       case "delivered": {
         const confirmedAt = new Date(trace.at * 1000);
@@ -185,26 +193,31 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
         return fail(trace.reason, trace.txHash);
       case "in-flight":
         // The wallet took it: its seqno is used, so the wallet may send the next reference's transfer meanwhile.
-        if (row.status === "SENT") await markTaken(database, row, trace.txHash, now);
+        if (row.status === "SENT") await markTaken(database, row, trace.txHash, storedTrace(trace.progress), now);
+        else await keep(trace.progress);
         return { success: "pending", txHash: trace.txHash, detail: "the jetton transfer is on its way between jetton wallets" };
       case "unknown":
       case "not-found": {
-        // Taken by the wallet before (its history since is now longer than a trace reads): never signed again.
+        await keep(trace.state === "unknown" ? trace.progress : null);
+        // Taken by the wallet before (a row from before traces kept their progress): never signed again.
         if (row.status === "TAKEN") {
           return { success: "pending", txHash: row.txHash ?? row.messageHash, detail: "the wallet took the message; the jettons are on their way" };
         }
-        if (chainNow() <= row.validUntil + EXPIRY_GRACE_SECONDS) {
+        if (chainTime <= row.validUntil + EXPIRY_GRACE_SECONDS) {
           return { success: "pending", txHash: row.messageHash, detail: "broadcast; the wallet has not taken the message yet" };
         }
         // Expired: the wallet refuses it from now on. Signed again only if it provably never landed: the wallet's
-        // history since the send was read in full without it, or the wallet's seqno is still the message's (a wallet
-        // takes each seqno once). Otherwise (anyone can bury the wallet's transaction under hundreds of others) the
-        // attempt stays in flight and is followed again: never a second transfer for one reference.
-        if (trace.state === "unknown" && (await readSeqno(network, Address.parseRaw(row.wallet))) !== row.seqno) {
+        // history from the send to after the expiry was read in full without it (a search walks back over several
+        // traces; one that read the newest transaction before the expiry proves nothing, and the next starts anew),
+        // or the wallet's seqno is still the message's (a wallet takes each seqno once). Otherwise (anyone can bury
+        // the wallet's transaction under hundreds of others) the attempt stays in flight and the next trace goes on:
+        // never a second transfer for one reference.
+        const provedUnseen = trace.state === "not-found" && trace.readTo > row.validUntil + EXPIRY_GRACE_SECONDS;
+        if (!provedUnseen && (await readSeqno(network, Address.parseRaw(row.wallet))) !== row.seqno) {
           return {
             success: "pending",
             txHash: row.messageHash,
-            detail: "the wallet has used this message's seqno, and its history since the send could not be read in full; not signed again",
+            detail: "the wallet has used this message's seqno, and its history since the send is not read in full yet; not signed again",
           };
         }
         const plan = {

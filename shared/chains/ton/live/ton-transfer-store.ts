@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../../../db/create-db.ts";
 import { type TonTransferRow, tonTransfers } from "../../../../db/schema/ton.ts";
+import type { TraceProgress, TxPosition } from "./trace-jetton-transfer.ts";
 
 /** A signed attempt of a reference's transfer, as stored before it is broadcast. */
 export type TonAttempt = Pick<
@@ -21,6 +22,36 @@ export const inFlightFrom = async (db: Db, wallet: string): Promise<TonTransferR
       .limit(1)
   )[0] ?? null;
 
+type StoredPosition = { lt: string; hash: string };
+type StoredTrace = { wallet?: StoredPosition; sender?: StoredPosition; resumeAt?: StoredPosition; walkFrom?: number };
+
+const storePosition = (p: TxPosition | undefined): StoredPosition | undefined => p && { lt: p.lt.toString(), hash: p.hash.toString("hex") };
+const readPosition = (p: StoredPosition | undefined): TxPosition | undefined => p && { lt: BigInt(p.lt), hash: Buffer.from(p.hash, "hex") };
+
+/** A trace's progress as stored (lt decimal, hash hex); null when there is nothing to go on from. */
+export function storedTrace(progress: TraceProgress | null): string | null {
+  if (!progress || Object.keys(progress).length === 0) return null;
+  const stored: StoredTrace = {
+    wallet: storePosition(progress.wallet),
+    sender: storePosition(progress.sender),
+    resumeAt: storePosition(progress.resumeAt),
+    walkFrom: progress.walkFrom,
+  };
+  return JSON.stringify(stored);
+}
+
+/** The progress stored with an attempt (ton_transfers.trace). */
+export function traceOf(row: Pick<TonTransferRow, "trace">): TraceProgress | null {
+  if (!row.trace) return null;
+  const stored = JSON.parse(row.trace) as StoredTrace;
+  return {
+    wallet: readPosition(stored.wallet),
+    sender: readPosition(stored.sender),
+    resumeAt: readPosition(stored.resumeAt),
+    walkFrom: stored.walkFrom,
+  };
+}
+
 const isUniqueViolation = (error: unknown) => /UNIQUE constraint failed/i.test(String((error as { cause?: unknown })?.cause ?? "") + String(error));
 
 /**
@@ -35,7 +66,7 @@ export async function claimAttempt(db: Db, attempt: TonAttempt, now: Date, repla
     const rows = replacing
       ? await db
           .update(tonTransfers)
-          .set({ ...attempt, status: "SENT", txHash: null, txLt: null, errorReason: null, confirmedAt: null, updatedAt: now })
+          .set({ ...attempt, status: "SENT", txHash: null, txLt: null, errorReason: null, confirmedAt: null, trace: null, updatedAt: now })
           .where(
             and(eq(tonTransfers.reference, attempt.reference), eq(tonTransfers.status, replacing.status), eq(tonTransfers.messageHash, replacing.messageHash)),
           )
@@ -54,13 +85,22 @@ export async function claimAttempt(db: Db, attempt: TonAttempt, now: Date, repla
 
 /**
  * The wallet took the attempt with `messageHash` (its transaction `txHash` sent the jetton transfer on): its seqno
- * is used, so the row no longer holds the wallet (TAKEN), and it is never signed again.
+ * is used, so the row no longer holds the wallet (TAKEN), and it is never signed again. `trace`: how far the trace
+ * that saw it got.
  */
-export async function markTaken(db: Db, row: Pick<TonTransferRow, "reference" | "messageHash">, txHash: string, now: Date) {
+export async function markTaken(db: Db, row: Pick<TonTransferRow, "reference" | "messageHash">, txHash: string, trace: string | null, now: Date) {
   await db
     .update(tonTransfers)
-    .set({ status: "TAKEN", txHash, updatedAt: now })
+    .set({ status: "TAKEN", txHash, trace, updatedAt: now })
     .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), eq(tonTransfers.status, "SENT")));
+}
+
+/** Records how far a trace of the attempt with `messageHash` got (while it is in flight), for the next to go on from. */
+export async function saveTrace(db: Db, row: Pick<TonTransferRow, "reference" | "messageHash">, trace: string | null, now: Date) {
+  await db
+    .update(tonTransfers)
+    .set({ trace, updatedAt: now })
+    .where(and(eq(tonTransfers.reference, row.reference), eq(tonTransfers.messageHash, row.messageHash), inArray(tonTransfers.status, ["SENT", "TAKEN"])));
 }
 
 /** Records the outcome of the attempt with `messageHash` (only that attempt's row, only while it is SENT or TAKEN). */
