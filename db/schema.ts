@@ -9,7 +9,7 @@ import { commercialTerms, kybSubmissions, operatorAudit } from "./schema/go-live
 import { agreements, loanKycConfirmations, settlements } from "./schema/loan-records.ts";
 import { loans } from "./schema/loans.ts";
 import { policies } from "./schema/policies.ts";
-import { chainBlocks, chainCursors, sandboxLedgers, unmatchedPayments } from "./schema/settlement-tracking.ts";
+import { chainBlocks, chainCursors, heldPayments, sandboxLedgers, unmatchedPayments } from "./schema/settlement-tracking.ts";
 import { mailbox, notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } from "./schema/webhooks.ts";
 import { liquidityPools } from "./schema/liquidity-pools.ts";
 import { loanProducts } from "./schema/loan-products.ts";
@@ -49,6 +49,7 @@ export const schema = {
   unmatchedPayments,
   chainCursors,
   chainBlocks,
+  heldPayments,
   creditLines,
   walletSessionChallenges,
   sandboxLedgers,

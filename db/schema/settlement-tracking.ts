@@ -82,6 +82,36 @@ export const chainBlocks = sqliteTable(
 );
 
 /**
+ * Live EVM: a payment the listener read but could not apply (its loan's
+ * writer failed), held and tried again each poll once `nextAttemptAt` has
+ * passed (back-off doubling per attempt), so one payment never holds the
+ * chain's cursor back for every other (evm-listener.ts). `observation`: what
+ * the listener read (JSON, amounts as decimal strings). A reorg orphaning its
+ * block drops it.
+ */
+export const heldPayments = sqliteTable(
+  "held_payments",
+  {
+    chain: text("chain", { enum: CHAINS }).notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    kind: text("kind", { enum: ["payment", "failed"] }).notNull(),
+    blockNumber: integer("block_number").notNull(),
+    observation: text("observation").notNull(),
+    attempts: integer("attempts").notNull(),
+    lastError: text("last_error").notNull(),
+    nextAttemptAt: timestamp("next_attempt_at").notNull(),
+    createdAt: timestamp("created_at").notNull(),
+    updatedAt: timestamp("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.chain, t.txHash, t.logIndex, t.kind] }),
+    index("held_payments_due_idx").on(t.chain, t.nextAttemptAt),
+    index("held_payments_block_idx").on(t.chain, t.blockNumber),
+  ],
+);
+
+/**
  * A sandbox tenant's ledger of a simulated chain (DECISIONS.md "Modes": one
  * per tenant and chain), registered when a sandbox helper first writes to it.
  * It holds the settlement listener's cursor for that ledger, and `pollAfter`:

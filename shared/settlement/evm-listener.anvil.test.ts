@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, HttpRequestError } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { chainBlocks, chainCursors, heldPayments, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { readEvmTransactions } from "../chains/evm/live/evm-log-reader.ts";
 import { SVC_POOL_ABI } from "../chains/evm/svc-pool-abi.ts";
 import { type AnvilNode, deployRehearsalContracts, mintUsdc, type RehearsalDeployment, rehearsalContracts, startAnvil } from "../chains/evm/testing/anvil.ts";
@@ -19,6 +19,7 @@ import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testin
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
 import { MAX_RECEIPTS_PER_LOAN, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
 import { LISTEN_AFTER_DELETE_DAYS } from "./collections-wallets.ts";
+import { heldBackoffMs } from "./held-payments.ts";
 import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
@@ -639,6 +640,102 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     expect(back!.revertsScannedTo).toBe(Math.min(lastGood + MAX_REVERT_SCAN_BLOCKS, back!.lastBlock));
     // The failure seen again on the way is not recorded twice.
     expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repayment_failed")).toHaveLength(1);
+  });
+});
+
+describe("a payment that cannot be applied is held; the chain's cursor moves on for every other (one such payment stopped the listener for every tenant)", () => {
+  /** The listener's writer, failing for the loans in `broken` as a loan's object that cannot apply a payment would. */
+  const broken = new Set<string>();
+  const flakyDeps = () => ({
+    ...listenerDeps(),
+    writer: {
+      run: async (cmd: Parameters<typeof t.deps.writer.run>[0]) => {
+        if ("loanId" in cmd && broken.has(cmd.loanId)) throw new Error(`the loan ${cmd.loanId} could not apply it (simulated)`);
+        return t.deps.writer.run(cmd);
+      },
+    },
+  });
+  const flakyPoll = () => pollEvmChain(flakyDeps(), { settings, reader });
+  // The tests move the clock past back-offs; sessions are checked against the system clock, so each puts it back.
+  let base = 0;
+  beforeEach(() => {
+    base = t.clock.now().getTime();
+  });
+  afterEach(() => t.clock.set(new Date(base)));
+  const heldRows = () => t.db.select().from(heldPayments).where(eq(heldPayments.chain, "POLYGON"));
+
+  test("held with its reason while another tenant's repayment in the same poll is credited; tried again after a back-off that doubles; credited once when it applies, and released", async () => {
+    const first = await liveTenant();
+    const second = await liveTenant();
+    const stuck = await activeLoan(first);
+    const fine = await activeLoan(second);
+    broken.add(stuck.loan.id);
+    await signAndSend(stuck.borrower, await repayInstructions(first.liveKey, stuck.loan.id));
+    await signAndSend(fine.borrower, await repayInstructions(second.liveKey, fine.loan.id));
+    await node.test.mine({ blocks: CONFIRMATIONS });
+
+    const report = await flakyPoll();
+    expect(report.error).toBeUndefined();
+    expect(report).toMatchObject({ payments: 1, held: 1, heldError: expect.stringContaining("could not apply it") });
+    expect(await loanOf(second.liveKey, fine.loan.id)).toMatchObject({ status: "REPAID" });
+    expect(await loanOf(first.liveKey, stuck.loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+    const [cursor] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(cursor).toMatchObject({ failures: 0, backoffUntil: null });
+    const [held] = await heldRows();
+    expect(held).toMatchObject({ kind: "payment", attempts: 1, lastError: expect.stringContaining("could not apply it") });
+    expect(cursor!.lastBlock).toBeGreaterThanOrEqual(held!.blockNumber);
+    expect(held!.nextAttemptAt).toEqual(new Date(t.clock.now().getTime() + heldBackoffMs(1)));
+
+    // Not due yet: not tried.
+    expect(await flakyPoll()).toMatchObject({ payments: 0 });
+    expect((await heldRows())[0]!.attempts).toBe(1);
+    // Due, still failing: the wait doubles.
+    t.clock.advance(heldBackoffMs(1));
+    expect(await flakyPoll()).toMatchObject({ payments: 0, held: 1 });
+    expect(await heldRows()).toEqual([expect.objectContaining({ attempts: 2, nextAttemptAt: new Date(t.clock.now().getTime() + heldBackoffMs(2)) })]);
+    expect(heldBackoffMs(2)).toBe(2 * heldBackoffMs(1));
+
+    // The loan's object works again: credited once, with the block's time, and no longer held.
+    broken.delete(stuck.loan.id);
+    t.clock.advance(heldBackoffMs(2));
+    expect(await flakyPoll()).toMatchObject({ payments: 1, heldApplied: 1 });
+    expect(await heldRows()).toEqual([]);
+    expect(await loanOf(first.liveKey, stuck.loan.id)).toMatchObject({ status: "REPAID" });
+    expect((await eventTypes(first.liveKey, stuck.loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
+    expect((await repaymentRows(stuck.loan.id)).filter((r) => r.kind === "REPAYMENT")).toEqual([expect.objectContaining({ status: "CONFIRMED" })]);
+    expect(await flakyPoll()).toMatchObject({ payments: 0 });
+    expect((await eventTypes(second.liveKey, fine.loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
+  });
+
+  test("a reorg orphaning a held payment's block drops it: never applied from a block that is gone; re-mined, it is read and credited once", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    await flakyPoll();
+    const snapshot = await node.test.snapshot();
+    broken.add(loan.id);
+    const raws = await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await flakyPoll()).toMatchObject({ held: 1 });
+    expect(await heldRows()).toHaveLength(1);
+
+    await node.test.revert({ id: snapshot });
+    await node.test.mine({ blocks: 5 });
+    broken.delete(loan.id);
+    t.clock.advance(heldBackoffMs(1));
+    const undone = await flakyPoll();
+    expect(undone.reorg).not.toBeNull();
+    expect(undone).toMatchObject({ payments: 0 });
+    expect(undone.heldApplied).toBeUndefined();
+    expect(await heldRows()).toEqual([]);
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+
+    for (const raw of raws)
+      await node.public.waitForTransactionReceipt({ hash: await node.public.sendRawTransaction({ serializedTransaction: raw }), pollingInterval: 20 });
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await flakyPoll()).toMatchObject({ payments: 1 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+    expect((await repaymentRows(loan.id)).filter((r) => r.kind === "REPAYMENT")).toEqual([expect.objectContaining({ status: "CONFIRMED" })]);
   });
 });
 

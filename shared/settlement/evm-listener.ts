@@ -17,6 +17,9 @@
  *    `revertsScannedTo`, at most MAX_REVERT_SCAN_BLOCKS a poll) for reverted
  *    `repay` calls, which have no logs: one sent by the loan's borrower wallet
  *    is a failed repayment (a FAILED settlement, `loan.repayment_failed`).
+ * A payment whose loan's writer fails is held (held_payments, held-payments.ts)
+ * and tried again at later polls with a back-off, and the cursor moves on:
+ * one payment that cannot be applied never holds back every other tenant's.
  * An RPC error or rate limit ends the poll with the cursor where it was and
  * backs off (chain_cursors.backoff_until, doubling per consecutive failure).
  * Everything is idempotent, as the sandbox listener is: a poll repeated,
@@ -29,7 +32,7 @@ import { chunk, IDS_PER_LIST } from "../../db/chunks.ts";
 import type { Db } from "../../db/create-db.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { chainBlocks, chainCursors, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { chainBlocks, chainCursors, heldPayments, unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { type FailedRepaysInput, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG, readFailedRepays } from "../chains/evm/live/evm-failed-repays.ts";
 import {
   type EvmReadClient,
@@ -43,6 +46,7 @@ import type { ChainTransaction } from "../chains/chain-port.ts";
 import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { collectionsOwners } from "./collections-wallets.ts";
+import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
 import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
@@ -84,7 +88,38 @@ export type EvmListenerReport = ListenerReport & {
   revertScanError?: string;
   /** Blocks the search skipped this poll, being more than MAX_REVERT_SCAN_LAG behind the log cursor (their failures are not reported). */
   revertScanSkipped?: number;
+  /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later. */
+  held?: number;
+  /** Payments held before and applied this poll. */
+  heldApplied?: number;
+  /** Why the first of them could not be applied. */
+  heldError?: string;
 };
+
+/** The reason an error gives, without a node's request or RPC URL. */
+const reasonOf = (error: unknown) =>
+  error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
+
+/**
+ * Applies one observation; when its loan's writer (or anything on the way)
+ * fails, holds it for a later poll instead. Only a failure to hold it fails
+ * the poll.
+ */
+async function applyOrHold(deps: ListenerDeps, owners: Map<string, string[]>, obs: Observation, report: EvmListenerReport, held = false) {
+  try {
+    await handleLive(deps, owners, obs, report);
+  } catch (error) {
+    const reason = reasonOf(error);
+    await holdPayment(deps.db, obs, reason, deps.clock.now());
+    report.held = (report.held ?? 0) + 1;
+    report.heldError ??= reason;
+    return;
+  }
+  if (held) {
+    await releaseHeld(deps.db, obs);
+    report.heldApplied = (report.heldApplied ?? 0) + 1;
+  }
+}
 
 /** A failed poll's back-off: 30 s, 1 min, 2 min, … up to 30 min. */
 export const backoffMs = (failures: number) => Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, failures - 1), BACKOFF_MAX_MS);
@@ -129,6 +164,8 @@ export async function pollEvmChain(
       report.lastBlock = report.reorg.fromBlock - 1;
       revertsFrom = Math.min(revertsFrom, report.lastBlock);
     }
+    // Payments held by earlier polls, due again: each applied now is released (their blocks are behind the cursor, and a reorg above dropped them).
+    for (const obs of await dueHeldPayments(db, chain, deps.clock.now())) await applyOrHold(deps, owners, obs, report, true);
     const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
     for (;;) {
       const maxBlocks = stopAt - report.lastBlock;
@@ -142,7 +179,7 @@ export async function pollEvmChain(
           if (!blockHash) throw new Error(`${tx.hash} has no block hash: a live block is never credited unremembered`);
           await rememberBlock(db, chain, tx.blockNumber, blockHash, true, deps.clock.now());
         }
-        for (const obs of observations) await handleLive(deps, owners, obs, report);
+        for (const obs of observations) await applyOrHold(deps, owners, obs, report);
       }
       report.transactions += read.transactions.length;
       if (read.scannedTo <= report.lastBlock) break;
@@ -163,8 +200,7 @@ export async function pollEvmChain(
       .values({ chain, lastBlock: state?.lastBlock ?? input.startBlock ?? 0, updatedAt: startedAt, failures, backoffUntil })
       .onConflictDoUpdate({ target: chainCursors.chain, set: { failures, backoffUntil } });
     // A node's error carries the request and the RPC URL (which may hold a provider key): only its own words are kept.
-    report.error =
-      error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
+    report.error = reasonOf(error);
     report.rateLimited = isRateLimited(error);
     return report;
   }
@@ -198,12 +234,11 @@ async function searchReverts(
   try {
     const borrowersOf = (ids: readonly string[]) => awaitingBorrowers(deps.db, chain, ids);
     for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections], borrowersOf })) {
-      for (const obs of classifyTransaction(tx, { config, collections })) await handleLive(deps, owners, obs, report);
+      for (const obs of classifyTransaction(tx, { config, collections })) await applyOrHold(deps, owners, obs, report);
     }
     await deps.db.update(chainCursors).set({ revertsScannedTo: to }).where(eq(chainCursors.chain, chain));
   } catch (error) {
-    report.revertScanError =
-      error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
+    report.revertScanError = reasonOf(error);
   }
 }
 
@@ -305,6 +340,8 @@ async function undoReorg(deps: ListenerDeps, reader: EvmChainReader, chain: Live
       .where(and(eq(unmatchedPayments.chain, chain), gt(unmatchedPayments.blockNumber, lastGood)))
       .returning({ id: unmatchedPayments.id }),
     db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), gt(chainBlocks.blockNumber, lastGood))),
+    // A held payment of an orphaned block never happened: re-mined, it is read (and applied or held) again.
+    db.delete(heldPayments).where(and(eq(heldPayments.chain, chain), gt(heldPayments.blockNumber, lastGood))),
     db
       .update(chainCursors)
       .set({
@@ -345,13 +382,13 @@ async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs
   if (loan.chain !== obs.chain) return keep(`the loan is on ${loan.chain}, not ${obs.chain}`);
   // Anyone can send a reverted repay naming any loan for the price of gas: only the borrower's own is its failed repayment.
   if (obs.kind === "failed" && !isAddressEqual(getAddress(obs.from), getAddress(loan.borrower))) return;
-  if (obs.kind === "payment") report.payments++;
-  else report.failures++;
   await deps.writer.run(
     obs.kind === "payment"
       ? { kind: "repayment", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs }
       : { kind: "repaymentFailed", tenantId: loan.tenantId, loanId: obs.loanId, payment: obs },
   );
+  if (obs.kind === "payment") report.payments++;
+  else report.failures++;
 }
 
 /** A viem client on a live chain's RPC URL (viem retries a failed request once; the poll's back-off does the rest). */

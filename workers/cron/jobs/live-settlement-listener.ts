@@ -29,6 +29,9 @@ export const liveSettlementListenerJob: CronJob = {
     for (const report of await pollLiveEvmChains(deps, live)) {
       if (report.error) log.error("settlement listener failed", { chain: report.chain, error: report.error, rateLimited: report.rateLimited });
       else if (report.transactions > 0 || report.reorg || report.failures > 0) log.info("settlement listener", report);
+      if (report.held)
+        log.error("settlement listener: payments held", { chain: report.chain, held: report.held, reason: report.heldError, applied: report.heldApplied });
+      else if (report.heldApplied) log.info("settlement listener: held payments applied", { chain: report.chain, applied: report.heldApplied });
       if (report.revertScanSkipped)
         log.info("settlement listener: the search for reverted repayments skipped blocks too far behind", {
           chain: report.chain,
