@@ -1,6 +1,6 @@
 import { CHAINS } from "../domain/vocabularies.ts";
 
-import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "./live/live-config.ts";
+import { effectiveChainConfig, type LiveChain, type LiveChains } from "./live/live-config.ts";
 
 /**
  * Every chain as this deployment is configured (DECISIONS.md "Live wallets",
@@ -12,7 +12,7 @@ import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "./
  * `poolAddress` is null where no pool contract is deployed (TON and Solana
  * repay by transfer; a live EVM chain until its pool is configured).
  */
-export function listChains(live: Partial<Record<LiveChain, LiveChainSettings>> = {}) {
+export function listChains(live: LiveChains = {}) {
   return CHAINS.map((chain) => {
     const c = effectiveChainConfig(chain, live);
     const settings = live[chain as LiveChain];

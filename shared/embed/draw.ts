@@ -16,7 +16,7 @@ import { dailyLateFeeUnits, dueAtFor, processingFeeUnits } from "../domain/prici
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import { notTheTenantsOwn, ownWalletsQuery } from "../loans/own-wallets.ts";
 import { type DeployedContracts, notAPayee } from "../chains/chain-config.ts";
-import { deployedContracts, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
+import { deployedContracts, type LiveChains } from "../chains/live/live-config.ts";
 import { isLiveWalletChain } from "../domain/wallets.ts";
 import { processCreatedLoan } from "../loans/loan-commands.ts";
 import { clockOffsetFor } from "../tenants/tenant-context.ts";
@@ -30,7 +30,7 @@ import { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 export { CHANNELS };
 
 /** The deployment's live chains: their token and pool, which a draw must not pay (a key each caller must pass). */
-type DeployedChainsDeps = { liveChains: Partial<Record<LiveChain, LiveChainSettings>> };
+type DeployedChainsDeps = { liveChains: LiveChains };
 export type Channel = (typeof CHANNELS)[number];
 
 /** The amount and tenure of a draw, within the program's product (400 naming the field). */

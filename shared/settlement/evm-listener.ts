@@ -43,7 +43,7 @@ import {
   readEvmTransactions,
 } from "../chains/evm/live/evm-log-reader.ts";
 import type { ChainTransaction } from "../chains/chain-port.ts";
-import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
+import { effectiveChainConfig, type LiveChain, type LiveChains, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { collectionsOwners } from "./collections-wallets.ts";
 import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
@@ -404,7 +404,7 @@ const rpcClient = (settings: LiveChainSettings): EvmReadClient => createPublicCl
  */
 export async function pollLiveEvmChains(
   deps: ListenerDeps,
-  live: Partial<Record<LiveChain, LiveChainSettings>>,
+  live: LiveChains,
   options: { clientFor?: (settings: LiveChainSettings) => EvmReadClient; startBlocks?: Partial<Record<LiveChain, number>> } = {},
 ): Promise<EvmListenerReport[]> {
   const reports: EvmListenerReport[] = [];

@@ -1,14 +1,14 @@
 import type { Db } from "../../db/create-db.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { CHAIN_CONFIG } from "../chains/chain-config.ts";
-import { effectiveChainConfig, type LiveChain, type LiveChainSettings } from "../chains/live/live-config.ts";
+import { effectiveChainConfig, type LiveChains } from "../chains/live/live-config.ts";
 import { repaymentInstructions, type RepaymentInstructions, type UnsupportedRepayment } from "../chains/repayment-instructions.ts";
 import { conflict } from "../domain/errors.ts";
 import { amountsAt } from "../loans/loan-view.ts";
 import { collectionsWalletOf } from "./collections-wallets.ts";
 
 /** What instructions are built from: the database (the tenant's COLLECTIONS wallet) and this deployment's live chains. */
-export type RepaymentDeps = { db: Db; liveChains?: Partial<Record<LiveChain, LiveChainSettings>> };
+export type RepaymentDeps = { db: Db; liveChains?: LiveChains };
 
 /**
  * What the borrower signs or sends to repay the loan now (DECISIONS.md

@@ -8,7 +8,7 @@ import { durableChallengeStore } from "../../shared/agreements/durable-challenge
 import type { ChallengeStore } from "../../shared/agreements/challenge-store.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { chainPortFromEnv, secretsKeyOf } from "../../shared/chains/chain-port-from-env.ts";
-import { type LiveChain, type LiveChainEnv, type LiveChainSettings, liveChainSettings } from "../../shared/chains/live/live-config.ts";
+import { type LiveChainEnv, type LiveChains, liveChainSettings } from "../../shared/chains/live/live-config.ts";
 import { durableSimulatedChains } from "../../shared/chains/simulated/durable-simulated-chains.ts";
 import type { EvmSenderObject } from "../../shared/chains/evm/live/evm-sender-object.ts";
 import type { SimulatedChainObject } from "../../shared/chains/simulated/simulated-chain-object.ts";
@@ -99,7 +99,7 @@ export type ApiDeps = {
   log: Logger;
   chain: ChainPort;
   /** The live chains this deployment has a node for, with their token, pool and confirmations (live-config.ts). */
-  liveChains: Partial<Record<LiveChain, LiveChainSettings>>;
+  liveChains: LiveChains;
   /** The sandbox chains themselves (faucet, transfers, signed transactions). */
   simChains: SimulatedChains;
   /** The single writer of each loan (its tenant's loan objects, durable-loan-writer.ts). */

@@ -11,7 +11,7 @@ import type { Logger } from "../../shared/observability/logger.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../../shared/webhooks/messages.ts";
 
 import type { FailureBudget, RateLimiter } from "../../shared/http/failure-budget.ts";
-import type { LiveChain, LiveChainSettings } from "../../shared/chains/live/live-config.ts";
+import type { LiveChains } from "../../shared/chains/live/live-config.ts";
 
 export type { RateLimiter };
 
@@ -59,7 +59,7 @@ export type EmbedDeps = {
   /** The secret wallet-session challenges and tokens are MAC'ed under (a key derived from it). */
   sessionSecret: string;
   /** This deployment's live chains (token and pool of repayment instructions); absent: none configured. */
-  liveChains: Partial<Record<LiveChain, LiveChainSettings>>;
+  liveChains: LiveChains;
 };
 
 /** Hono's typed environment for the embed worker. */

@@ -58,6 +58,9 @@ const count = (raw: string | undefined, fallback: number): number => {
   return n;
 };
 
+/** The live chains a deployment has a node for, each with its settings (absent: no node, nothing lent there). */
+export type LiveChains = Partial<Record<LiveChain, LiveChainSettings>>;
+
 /**
  * The live chains this deployment has a node for, from its environment. A
  * chain without an RPC URL is absent: it lends nothing and its wallets show
@@ -65,8 +68,8 @@ const count = (raw: string | undefined, fallback: number): number => {
  *
  * @example liveChainSettings({ POLYGON_RPC_URL: "http://127.0.0.1:8545", POLYGON_POOL_ADDRESS: "0x…" }).POLYGON?.confirmations // 64
  */
-export function liveChainSettings(env: LiveChainEnv): Partial<Record<LiveChain, LiveChainSettings>> {
-  const out: Partial<Record<LiveChain, LiveChainSettings>> = {};
+export function liveChainSettings(env: LiveChainEnv): LiveChains {
+  const out: LiveChains = {};
   for (const chain of LIVE_CHAINS) {
     const rpcUrl = env[`${chain}_RPC_URL`];
     if (!rpcUrl) continue;
@@ -87,7 +90,7 @@ export function liveChainSettings(env: LiveChainEnv): Partial<Record<LiveChain, 
 }
 
 /** A chain's facts with this deployment's live settings applied (token and pool addresses). */
-export function effectiveChainConfig(chain: Chain, live: Partial<Record<LiveChain, LiveChainSettings>>): ChainConfig {
+export function effectiveChainConfig(chain: Chain, live: LiveChains): ChainConfig {
   const base = CHAIN_CONFIG[chain];
   const settings = live[chain as LiveChain];
   if (!settings) return base;
@@ -100,7 +103,7 @@ export function effectiveChainConfig(chain: Chain, live: Partial<Record<LiveChai
  *
  * @example deployedContracts(deps.liveChains, "POLYGON")?.poolAddress
  */
-export function deployedContracts(liveChains: Partial<Record<LiveChain, LiveChainSettings>> | undefined, chain: Chain): DeployedContracts | null {
+export function deployedContracts(liveChains: LiveChains | undefined, chain: Chain): DeployedContracts | null {
   const settings = (LIVE_CHAINS as readonly Chain[]).includes(chain) ? liveChains?.[chain as LiveChain] : undefined;
   return settings ? { tokenAddress: settings.tokenAddress, poolAddress: settings.poolAddress } : null;
 }
