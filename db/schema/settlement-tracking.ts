@@ -82,12 +82,13 @@ export const chainBlocks = sqliteTable(
 );
 
 /**
- * Live EVM: a payment the listener read but could not apply (its loan's
- * writer failed), held and tried again each poll once `nextAttemptAt` has
- * passed (back-off doubling per attempt), so one payment never holds the
- * chain's cursor back for every other (evm-listener.ts). `observation`: what
- * the listener read (JSON, amounts as decimal strings). A reorg orphaning its
- * block drops it.
+ * A live payment the listener read but could not apply (its loan's writer
+ * failed), held and tried again at each poll once `nextAttemptAt` has passed
+ * (back-off doubling per attempt), so one payment never holds a cursor back
+ * for every other (evm-listener.ts, ton-listener.ts). `observation`: what the
+ * listener read (JSON, amounts as decimal strings). `tenantId`: the tenant
+ * whose COLLECTIONS wallet it paid, on TON (each tenant's wallets are read on
+ * their own); null on EVM. On EVM a reorg orphaning its block drops it.
  */
 export const heldPayments = sqliteTable(
   "held_payments",
@@ -96,6 +97,7 @@ export const heldPayments = sqliteTable(
     txHash: text("tx_hash").notNull(),
     logIndex: integer("log_index").notNull(),
     kind: text("kind", { enum: ["payment", "failed"] }).notNull(),
+    tenantId: text("tenant_id").references(() => tenants.id),
     blockNumber: integer("block_number").notNull(),
     observation: text("observation").notNull(),
     attempts: integer("attempts").notNull(),

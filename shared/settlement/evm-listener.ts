@@ -165,7 +165,7 @@ export async function pollEvmChain(
       revertsFrom = Math.min(revertsFrom, report.lastBlock);
     }
     // Payments held by earlier polls, due again: each applied now is released (their blocks are behind the cursor, and a reorg above dropped them).
-    for (const obs of await dueHeldPayments(db, chain, deps.clock.now())) await applyOrHold(deps, owners, obs, report, true);
+    for (const obs of await dueHeldPayments(db, chain, null, deps.clock.now())) await applyOrHold(deps, owners, obs, report, true);
     const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
     for (;;) {
       const maxBlocks = stopAt - report.lastBlock;

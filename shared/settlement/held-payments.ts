@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { heldPayments } from "../../db/schema/settlement-tracking.ts";
 import type { LiveChain } from "../chains/live/live-config.ts";
@@ -30,7 +30,7 @@ const identity = (obs: Observation) =>
  * Throws when it cannot be stored: the poll then fails with its cursor kept,
  * so a payment is never passed over unheld.
  */
-export async function holdPayment(db: Db, obs: Observation, reason: string, now: Date): Promise<number> {
+export async function holdPayment(db: Db, obs: Observation, reason: string, now: Date, tenantId: string | null = null): Promise<number> {
   const lastError = reason.slice(0, MAX_ERROR_CHARS);
   const [row] = await db
     .insert(heldPayments)
@@ -39,6 +39,7 @@ export async function holdPayment(db: Db, obs: Observation, reason: string, now:
       txHash: obs.txHash,
       logIndex: obs.logIndex,
       kind: obs.kind,
+      tenantId,
       blockNumber: obs.blockNumber,
       observation: storedObservation(obs),
       attempts: 1,
@@ -65,12 +66,18 @@ export async function releaseHeld(db: Db, obs: Observation) {
   await db.delete(heldPayments).where(identity(obs));
 }
 
-/** The held payments of `chain` due for another attempt, oldest due first. */
-export async function dueHeldPayments(db: Db, chain: LiveChain, now: Date, limit = HELD_RETRY_PAGE): Promise<Observation[]> {
+/** The held payments of `chain` (of `tenantId`'s COLLECTIONS wallets on TON; null on EVM) due for another attempt, oldest due first. */
+export async function dueHeldPayments(db: Db, chain: LiveChain, tenantId: string | null, now: Date, limit = HELD_RETRY_PAGE): Promise<Observation[]> {
   const rows = await db
     .select({ observation: heldPayments.observation })
     .from(heldPayments)
-    .where(and(eq(heldPayments.chain, chain), lte(heldPayments.nextAttemptAt, now)))
+    .where(
+      and(
+        eq(heldPayments.chain, chain),
+        tenantId === null ? isNull(heldPayments.tenantId) : eq(heldPayments.tenantId, tenantId),
+        lte(heldPayments.nextAttemptAt, now),
+      ),
+    )
     .orderBy(asc(heldPayments.nextAttemptAt), asc(heldPayments.blockNumber))
     .limit(limit);
   return rows.map((r) => observationOf(r.observation));

@@ -9,6 +9,7 @@ import type { TonNetwork } from "../chains/ton/ton-network.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
 import { listenedCollections } from "./collections-wallets.ts";
+import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
 export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
@@ -28,6 +29,12 @@ export type TonWalletReport = {
   unmatched: number;
   backlog?: number;
   error?: string;
+  /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later (held-payments.ts). */
+  held?: number;
+  /** Payments held before and applied this poll. */
+  heldApplied?: number;
+  /** Why the first of them could not be applied. */
+  heldError?: string;
 };
 
 /** Transactions read per request, and how many requests one poll of a wallet makes at most (a larger backlog takes more polls: walkBack). */
@@ -144,22 +151,48 @@ async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFindi
   // Another tenant's loan is, to this tenant's COLLECTIONS wallet, no loan at all.
   if (!loan) return keep("no loan with this id");
   if (loan.chain !== "TON") return keep(`the loan is on ${loan.chain}, not TON`);
-  report.payments++;
   await deps.writer.run({ kind: "repayment", tenantId, loanId: payment.loanId!, payment });
+  report.payments++;
+}
+
+/**
+ * Applies one finding; a payment whose loan's writer (or anything on the way)
+ * fails is held for a later poll instead, so the wallet's cursor moves on.
+ * Only a failure to hold it fails the poll.
+ */
+async function applyOrHold(deps: TonListenerDeps, tenantId: string, finding: TonFinding, report: TonWalletReport, held = false) {
+  if (finding.kind !== "payment") return handle(deps, tenantId, finding, report);
+  try {
+    await handle(deps, tenantId, finding, report);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await holdPayment(deps.db, finding.payment, reason, deps.clock.now(), tenantId);
+    report.held = (report.held ?? 0) + 1;
+    report.heldError ??= reason;
+    return;
+  }
+  if (held) {
+    await releaseHeld(deps.db, finding.payment);
+    report.heldApplied = (report.heldApplied ?? 0) + 1;
+  }
 }
 
 /**
  * Polls one tenant's COLLECTIONS wallet on TON from its (lt, hash) cursor:
  * every new incoming transaction, oldest first, is classified
  * (classifyTonTransaction) and applied, then the cursor moves past it.
- * Idempotent: the loan's writer skips a payment (tx hash) it settled before,
- * and an unmatched payment is kept once, so a repeated or overlapping poll
- * never credits twice.
+ * A payment that cannot be applied is held and tried again at later polls
+ * (the tenant's held payments are tried first). Idempotent: the loan's
+ * writer skips a payment (tx hash) it settled before, and an unmatched
+ * payment is kept once, so a repeated or overlapping poll never credits twice.
  */
 export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: string; address: string; verifiedAt: Date }): Promise<TonWalletReport> {
   const report: TonWalletReport = { tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0 };
   const owner = Address.parse(wallet.address);
   const master = Address.parse(deps.master);
+  for (const payment of await dueHeldPayments(deps.db, "TON", wallet.tenantId, deps.clock.now())) {
+    await applyOrHold(deps, wallet.tenantId, { kind: "payment", payment }, report, true);
+  }
   const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
   const notBefore = Math.floor(wallet.verifiedAt.getTime() / 1000) - FIRST_POLL_SLACK_SECONDS;
   // A backlog larger than one poll reads: walk on from its oldest waypoint; each walk that reaches the cursor applies what it read.
@@ -174,7 +207,7 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   if (walk.transactions.length > 0) {
     const jettonWallet = await jettonWalletOf(deps.network, master, owner);
     for (const tx of walk.transactions) {
-      for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await handle(deps, wallet.tenantId, finding, report);
+      for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await applyOrHold(deps, wallet.tenantId, finding, report);
       await saveCursor(deps.db, wallet.tenantId, wallet.address, tx, deps.clock.now());
       report.transactions++;
     }

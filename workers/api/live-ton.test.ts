@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
+import { heldPayments } from "../../db/schema/settlement-tracking.ts";
 import { tonWalletBacklogs, tonWalletCursors } from "../../db/schema/ton.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
@@ -19,6 +20,7 @@ import { testV5Wallet, type TestV5Wallet } from "../../shared/chains/ton/testing
 import type { Chain } from "../../shared/domain/rails.ts";
 import { CHAINS } from "../../shared/domain/vocabularies.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
+import { heldBackoffMs } from "../../shared/settlement/held-payments.ts";
 import { pollTonCollections, pollTonWallet } from "../../shared/settlement/ton-listener.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
@@ -240,6 +242,52 @@ describe("live TON: funding and repayment against the emulator", () => {
     await listen();
     expect(await repaymentsOf(loan.id)).toHaveLength(1);
     expect(await unmatchedOf(m.tenantId)).toHaveLength(0);
+  });
+
+  test("a repayment its loan's writer cannot apply is held and the wallet's cursor moves on: the tenant's next repayment is credited; the held one is tried again after a back-off and credited once (it stopped the tenant's COLLECTIONS wallet before)", async () => {
+    const m = await liveTonTenant("Ton Held Ltd");
+    const stuck = await m.liveLoan("100.00");
+    const fine = await m.liveLoan("50.00");
+    const broken = new Set([stuck.loan.id]);
+    const writer = {
+      run: async (cmd: Parameters<typeof t.deps.writer.run>[0]) => {
+        if ("loanId" in cmd && broken.has(cmd.loanId)) throw new Error(`the loan ${cmd.loanId} could not apply it (simulated)`);
+        return t.deps.writer.run(cmd);
+      },
+    };
+    const flakyListen = async () =>
+      (await pollTonCollections({ db: t.db, writer, clock: t.clock, network, master: usdt.master.toRawString() })).find((r) => r.tenantId === m.tenantId)!;
+    const pay = async ({ loan, borrower }: typeof stuck) => {
+      const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) })).body;
+      const due = BigInt(instructions.amountUnits);
+      await usdt.mint(borrower.address, due);
+      await payJettons(borrower, usdt, m.collections.address, due, instructions.comment);
+    };
+    const heldRows = () => t.db.select().from(heldPayments).where(eq(heldPayments.tenantId, m.tenantId));
+    const base = t.clock.now().getTime();
+    try {
+      await pay(stuck);
+      await pay(fine);
+      const report = await flakyListen();
+      expect(report.error).toBeUndefined();
+      expect(report).toMatchObject({ payments: 1, held: 1, heldError: expect.stringContaining("could not apply it") });
+      expect(await loanOf(m.liveKey, fine.loan.id)).toMatchObject({ status: "REPAID" });
+      expect(await loanOf(m.liveKey, stuck.loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+      expect(await heldRows()).toEqual([expect.objectContaining({ chain: "TON", kind: "payment", attempts: 1 })]);
+
+      // Not due yet: not tried; the cursor moved past both, so nothing is read again.
+      expect(await flakyListen()).toMatchObject({ transactions: 0, payments: 0 });
+      broken.delete(stuck.loan.id);
+      t.clock.advance(heldBackoffMs(1));
+      expect(await flakyListen()).toMatchObject({ transactions: 0, payments: 1, heldApplied: 1 });
+      expect(await heldRows()).toEqual([]);
+      expect(await loanOf(m.liveKey, stuck.loan.id)).toMatchObject({ status: "REPAID" });
+      expect(await repaymentsOf(stuck.loan.id)).toHaveLength(1);
+      expect(await repaymentsOf(fine.loan.id)).toHaveLength(1);
+      expect(await flakyListen()).toMatchObject({ payments: 0 });
+    } finally {
+      t.clock.set(new Date(base));
+    }
   });
 
   test("a wrong comment, another jetton, a forged notification, a plain TON transfer: not credited, kept as unmatched; a bounced transfer: not credited, nothing kept", async () => {

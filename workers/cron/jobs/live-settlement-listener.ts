@@ -43,7 +43,8 @@ export const liveSettlementListenerJob: CronJob = {
     if (live.TON) {
       for (const report of await pollTonCollections({ ...deps, network: toncenterNetwork(live.TON), master: live.TON.tokenAddress })) {
         if (report.error) log.error("ton settlement listener failed", report);
-        else if (report.transactions > 0) log.info("ton settlement listener", report);
+        else if (report.held) log.error("ton settlement listener: payments held", report);
+        else if (report.transactions > 0 || report.heldApplied) log.info("ton settlement listener", report);
       }
     }
     return { more: false };
