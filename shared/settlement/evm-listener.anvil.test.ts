@@ -15,7 +15,7 @@ import { inProcessLoanWriter } from "../loans/loan-commands.ts";
 import { chainPortDouble, type ChainPortDouble } from "../testing/chain-port-double.ts";
 import { bearer } from "../testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { certifiedLiveTenant, installSigner, verifiedEvmWallet } from "../testing/live-tenants.ts";
+import { certifiedLiveTenant, installSigner, OPERATOR_HEADERS, verifiedEvmWallet } from "../testing/live-tenants.ts";
 import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
 import { MAX_RECEIPTS_PER_LOAN, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
 import { LISTEN_AFTER_DELETE_DAYS } from "./collections-wallets.ts";
@@ -685,6 +685,28 @@ describe("a payment that cannot be applied is held; the chain's cursor moves on 
     expect(held).toMatchObject({ kind: "payment", attempts: 1, lastError: expect.stringContaining("could not apply it") });
     expect(cursor!.lastBlock).toBeGreaterThanOrEqual(held!.blockNumber);
     expect(held!.nextAttemptAt).toEqual(new Date(t.clock.now().getTime() + heldBackoffMs(1)));
+    // The operator sees it, with why and when it is tried next; a merchant's key or none does not.
+    const listed = await t.request("GET", "/v1/operator/held-payments", { headers: OPERATOR_HEADERS });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      {
+        chain: "POLYGON",
+        txHash: held!.txHash,
+        logIndex: held!.logIndex,
+        kind: "payment",
+        tenantId: null,
+        loanId: stuck.loan.id,
+        to: getAddress(first.collections),
+        amount: stuck.loan.totalDue,
+        blockNumber: held!.blockNumber,
+        attempts: 1,
+        lastError: expect.stringContaining("could not apply it"),
+        nextAttemptAt: held!.nextAttemptAt.toISOString(),
+        createdAt: held!.createdAt.toISOString(),
+      },
+    ]);
+    expect((await t.request("GET", "/v1/operator/held-payments", { headers: apiKey(first.liveKey) })).status).toBe(401);
+    expect((await t.request("GET", "/v1/operator/held-payments")).status).toBe(401);
 
     // Not due yet: not tried.
     expect(await flakyPoll()).toMatchObject({ payments: 0 });

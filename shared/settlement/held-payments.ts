@@ -82,3 +82,15 @@ export async function dueHeldPayments(db: Db, chain: LiveChain, tenantId: string
     .limit(limit);
   return rows.map((r) => observationOf(r.observation));
 }
+
+/** A held payment as the operator sees it (GET /v1/operator/held-payments). */
+export type HeldPaymentView = Omit<typeof heldPayments.$inferSelect, "observation"> & { loanId: string | null; amount: bigint; to: string };
+
+/** Every held payment, oldest first (at most `limit`): what the listeners could not apply yet, with why and when they try next. */
+export async function listHeldPayments(db: Db, limit: number): Promise<HeldPaymentView[]> {
+  const rows = await db.select().from(heldPayments).orderBy(asc(heldPayments.createdAt), asc(heldPayments.txHash)).limit(limit);
+  return rows.map(({ observation, ...row }) => {
+    const obs = observationOf(observation);
+    return { ...row, loanId: obs.loanId, amount: obs.amount, to: obs.to };
+  });
+}

@@ -83,6 +83,7 @@ import * as listOperatorTenants from "./routes/operator/list-tenants.ts";
 import * as decideOperatorKyb from "./routes/operator/decide-kyb.ts";
 import * as recordCommercialTerms from "./routes/operator/record-commercial-terms.ts";
 import * as installOperatorSigner from "./routes/operator/install-signer.ts";
+import * as listHeldPayments from "./routes/operator/list-held-payments.ts";
 
 /** One operation: its route (method, path, schemas and auth spec) and how it registers its handler. */
 export type ApiRouteModule = { route: DefinedRoute; register: (app: OpenAPIHono<AppEnv>) => unknown };
@@ -176,4 +177,5 @@ export const ROUTES: ApiRouteModule[] = [
   decideOperatorKyb,
   recordCommercialTerms,
   installOperatorSigner,
+  listHeldPayments,
 ];
