@@ -10,6 +10,7 @@ import type { SignerSource } from "../../live/signer-source.ts";
 import { jettonBalance, jettonWalletOf } from "../jetton-reads.ts";
 import { deployJetton, type TestJetton } from "../testing/jetton-contracts.ts";
 import { type SandboxNetwork, sandboxNetwork } from "../testing/sandbox-network.ts";
+import type { TonNetwork } from "../ton-network.ts";
 import { testV5Wallet, type TestV5Wallet } from "../testing/test-ton-wallet.ts";
 import { MESSAGE_TTL_SECONDS, tonLivePort } from "./ton-live-port.ts";
 
@@ -31,6 +32,8 @@ let clockOffset = 0;
 const keys = new Map<string, string>();
 const signers: SignerSource = { privateKey: async ({ address }) => keys.get(address) ?? null };
 let port: ReturnType<typeof tonLivePort>;
+/** The adapter over the emulator with some of its network replaced (short pages, a hook inside a read). */
+let portOver: (over: Partial<TonNetwork>) => ReturnType<typeof tonLivePort>;
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -49,6 +52,8 @@ beforeAll(async () => {
     startBlock: 0,
   };
   port = tonLivePort({ settings, signers, env: {}, db: t.db, network, chainNow: () => Math.floor(Date.now() / 1000) + clockOffset });
+  portOver = (over) =>
+    tonLivePort({ settings, signers, env: {}, db: t.db, network: { ...network, ...over }, chainNow: () => Math.floor(Date.now() / 1000) + clockOffset });
 });
 afterAll(() => t.close());
 
@@ -282,14 +287,7 @@ describe("live TON funding", () => {
   }, 120_000);
 
   test("a TAKEN transfer is settled once a trace reads it: delivered, CONFIRMED (a TAKEN row that could not settle stayed TAKEN for good, and a bounce could never be tried again)", async () => {
-    const short = tonLivePort({
-      settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },
-      signers,
-      env: {},
-      db: t.db,
-      network: { ...network, transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) },
-      chainNow: () => Math.floor(Date.now() / 1000) + clockOffset,
-    });
+    const short = portOver({ transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) });
     const from = await disbursement(USDT(100), toNano("5"));
     const borrower = await blockchain.treasury("borrower-taken-then-read");
     network.hold();
@@ -307,14 +305,7 @@ describe("live TON funding", () => {
   }, 120_000);
 
   test("an RPC that answers short pages: a message that never landed (the wallet's seqno is still its own) is signed again after expiry, once; one that landed is found or left pending, never sent twice", async () => {
-    const short = tonLivePort({
-      settings: { chain: "TON", rpcUrl: "sandbox", apiKey: null, tokenAddress: usdt.master.toRawString(), poolAddress: null, confirmations: 1, startBlock: 0 },
-      signers,
-      env: {},
-      db: t.db,
-      network: { ...network, transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) },
-      chainNow: () => Math.floor(Date.now() / 1000) + clockOffset,
-    });
+    const short = portOver({ transactions: (a, o) => network.transactions(a, { ...o, limit: Math.min(o.limit, 3) }) });
     const from = await disbursement(USDT(100), toNano("5"));
     const borrower = await blockchain.treasury("borrower-short-pages");
     try {
@@ -369,4 +360,106 @@ describe("live TON funding", () => {
       clockOffset = 0;
     }
   });
+  test("two runs of one loan's funding while the wallet is busy with another loan's transfer: the run that waited never replaces the message the other claimed meanwhile; money moves once (the busy path re-signed over it)", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-busy-race");
+    network.hold();
+    const other = request(from, borrower.address, USDT(1));
+    expect(await port.transfer(other)).toMatchObject({ success: "pending" });
+    const input = request(from, borrower.address, USDT(100));
+    let fired = false;
+    // Run 1 finds the wallet busy and follows the other transfer; inside that read, it lands, and run 2 claims and sends this loan's.
+    const hooked = portOver({
+      transactions: async (address, options) => {
+        if (!fired) {
+          fired = true;
+          await network.deliver();
+          network.hold();
+          expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+          await network.deliver();
+        }
+        return network.transactions(address, options);
+      },
+    });
+    await hooked.transfer(input);
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await balanceOf(borrower.address)).toBe(USDT(101));
+  }, 120_000);
+
+  test("each new attempt starts its trace afresh: a bounced attempt's progress, left on the row, is never read as the next attempt's (it recorded a delivered transfer FAILED, and the next attempt sent again)", async () => {
+    const from = await disbursement(USDT(50), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-after-bounce");
+    const input = request(from, borrower.address, USDT(60));
+    network.hold();
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    await network.deliver();
+    // The bounce at the sender's jetton wallet is buried: the trace stops partway, its progress kept.
+    await flood(await jettonWalletOf(network, usdt.master, from.address), 210);
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    expect(JSON.parse((await rowOf(input.reference)).trace!)).toMatchObject({ wallet: expect.anything(), resumeAt: expect.anything() });
+    expect(await port.transfer(input)).toMatchObject({ success: false, errorReason: expect.stringContaining("bounced") });
+    // Jettons arrive; the next attempt is signed, and is in flight.
+    await usdt.mint(from.address, USDT(100));
+    network.hold();
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    expect(await rowOf(input.reference)).toMatchObject({ status: "SENT", trace: null });
+    await network.deliver();
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await port.transfer(input)).toMatchObject({ success: true });
+    expect(await balanceOf(borrower.address)).toBe(USDT(60));
+  }, 120_000);
+
+  test("a lost message whose seqno the wallet's owner used elsewhere, the wallet then buried under 210 transactions: traces walk on after expiry until the history since the send is read in full, then sign it again, once", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-lost-buried");
+    const before = network.broadcasts.length;
+    network.hold();
+    const input = request(from, borrower.address, USDT(100));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    network.drop();
+    await from.send([{ to: borrower.address, value: 1_000_000n, bounce: false }]);
+    await flood(from.address, 210);
+    travel(MESSAGE_TTL_SECONDS + 120);
+    try {
+      expect(await port.transfer(input)).toMatchObject({ success: "pending", detail: expect.stringContaining("not signed again") });
+      expect(await balanceOf(borrower.address)).toBe(0n);
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+      expect(network.broadcasts.length - before).toBe(2);
+    } finally {
+      travel(0);
+    }
+  }, 120_000);
+
+  test("a stored trace that is not what the adapter writes (unreadable, or a waypoint without the time its walk began) reads as none: a fresh walk, never a crash or a proof (a waypoint without its start read as begun now, and signed a landed message again)", async () => {
+    const from = await disbursement(USDT(1_000), toNano("5"));
+    const borrower = await blockchain.treasury("borrower-bad-trace");
+    network.hold();
+    const input = request(from, borrower.address, USDT(100));
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    await flood(from.address, 210);
+    expect(await port.transfer(input)).toMatchObject({ success: "pending" });
+    const saved = JSON.parse((await rowOf(input.reference)).trace!);
+    const { walkFrom: _, ...withoutStart } = saved;
+    await t.db
+      .update(tonTransfers)
+      .set({ trace: JSON.stringify(withoutStart) })
+      .where(eq(tonTransfers.reference, input.reference));
+    await network.deliver();
+    travel(MESSAGE_TTL_SECONDS + 120);
+    try {
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      await t.db.update(tonTransfers).set({ status: "TAKEN", trace: "{" }).where(eq(tonTransfers.reference, input.reference));
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      await t.db
+        .update(tonTransfers)
+        .set({ status: "TAKEN", trace: JSON.stringify({ wallet: { lt: "x", hash: "zz" } }) })
+        .where(eq(tonTransfers.reference, input.reference));
+      expect(await port.transfer(input)).toMatchObject({ success: true });
+      expect(await balanceOf(borrower.address)).toBe(USDT(100));
+    } finally {
+      travel(0);
+    }
+  }, 120_000);
 });

@@ -141,13 +141,13 @@ export function tonLivePort(options: TonLivePortOptions): ChainPort {
       return row ? follow(database, row, now) : fail("the transfer record vanished; retry");
     }
     if (claim === "busy") {
-      // Another reference's message holds the wallet's seqno: settle it if it has landed, then try once more.
+      // Another message holds the wallet's seqno: settle it if it has landed, then try once more, claiming as this
+      // call meant to. Never over a message another run of this reference claimed meanwhile (that claim then answers
+      // "taken", and this call follows it): a message in flight is replaced only once it provably never landed.
       const blocking = await inFlightFrom(database, stored.wallet);
       if (blocking && !retried) {
         await follow(database, blocking, now);
-        const row = await findTonTransfer(database, plan.reference);
-        const again = row?.status === "SENT" ? { status: "SENT" as const, messageHash: row.messageHash } : replacing;
-        return attempt(database, plan, now, again, true);
+        return attempt(database, plan, now, replacing, true);
       }
       return fail(`the wallet ${stored.wallet} has another transfer in flight; this one is sent once that one lands`);
     }

@@ -40,10 +40,26 @@ export function storedTrace(progress: TraceProgress | null): string | null {
   return JSON.stringify(stored);
 }
 
-/** The progress stored with an attempt (ton_transfers.trace). */
+const isPosition = (p: unknown): p is StoredPosition =>
+  typeof p === "object" && p !== null && /^\d{1,20}$/.test(String((p as StoredPosition).lt)) && /^[0-9a-f]{64}$/.test(String((p as StoredPosition).hash));
+
+/**
+ * The progress stored with an attempt (ton_transfers.trace). Anything but
+ * what `storedTrace` writes (and a waypoint without the time its walk began,
+ * which could not prove anything) reads as no progress: the next trace starts
+ * a fresh walk, which is always safe.
+ */
 export function traceOf(row: Pick<TonTransferRow, "trace">): TraceProgress | null {
   if (!row.trace) return null;
-  const stored = JSON.parse(row.trace) as StoredTrace;
+  let stored: StoredTrace;
+  try {
+    stored = JSON.parse(row.trace) as StoredTrace;
+  } catch {
+    return null;
+  }
+  if (typeof stored !== "object" || stored === null) return null;
+  if ([stored.wallet, stored.sender, stored.resumeAt].some((p) => p !== undefined && !isPosition(p))) return null;
+  if (stored.resumeAt && typeof stored.walkFrom !== "number") return null;
   return {
     wallet: readPosition(stored.wallet),
     sender: readPosition(stored.sender),

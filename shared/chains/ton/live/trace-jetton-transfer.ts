@@ -125,7 +125,8 @@ export async function traceJettonTransfer(
   const progress = input.progress ?? {};
   // The step the last trace stopped in (after the last transaction it found): its search goes on from resumeAt.
   const stopped = progress.sender ? 3 : progress.wallet ? 2 : 1;
-  const walkFrom = progress.resumeAt ? (progress.walkFrom ?? input.now) : input.now;
+  // A resumed walk began when its first trace read the newest transaction; one whose start is unknown proves nothing (0).
+  const walkFrom = progress.resumeAt ? (progress.walkFrom ?? 0) : input.now;
   /** Step `step`'s transaction: read again when an earlier trace found it, else searched (on from where the last trace stopped). */
   const locate = async (step: 1 | 2 | 3, address: Address, match: (tx: Transaction) => boolean, known?: TxPosition): Promise<Search> => {
     if (known) {
