@@ -62,6 +62,9 @@ export const chainCursors = sqliteTable("chain_cursors", {
   backoffUntil: timestamp("backoff_until"),
   /** Live EVM: the last block searched for reverted repay calls (behind `lastBlock`; null: from `lastBlock`). Migration 0037. */
   revertsScannedTo: integer("reverts_scanned_to"),
+  /** Live EVM: the poll holding the chain (one at a time), and until when unless it renews (migration 0043); null: free. */
+  leaseId: text("lease_id"),
+  leaseUntil: timestamp("lease_until"),
 });
 
 /**
@@ -87,8 +90,10 @@ export const chainBlocks = sqliteTable(
  * (back-off doubling per attempt), so one payment never holds a cursor back
  * for every other (evm-listener.ts, ton-listener.ts). `observation`: what the
  * listener read (JSON, amounts as decimal strings). `tenantId`: the tenant
- * whose COLLECTIONS wallet it paid, on TON (each tenant's wallets are read on
- * their own); null on EVM. On EVM a reorg orphaning its block drops it.
+ * whose COLLECTIONS wallet it paid, on TON (each (tenant, wallet) is read on
+ * its own, so one transaction can be held once per tenant); '' on EVM. On
+ * EVM a reorg orphaning its block drops it, and `blockHash` (its block's hash
+ * when read) is remembered again before each retry.
  */
 export const heldPayments = sqliteTable(
   "held_payments",
@@ -97,8 +102,9 @@ export const heldPayments = sqliteTable(
     txHash: text("tx_hash").notNull(),
     logIndex: integer("log_index").notNull(),
     kind: text("kind", { enum: ["payment", "failed"] }).notNull(),
-    tenantId: text("tenant_id").references(() => tenants.id),
+    tenantId: text("tenant_id").notNull().default(""),
     blockNumber: integer("block_number").notNull(),
+    blockHash: text("block_hash"),
     observation: text("observation").notNull(),
     attempts: integer("attempts").notNull(),
     lastError: text("last_error").notNull(),
@@ -107,8 +113,8 @@ export const heldPayments = sqliteTable(
     updatedAt: timestamp("updated_at").notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.chain, t.txHash, t.logIndex, t.kind] }),
-    index("held_payments_due_idx").on(t.chain, t.nextAttemptAt),
+    primaryKey({ columns: [t.chain, t.txHash, t.logIndex, t.kind, t.tenantId] }),
+    index("held_payments_due_idx").on(t.chain, t.tenantId, t.nextAttemptAt),
     index("held_payments_block_idx").on(t.chain, t.blockNumber),
   ],
 );

@@ -5,6 +5,9 @@
 export const UNIT_DECIMALS = 6;
 export const UNITS_PER_COIN = 10n ** BigInt(UNIT_DECIMALS);
 
+/** The largest amount the database stores exactly (units columns are INTEGER, read back as JS numbers): 2^53 − 1 units. */
+export const MAX_STORABLE_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** The product's hard cap per loan: 1,000 USD-pegged units. */
 export const TICKET_CAP_UNITS = 1_000n * UNITS_PER_COIN;
 

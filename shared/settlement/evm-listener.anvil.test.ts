@@ -20,7 +20,7 @@ import { apiKey, createLoan } from "../testing/loan-fixtures.ts";
 import { MAX_RECEIPTS_PER_LOAN, MAX_REVERT_SCAN_BLOCKS, MAX_REVERT_SCAN_LAG } from "../chains/evm/live/evm-failed-repays.ts";
 import { LISTEN_AFTER_DELETE_DAYS } from "./collections-wallets.ts";
 import { heldBackoffMs } from "./held-payments.ts";
-import { backoffMs, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
+import { backoffMs, LEASE_MS, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
 
 /**
@@ -468,6 +468,23 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e.startsWith("loan.repa"))).toEqual(["loan.repayment_failed", "loan.repaid"]);
   });
 
+  test("the borrower's reverted repay claiming more than any database stores (2^200 units): ignored, never a failure that cannot be recorded (a review saw three held for good, retried hourly)", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    const failed = await sendToPool(borrower, repayData(loan.id, tenant.collections as Address, 2n ** 200n));
+    expect(failed.status).toBe("reverted");
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    const report = await poll();
+    expect(report.error).toBeUndefined();
+    expect(report.revertScanError).toBeUndefined();
+    expect(report).toMatchObject({ failures: 0, unmatched: 0 });
+    expect(report.held).toBeUndefined();
+    expect(await t.db.select().from(heldPayments)).toEqual([]);
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+    expect((await repaymentRows(loan.id)).filter((s) => s.kind !== "FUNDING")).toEqual([]);
+  });
+
   test("a stranger's reverted repay naming the loan, a borrower's reverted repay to an address that is no COLLECTIONS wallet, a failed call of another function: nothing", async () => {
     const tenant = await liveTenant();
     const { loan, borrower } = await activeLoan(tenant);
@@ -663,6 +680,19 @@ describe("a payment that cannot be applied is held; the chain's cursor moves on 
   });
   afterEach(() => t.clock.set(new Date(base)));
   const heldRows = () => t.db.select().from(heldPayments).where(eq(heldPayments.chain, "POLYGON"));
+  /** A live loan whose repayment is held (its writer failing), with a chain snapshot from just before the repayment was sent. */
+  async function heldRepayment() {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    await flakyPoll();
+    const snapshot = await node.test.snapshot();
+    broken.add(loan.id);
+    const raws = await signAndSend(borrower, instructions);
+    await node.test.mine({ blocks: CONFIRMATIONS });
+    expect(await flakyPoll()).toMatchObject({ held: 1 });
+    return { tenant, loan, snapshot, raws };
+  }
 
   test("held with its reason while another tenant's repayment in the same poll is credited; tried again after a back-off that doubles; credited once when it applies, and released", async () => {
     const first = await liveTenant();
@@ -729,16 +759,80 @@ describe("a payment that cannot be applied is held; the chain's cursor moves on 
     expect((await eventTypes(second.liveKey, fine.loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
   });
 
-  test("a reorg orphaning a held payment's block drops it: never applied from a block that is gone; re-mined, it is read and credited once", async () => {
+  test("one poll of a chain at a time: a poll that starts while another holds the chain does nothing, so a reorg found mid-retry is undone by the next poll, never by one racing the retry (a held payment was credited from an orphaned block and never reversed)", async () => {
+    const { tenant, loan, snapshot } = await heldRepayment();
+    broken.delete(loan.id);
+    t.clock.advance(heldBackoffMs(1));
+
+    // While the held payment is being applied, its block is orphaned and another poll starts.
+    let racing: Awaited<ReturnType<typeof poll>> | null = null;
+    const racingDeps = {
+      ...listenerDeps(),
+      writer: {
+        run: async (cmd: Parameters<typeof t.deps.writer.run>[0]) => {
+          if (!racing && "loanId" in cmd && cmd.loanId === loan.id) {
+            await node.test.revert({ id: snapshot });
+            await node.test.mine({ blocks: 5 });
+            racing = await poll();
+          }
+          return t.deps.writer.run(cmd);
+        },
+      },
+    };
+    expect(await pollEvmChain(racingDeps, { settings, reader })).toMatchObject({ heldApplied: 1 });
+    expect(racing).toMatchObject({ skipped: "another poll of this chain is running", reorg: null });
+    // The next poll sees the orphaned block and un-credits the payment.
+    const next = await poll();
+    expect(next.reorg).toMatchObject({ reversed: 1 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
+    expect((await repaymentRows(loan.id)).filter((r) => r.kind === "REPAYMENT")).toEqual([expect.objectContaining({ status: "REVERSED" })]);
+    const [cursor] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(cursor).toMatchObject({ leaseId: null, leaseUntil: null });
+  });
+
+  test("a poll that died holding the chain holds it for LEASE_MS at most; a failed poll gives it back", async () => {
+    await t.db
+      .update(chainCursors)
+      .set({ leaseId: "a-poll-that-died", leaseUntil: new Date(t.clock.now().getTime() + LEASE_MS) })
+      .where(eq(chainCursors.chain, "POLYGON"));
+    expect(await poll()).toMatchObject({ skipped: "another poll of this chain is running" });
+    t.clock.advance(LEASE_MS);
+    const resumed = await poll();
+    expect(resumed.skipped).toBeUndefined();
+    expect(resumed.error).toBeUndefined();
+    const failing: EvmChainReader = { ...reader, read: async () => Promise.reject(new Error("the node is down")) };
+    await node.test.mine({ blocks: 5 });
+    expect(await pollEvmChain(listenerDeps(), { settings, reader: failing })).toMatchObject({ error: "the node is down" });
+    const [cursor] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+    expect(cursor).toMatchObject({ leaseId: null, leaseUntil: null, failures: 1 });
+    await t.db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, "POLYGON"));
+  });
+
+  test("a payment that cannot be held either (the database refuses the row) fails the poll with the cursor kept: never passed over unheld", async () => {
     const tenant = await liveTenant();
     const { loan, borrower } = await activeLoan(tenant);
-    const instructions = await repayInstructions(tenant.liveKey, loan.id);
     await flakyPoll();
-    const snapshot = await node.test.snapshot();
+    const [before] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
     broken.add(loan.id);
-    const raws = await signAndSend(borrower, instructions);
+    await signAndSend(borrower, await repayInstructions(tenant.liveKey, loan.id));
     await node.test.mine({ blocks: CONFIRMATIONS });
-    expect(await flakyPoll()).toMatchObject({ held: 1 });
+    await t.client.execute("ALTER TABLE held_payments RENAME TO held_payments_away");
+    try {
+      const failed = await flakyPoll();
+      expect(failed.error).toContain("held_payments");
+      const [after] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+      expect(after!.lastBlock).toBe(before!.lastBlock);
+    } finally {
+      await t.client.execute("ALTER TABLE held_payments_away RENAME TO held_payments");
+      await t.db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, "POLYGON"));
+      broken.delete(loan.id);
+    }
+    expect(await flakyPoll()).toMatchObject({ payments: 1 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+  });
+
+  test("a reorg orphaning a held payment's block drops it: never applied from a block that is gone; re-mined, it is read and credited once", async () => {
+    const { tenant, loan, snapshot, raws } = await heldRepayment();
     expect(await heldRows()).toHaveLength(1);
 
     await node.test.revert({ id: snapshot });

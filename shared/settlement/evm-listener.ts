@@ -46,7 +46,8 @@ import type { ChainTransaction } from "../chains/chain-port.ts";
 import { effectiveChainConfig, type LiveChain, type LiveChains, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { collectionsOwners } from "./collections-wallets.ts";
-import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
+import { dueHeldPayments, type HeldPayment, holdPayment, releaseHeld } from "./held-payments.ts";
+import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
@@ -101,23 +102,46 @@ const reasonOf = (error: unknown) =>
   error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
 
 /**
- * Applies one observation; when its loan's writer (or anything on the way)
- * fails, holds it for a later poll instead. Only a failure to hold it fails
- * the poll.
+ * Applies one observation (`held.blockHash`: its block's hash as read); when
+ * its loan's writer (or anything on the way) fails, holds it for a later poll
+ * instead. Only a failure to hold it fails the poll. `retry`: a held payment
+ * due again, released once applied.
  */
-async function applyOrHold(deps: ListenerDeps, owners: Map<string, string[]>, obs: Observation, report: EvmListenerReport, held = false) {
+async function applyOrHold(deps: ListenerDeps, owners: Map<string, string[]>, held: HeldPayment, report: EvmListenerReport, retry = false) {
+  const scope = { chain: held.obs.chain as LiveChain, tenantId: null };
   try {
-    await handleLive(deps, owners, obs, report);
+    await handleLive(deps, owners, held.obs, report);
   } catch (error) {
     const reason = reasonOf(error);
-    await holdPayment(deps.db, obs, reason, deps.clock.now());
+    await holdPayment(deps.db, scope, held, reason, deps.clock.now());
     report.held = (report.held ?? 0) + 1;
     report.heldError ??= reason;
     return;
   }
-  if (held) {
-    await releaseHeld(deps.db, obs);
+  if (retry) {
+    await releaseHeld(deps.db, scope, held.obs);
     report.heldApplied = (report.heldApplied ?? 0) + 1;
+  }
+}
+
+/**
+ * Tries the held payments of `chain` that are due again. Each one's block
+ * hash is remembered again first, as a new read does before crediting: a
+ * reorg that orphaned it since (even one a concurrent poll already undid,
+ * dropping the held row) is then seen by the next poll, which un-credits
+ * what this one applied; one whose block already reads differently is left
+ * for that poll.
+ */
+async function retryHeld(deps: ListenerDeps, owners: Map<string, string[]>, chain: LiveChain, report: EvmListenerReport) {
+  for (const held of await dueHeldPayments(deps.db, { chain, tenantId: null }, deps.clock.now())) {
+    if (held.blockHash) {
+      try {
+        await rememberBlock(deps.db, chain, held.obs.blockNumber, held.blockHash, true, deps.clock.now());
+      } catch {
+        continue;
+      }
+    }
+    await applyOrHold(deps, owners, held, report, true);
   }
 }
 
@@ -138,7 +162,6 @@ export async function pollEvmChain(
   const { db } = deps;
   const chain = settings.chain;
   const startedAt = deps.clock.now();
-  const [state] = await db.select().from(chainCursors).where(eq(chainCursors.chain, chain));
   const report: EvmListenerReport = {
     chain,
     sandboxTenantId: null,
@@ -146,9 +169,77 @@ export async function pollEvmChain(
     payments: 0,
     failures: 0,
     unmatched: 0,
-    lastBlock: state?.lastBlock ?? input.startBlock ?? 0,
+    lastBlock: input.startBlock ?? 0,
     reorg: null,
   };
+  // One poll of a chain at a time: two at once could each undo or credit what the other is in the middle of.
+  const lease = await takeLease(db, chain, report.lastBlock, startedAt);
+  if (!lease) {
+    report.skipped = "another poll of this chain is running";
+    return report;
+  }
+  try {
+    return await pollLeased(deps, input, report, lease);
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+    report.skipped = error.message;
+    return report;
+  } finally {
+    await releaseLease(db, chain, lease);
+  }
+}
+
+/** How long a poll holds its chain; renewed at every page, so only a poll that died holds it longer than a page. */
+export const LEASE_MS = 5 * 60_000;
+
+class LeaseLost extends Error {}
+
+/** Takes the chain's lease (creating its cursor row at `startBlock` if there is none) unless a live poll holds it; its id, or null. */
+async function takeLease(db: Db, chain: LiveChain, startBlock: number, now: Date): Promise<string | null> {
+  const id = crypto.randomUUID();
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const [row] = await db
+    .insert(chainCursors)
+    .values({ chain, lastBlock: startBlock, updatedAt: now, leaseId: id, leaseUntil })
+    .onConflictDoUpdate({
+      target: chainCursors.chain,
+      set: { leaseId: id, leaseUntil },
+      setWhere: sql`${chainCursors.leaseUntil} IS NULL OR ${chainCursors.leaseUntil} <= ${now.getTime()}`,
+    })
+    .returning({ leaseId: chainCursors.leaseId });
+  return row?.leaseId === id ? id : null;
+}
+
+/** Holds the lease for another LEASE_MS; throws LeaseLost when it expired and another poll took it (this poll then stops where it is). */
+async function renewLease(db: Db, chain: LiveChain, lease: string, now: Date) {
+  const rows = await db
+    .update(chainCursors)
+    .set({ leaseUntil: new Date(now.getTime() + LEASE_MS) })
+    .where(and(eq(chainCursors.chain, chain), eq(chainCursors.leaseId, lease)))
+    .returning({ chain: chainCursors.chain });
+  if (rows.length === 0) throw new LeaseLost("this poll outlived its lease and another poll took the chain; it stopped where it was");
+}
+
+async function releaseLease(db: Db, chain: LiveChain, lease: string) {
+  await db
+    .update(chainCursors)
+    .set({ leaseId: null, leaseUntil: null })
+    .where(and(eq(chainCursors.chain, chain), eq(chainCursors.leaseId, lease)));
+}
+
+/** The poll itself, under the chain's lease. */
+async function pollLeased(
+  deps: ListenerDeps,
+  input: { settings: LiveChainSettings; reader: EvmChainReader; startBlock?: number },
+  report: EvmListenerReport,
+  lease: string,
+): Promise<EvmListenerReport> {
+  const { settings, reader } = input;
+  const { db } = deps;
+  const chain = settings.chain as LiveChain;
+  const startedAt = deps.clock.now();
+  const [state] = await db.select().from(chainCursors).where(eq(chainCursors.chain, chain));
+  report.lastBlock = state?.lastBlock ?? report.lastBlock;
   if (state?.backoffUntil && state.backoffUntil.getTime() > startedAt.getTime()) {
     report.skipped = `backing off after ${state.failures} failed poll(s) until ${state.backoffUntil.toISOString()}`;
     return report;
@@ -164,12 +255,13 @@ export async function pollEvmChain(
       report.lastBlock = report.reorg.fromBlock - 1;
       revertsFrom = Math.min(revertsFrom, report.lastBlock);
     }
-    // Payments held by earlier polls, due again: each applied now is released (their blocks are behind the cursor, and a reorg above dropped them).
-    for (const obs of await dueHeldPayments(db, chain, null, deps.clock.now())) await applyOrHold(deps, owners, obs, report, true);
+    // Payments held by earlier polls, due again (their blocks are behind the cursor; a reorg above it dropped them).
+    await retryHeld(deps, owners, chain, report);
     const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
     for (;;) {
       const maxBlocks = stopAt - report.lastBlock;
       if (maxBlocks <= 0) break;
+      await renewLease(db, chain, lease, deps.clock.now());
       const read = await reader.read({ afterBlock: report.lastBlock, limit: LISTENER_PAGE, collections: [...collections], maxBlocks });
       for (const tx of read.transactions) {
         const observations = classifyTransaction(tx, { config, collections });
@@ -179,7 +271,7 @@ export async function pollEvmChain(
           if (!blockHash) throw new Error(`${tx.hash} has no block hash: a live block is never credited unremembered`);
           await rememberBlock(db, chain, tx.blockNumber, blockHash, true, deps.clock.now());
         }
-        for (const obs of observations) await applyOrHold(deps, owners, obs, report);
+        for (const obs of observations) await applyOrHold(deps, owners, { obs, blockHash: blockHash ?? null }, report);
       }
       report.transactions += read.transactions.length;
       if (read.scannedTo <= report.lastBlock) break;
@@ -187,11 +279,13 @@ export async function pollEvmChain(
       await saveCursor(db, chain, read.scannedTo, read.scannedToHash, deps.clock.now());
       if (read.transactions.length < LISTENER_PAGE && read.scannedTo >= read.head - settings.confirmations) break;
     }
+    await renewLease(db, chain, lease, deps.clock.now());
     await searchReverts(deps, { reader, chain, owners, config, report, from: revertsFrom });
     await db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), lt(chainBlocks.blockNumber, report.lastBlock - REORG_WINDOW_BLOCKS)));
     if (state && state.failures > 0) await db.update(chainCursors).set({ failures: 0, backoffUntil: null }).where(eq(chainCursors.chain, chain));
     return report;
   } catch (error) {
+    if (error instanceof LeaseLost) throw error;
     const failures = (state?.failures ?? 0) + 1;
     const backoffUntil = new Date(startedAt.getTime() + backoffMs(failures));
     // The cursor is untouched: only the failure count and the back-off are written.
@@ -234,7 +328,8 @@ async function searchReverts(
   try {
     const borrowersOf = (ids: readonly string[]) => awaitingBorrowers(deps.db, chain, ids);
     for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections], borrowersOf })) {
-      for (const obs of classifyTransaction(tx, { config, collections })) await applyOrHold(deps, owners, obs, report);
+      const blockHash = tx.family === "EVM" ? (tx.blockHash ?? null) : null;
+      for (const obs of classifyTransaction(tx, { config, collections })) await applyOrHold(deps, owners, { obs, blockHash }, report);
     }
     await deps.db.update(chainCursors).set({ revertsScannedTo: to }).where(eq(chainCursors.chain, chain));
   } catch (error) {
@@ -371,6 +466,10 @@ async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs
     report.unmatched++;
     await recordUnmatched(deps, { payment: { ...payment, to: getAddress(payment.to) }, reason, tenantId: keptFor, now });
   };
+  // Anyone can send a reverted repay claiming any amount (its calldata): one no database stores is no attempt to repay.
+  if (obs.amount > MAX_STORABLE_UNITS) {
+    return keep(`a transfer of ${obs.amount} units, more than can be stored`, { ...obs, loanId: null, amount: 0n });
+  }
   if (!obs.loanId) return keep("a transfer to a COLLECTIONS wallet without the pool's Repaid event (no loan reference)");
   const [loan] = await deps.db
     .select({ tenantId: loans.tenantId, chain: loans.chain, borrower: loans.borrowerWalletAddress })

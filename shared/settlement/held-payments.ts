@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { heldPayments } from "../../db/schema/settlement-tracking.ts";
 import type { LiveChain } from "../chains/live/live-config.ts";
@@ -7,11 +7,21 @@ import type { Observation } from "./classify-transaction.ts";
 /** The first wait before a held payment is tried again; it doubles per attempt up to HELD_BACKOFF_MAX_MS. */
 export const HELD_BACKOFF_BASE_MS = 60_000;
 export const HELD_BACKOFF_MAX_MS = 60 * 60_000;
-/** Held payments one poll tries again at most, oldest due first. */
+/** Held payments one poll tries again at most, soonest due first. */
 export const HELD_RETRY_PAGE = 50;
 const MAX_ERROR_CHARS = 500;
 
 export const heldBackoffMs = (attempts: number) => Math.min(HELD_BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1), HELD_BACKOFF_MAX_MS);
+
+/**
+ * Whose held payments: on TON the tenant whose COLLECTIONS wallet was paid
+ * (each (tenant, wallet) is read on its own, so one transaction can be held
+ * once per tenant); on EVM, whose chain is read as a whole, null.
+ */
+export type HeldScope = { chain: LiveChain; tenantId: string | null };
+
+/** A held payment due again: what was read, and (EVM) its block's hash as read then. */
+export type HeldPayment = { obs: Observation; blockHash: string | null };
 
 type StoredObservation = Omit<Observation, "amount"> & { amount: string };
 
@@ -21,8 +31,7 @@ const observationOf = (stored: string): Observation => {
   return { ...obs, amount: BigInt(obs.amount) };
 };
 
-const identity = (obs: Observation) =>
-  and(eq(heldPayments.chain, obs.chain), eq(heldPayments.txHash, obs.txHash), eq(heldPayments.logIndex, obs.logIndex), eq(heldPayments.kind, obs.kind));
+const tenantKey = (tenantId: string | null) => tenantId ?? "";
 
 /**
  * Holds a payment that could not be applied (`reason`: why), or counts one
@@ -30,18 +39,19 @@ const identity = (obs: Observation) =>
  * Throws when it cannot be stored: the poll then fails with its cursor kept,
  * so a payment is never passed over unheld.
  */
-export async function holdPayment(db: Db, obs: Observation, reason: string, now: Date, tenantId: string | null = null): Promise<number> {
+export async function holdPayment(db: Db, scope: HeldScope, held: HeldPayment, reason: string, now: Date): Promise<number> {
+  const { obs, blockHash } = held;
   const lastError = reason.slice(0, MAX_ERROR_CHARS);
+  const read = { blockNumber: obs.blockNumber, blockHash, observation: storedObservation(obs) };
   const [row] = await db
     .insert(heldPayments)
     .values({
-      chain: obs.chain,
+      chain: scope.chain,
       txHash: obs.txHash,
       logIndex: obs.logIndex,
       kind: obs.kind,
-      tenantId,
-      blockNumber: obs.blockNumber,
-      observation: storedObservation(obs),
+      tenantId: tenantKey(scope.tenantId),
+      ...read,
       attempts: 1,
       lastError,
       nextAttemptAt: new Date(now.getTime() + heldBackoffMs(1)),
@@ -49,8 +59,10 @@ export async function holdPayment(db: Db, obs: Observation, reason: string, now:
       updatedAt: now,
     })
     .onConflictDoUpdate({
-      target: [heldPayments.chain, heldPayments.txHash, heldPayments.logIndex, heldPayments.kind],
+      target: [heldPayments.chain, heldPayments.txHash, heldPayments.logIndex, heldPayments.kind, heldPayments.tenantId],
       set: {
+        // As last read (a payment re-mined in another block after a reorg is the same payment there).
+        ...read,
         attempts: sql`${heldPayments.attempts} + 1`,
         lastError,
         nextAttemptAt: sql`${now.getTime()} + min(${HELD_BACKOFF_BASE_MS} * (1 << min(${heldPayments.attempts}, 16)), ${HELD_BACKOFF_MAX_MS})`,
@@ -62,35 +74,44 @@ export async function holdPayment(db: Db, obs: Observation, reason: string, now:
 }
 
 /** A held payment applied at last: no longer held. */
-export async function releaseHeld(db: Db, obs: Observation) {
-  await db.delete(heldPayments).where(identity(obs));
-}
-
-/** The held payments of `chain` (of `tenantId`'s COLLECTIONS wallets on TON; null on EVM) due for another attempt, oldest due first. */
-export async function dueHeldPayments(db: Db, chain: LiveChain, tenantId: string | null, now: Date, limit = HELD_RETRY_PAGE): Promise<Observation[]> {
-  const rows = await db
-    .select({ observation: heldPayments.observation })
-    .from(heldPayments)
+export async function releaseHeld(db: Db, scope: HeldScope, obs: Observation) {
+  await db
+    .delete(heldPayments)
     .where(
       and(
-        eq(heldPayments.chain, chain),
-        tenantId === null ? isNull(heldPayments.tenantId) : eq(heldPayments.tenantId, tenantId),
-        lte(heldPayments.nextAttemptAt, now),
+        eq(heldPayments.chain, scope.chain),
+        eq(heldPayments.txHash, obs.txHash),
+        eq(heldPayments.logIndex, obs.logIndex),
+        eq(heldPayments.kind, obs.kind),
+        eq(heldPayments.tenantId, tenantKey(scope.tenantId)),
       ),
-    )
+    );
+}
+
+/** The held payments of `scope` due for another attempt, soonest due first. */
+export async function dueHeldPayments(db: Db, scope: HeldScope, now: Date, limit = HELD_RETRY_PAGE): Promise<HeldPayment[]> {
+  const rows = await db
+    .select({ observation: heldPayments.observation, blockHash: heldPayments.blockHash })
+    .from(heldPayments)
+    .where(and(eq(heldPayments.chain, scope.chain), eq(heldPayments.tenantId, tenantKey(scope.tenantId)), lte(heldPayments.nextAttemptAt, now)))
     .orderBy(asc(heldPayments.nextAttemptAt), asc(heldPayments.blockNumber))
     .limit(limit);
-  return rows.map((r) => observationOf(r.observation));
+  return rows.map((r) => ({ obs: observationOf(r.observation), blockHash: r.blockHash }));
 }
 
 /** A held payment as the operator sees it (GET /v1/operator/held-payments). */
-export type HeldPaymentView = Omit<typeof heldPayments.$inferSelect, "observation"> & { loanId: string | null; amount: bigint; to: string };
+export type HeldPaymentView = Omit<typeof heldPayments.$inferSelect, "observation" | "tenantId" | "blockHash"> & {
+  tenantId: string | null;
+  loanId: string | null;
+  amount: bigint;
+  to: string;
+};
 
 /** Every held payment, oldest first (at most `limit`): what the listeners could not apply yet, with why and when they try next. */
 export async function listHeldPayments(db: Db, limit: number): Promise<HeldPaymentView[]> {
   const rows = await db.select().from(heldPayments).orderBy(asc(heldPayments.createdAt), asc(heldPayments.txHash)).limit(limit);
-  return rows.map(({ observation, ...row }) => {
+  return rows.map(({ observation, tenantId, blockHash: _, ...row }) => {
     const obs = observationOf(observation);
-    return { ...row, loanId: obs.loanId, amount: obs.amount, to: obs.to };
+    return { ...row, tenantId: tenantId === "" ? null : tenantId, loanId: obs.loanId, amount: obs.amount, to: obs.to };
   });
 }

@@ -8,6 +8,7 @@ import { jettonWalletOf } from "../chains/ton/jetton-reads.ts";
 import type { TonNetwork } from "../chains/ton/ton-network.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
+import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import { listenedCollections } from "./collections-wallets.ts";
 import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -42,9 +43,6 @@ export const TON_PAGE = 100;
 export const TON_MAX_PAGES = 20;
 /** A wallet's first poll reads back to a day before it was verified: no repayment instruction named it earlier. */
 const FIRST_POLL_SLACK_SECONDS = 86_400;
-
-/** The largest amount the database stores exactly (units columns are INTEGER). */
-const STORABLE = BigInt(Number.MAX_SAFE_INTEGER);
 
 type Cursor = { lt: bigint; hash: Buffer };
 
@@ -136,13 +134,13 @@ async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFindi
     report.unmatched++;
     const { payment } = finding;
     // A forged notification may claim any amount; the database stores up to 2^53 units exactly.
-    const storable = payment.amount <= STORABLE ? payment : { ...payment, amount: 0n };
+    const storable = payment.amount <= MAX_STORABLE_UNITS ? payment : { ...payment, amount: 0n };
     const why = storable === payment ? reason : `${reason}; it claims ${payment.amount} units, more than can be stored`;
     await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now, settles });
   };
   if (finding.kind === "unmatched") return keep(finding.reason, finding.settles ?? true);
   const { payment } = finding;
-  if (payment.amount > STORABLE) return keep("the amount is more than can be stored");
+  if (payment.amount > MAX_STORABLE_UNITS) return keep("the amount is more than can be stored");
   const [loan] = await deps.db
     .select({ chain: loans.chain })
     .from(loans)
@@ -166,13 +164,13 @@ async function applyOrHold(deps: TonListenerDeps, tenantId: string, finding: Ton
     await handle(deps, tenantId, finding, report);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    await holdPayment(deps.db, finding.payment, reason, deps.clock.now(), tenantId);
+    await holdPayment(deps.db, { chain: "TON", tenantId }, { obs: finding.payment, blockHash: null }, reason, deps.clock.now());
     report.held = (report.held ?? 0) + 1;
     report.heldError ??= reason;
     return;
   }
   if (held) {
-    await releaseHeld(deps.db, finding.payment);
+    await releaseHeld(deps.db, { chain: "TON", tenantId }, finding.payment);
     report.heldApplied = (report.heldApplied ?? 0) + 1;
   }
 }
@@ -190,8 +188,8 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   const report: TonWalletReport = { tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0 };
   const owner = Address.parse(wallet.address);
   const master = Address.parse(deps.master);
-  for (const payment of await dueHeldPayments(deps.db, "TON", wallet.tenantId, deps.clock.now())) {
-    await applyOrHold(deps, wallet.tenantId, { kind: "payment", payment }, report, true);
+  for (const { obs } of await dueHeldPayments(deps.db, { chain: "TON", tenantId: wallet.tenantId }, deps.clock.now())) {
+    await applyOrHold(deps, wallet.tenantId, { kind: "payment", payment: obs }, report, true);
   }
   const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
   const notBefore = Math.floor(wallet.verifiedAt.getTime() / 1000) - FIRST_POLL_SLACK_SECONDS;

@@ -268,9 +268,12 @@ describe("live TON: funding and repayment against the emulator", () => {
     try {
       await pay(stuck);
       await pay(fine);
+      // A plain TON transfer naming the stuck loan is no USDT payment: kept as unmatched, never held (a retry would credit it as USDT).
+      await stuck.borrower.send({ to: m.collections.address, value: toNano("3"), bounce: false, body: textComment(`svc:repay:${stuck.loan.id}`) });
       const report = await flakyListen();
       expect(report.error).toBeUndefined();
-      expect(report).toMatchObject({ payments: 1, held: 1, heldError: expect.stringContaining("could not apply it") });
+      expect(report).toMatchObject({ payments: 1, held: 1, unmatched: 1, heldError: expect.stringContaining("could not apply it") });
+      expect(await unmatchedOf(m.tenantId)).toEqual([expect.objectContaining({ token: "TON", reason: "a TON transfer, not USDT" })]);
       expect(await loanOf(m.liveKey, fine.loan.id)).toMatchObject({ status: "REPAID" });
       expect(await loanOf(m.liveKey, stuck.loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
       expect(await heldRows()).toEqual([expect.objectContaining({ chain: "TON", kind: "payment", attempts: 1 })]);
