@@ -158,7 +158,7 @@ export async function pollEvmChain(
   deps: ListenerDeps,
   input: { settings: LiveChainSettings; reader: EvmChainReader; startBlock?: number },
 ): Promise<EvmListenerReport> {
-  const { settings, reader } = input;
+  const { settings } = input;
   const { db } = deps;
   const chain = settings.chain;
   const startedAt = deps.clock.now();
