@@ -20,7 +20,7 @@ export function durableEvmSenders(namespace: DurableObjectNamespace<EvmSenderObj
         release: async (reference, hash, reusable) => {
           await stub().release(name, reference, hash, reusable);
         },
-        fail: async (reference, reason) => (await stub().fail(name, reference, reason)) as EvmSendRecord | null,
+        fail: async (reference, reason, attempt) => (await stub().fail(name, reference, reason, attempt)) as EvmSendRecord | null,
         close: async (reference, reservation) => (await stub().close(name, reference, reservation)) as EvmSendRecord | null,
       };
     },

@@ -179,6 +179,89 @@ describe("live EVM transfer", () => {
     expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(2);
   });
 
+  test("a broadcast the node took whose answer was lost, answered 'nonce too low' when sent again (viem retries a timed-out broadcast): kept and judged by its receipt, confirmed once, never sent again (it was given up and the loan paid twice)", async () => {
+    const w = await wallet();
+    let first = true;
+    const transport = custom({
+      async request({ method, params }) {
+        const answer = await node.public.request({ method, params } as never);
+        if (method === "eth_sendRawTransaction" && first) {
+          first = false;
+          throw Object.assign(new Error("nonce too low: next nonce 1, tx nonce 0"), { code: -32003 });
+        }
+        return answer;
+      },
+    });
+    const p = port(w.signers, { transport });
+    const input = request(w.account.address);
+    const sent = await p.transfer(input);
+    expect(sent).toMatchObject({ success: "pending", detail: expect.stringContaining("mined in block") });
+    await node.test.mine({ blocks: 2 });
+    const done = await p.transfer({ ...input, now: new Date() });
+    expect(done).toMatchObject({ success: true, txHash: (sent as { txHash: string }).txHash });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: true });
+    expect(await tokenBalance(input.to)).toBe(input.amount);
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
+  });
+
+  test("a mined transfer whose receipt one node behind the RPC's balancer does not serve yet: still pending, never 'nonce used by another' at the head (it was failed and the loan paid twice)", async () => {
+    const w = await wallet();
+    let hideReceipts = false;
+    const transport = custom({
+      async request({ method, params }) {
+        if (method === "eth_getTransactionReceipt" && hideReceipts) return null;
+        return node.public.request({ method, params } as never);
+      },
+    });
+    const p = port(w.signers, { transport });
+    const input = request(w.account.address);
+    const sent = await p.transfer(input);
+    expect(sent).toMatchObject({ success: "pending" });
+    hideReceipts = true;
+    await node.test.mine({ blocks: 1 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: "pending" });
+    hideReceipts = false;
+    await node.test.mine({ blocks: 2 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: true, txHash: (sent as { txHash: string }).txHash });
+    expect(await tokenBalance(input.to)).toBe(input.amount);
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
+  });
+
+  test("a transfer queued behind a nonce nobody sends is not replaced (higher fees cannot unstick it; 20 bumps took its tip 9× up); once the gap fills, it is mined as first signed", async () => {
+    const w = await wallet();
+    let first = true;
+    const transport = interceptedTransport(async () => {
+      if (!first) return;
+      first = false;
+      throw refusal();
+    });
+    const p = port(w.signers, { transport, replaceAfterMs: 1_000 });
+    expect(await p.transfer(request(w.account.address))).toMatchObject({ success: false });
+    // Nonce 0 was given back; a transfer signed meanwhile by another sender of the wallet took nonce 1 (simulated: a book that starts at 1).
+    const behindInput = request(w.account.address);
+    const gapped = port(w.signers, {
+      replaceAfterMs: 1_000,
+      transport: custom({
+        async request({ method, params }) {
+          if (method === "eth_getTransactionCount" && (params as unknown[])[1] === "pending") return "0x1";
+          return node.public.request({ method, params } as never);
+        },
+      }),
+    });
+    const behind = await gapped.transfer(behindInput);
+    if (behind.success !== "pending") throw new Error("expected pending");
+    expect(await nonceOf(behind.txHash)).toBe(1);
+    for (let i = 1; i <= 3; i++) {
+      expect(await gapped.transfer({ ...behindInput, now: new Date(Date.now() + i * 60_000) })).toMatchObject({ success: "pending", txHash: behind.txHash });
+    }
+    // The gap fills: both are mined, the queued one as first signed.
+    const filler = await p.transfer(request(w.account.address));
+    if (filler.success !== "pending") throw new Error("expected pending");
+    expect(await nonceOf(filler.txHash)).toBe(0);
+    await node.test.mine({ blocks: 2 });
+    expect(await gapped.transfer({ ...behindInput, now: new Date() })).toMatchObject({ success: true, txHash: behind.txHash });
+  });
+
   test("a transaction not mined in time is replaced with the same nonce and fees 12.5% higher; only one of them is mined", async () => {
     const w = await wallet();
     const p = port(w.signers, { replaceAfterMs: 1_000 });

@@ -74,8 +74,12 @@ export interface EvmSenderLedger {
    * so the next transfer takes it and leaves no gap.
    */
   release(reference: string, hash: string, reusable: boolean): Promise<void>;
-  /** The reference's nonce was spent without moving the money: remember why; the next transfer with the reference starts over. */
-  fail(reference: string, reason: string): Promise<EvmSendRecord | null>;
+  /**
+   * The reference's nonce was spent without moving the money: remember why; the next transfer with the reference
+   * starts over. Only the `attempt` judged: a run that read an older attempt's fate (a stale run of a released
+   * reservation) never fails the attempt in flight now.
+   */
+  fail(reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null>;
   /**
    * Closes the reference to `reservation` and every earlier one, unless a
    * transaction signed for it may still be mined (then that record, and

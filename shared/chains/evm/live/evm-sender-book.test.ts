@@ -59,8 +59,28 @@ describe("the nonce book of one sender", () => {
     const b = book();
     await b.claim("a", 0);
     await b.addSigned("a", tx("0x1"));
-    expect(await b.fail("a", "reverted")).toMatchObject({ failed: "reverted" });
+    expect(await b.fail("a", "reverted", 1)).toMatchObject({ failed: "reverted" });
     expect(await b.claim("a", 1)).toMatchObject({ claimed: true, record: { nonce: 1, attempt: 2, txs: [] } });
+  });
+
+  test("a run that judged an older attempt never fails the one in flight now (a stale run failed the next reservation's mined transfer, and the loan was sent again)", async () => {
+    const b = book();
+    await b.claim("a", 0, 1);
+    await b.addSigned("a", tx("0x1"), 1);
+    expect(await b.fail("a", "reverted", 1)).toMatchObject({ attempt: 1, failed: "reverted" });
+    expect(await b.close("a", 1)).toBeNull();
+    expect(await b.claim("a", 1, 2)).toMatchObject({ claimed: true, record: { nonce: 1, attempt: 2 } });
+    await b.addSigned("a", tx("0x2"), 2);
+    // The stale run read attempt 1's revert and fails late: attempt 2 stands.
+    expect(await b.fail("a", "reverted", 1)).toMatchObject({ attempt: 2, failed: null, txs: [{ hash: "0x2" }] });
+    expect(await b.get("a")).toMatchObject({ attempt: 2, failed: null });
+  });
+
+  test("two runs signing the same nonce with the same fees make the same bytes: recorded once, so a refusal of one never empties the record", async () => {
+    const b = book();
+    await b.claim("a", 0);
+    await b.addSigned("a", tx("0x1"));
+    expect(await b.addSigned("a", tx("0x1"))).toMatchObject({ txs: [{ hash: "0x1" }] });
   });
 
   test("a close shuts a reference to its reservation and every earlier one (and to calls naming none): nothing is claimed or signed for them; a later reservation claims again", async () => {
@@ -95,7 +115,7 @@ describe("the nonce book of one sender", () => {
     // Still open to its reservation: a replacement of the same nonce is recorded.
     expect(await b.addSigned("a", tx("0x2"), 1)).toMatchObject({ txs: [{ hash: "0x1" }, { hash: "0x2" }] });
     // Once its nonce is spent without moving money, a close shuts it.
-    await b.fail("a", "reverted");
+    await b.fail("a", "reverted", 1);
     expect(await b.close("a", 1)).toBeNull();
     expect(await b.claim("a", 1, 1)).toEqual({ claimed: false, record: null });
   });

@@ -60,6 +60,8 @@ export class EvmSenderBook implements EvmSenderLedger {
       if (shutOut(await this.storage.get<number>(closedKey(reference)), reservation)) return null;
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (!record || record.failed) return null;
+      // Two runs signing the same nonce with the same fees make the same bytes: one transaction, recorded once.
+      if (record.txs.some((t) => t.hash === tx.hash)) return record;
       const next: EvmSendRecord = { ...record, txs: [...record.txs, tx], firstBroadcastAt: record.firstBroadcastAt ?? tx.sentAt };
       await this.storage.put(refKey(reference), next);
       return next;
@@ -97,11 +99,12 @@ export class EvmSenderBook implements EvmSenderLedger {
     });
   }
 
-  fail(reference: string, reason: string): Promise<EvmSendRecord | null> {
+  fail(reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null> {
     return this.serial(async () => {
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (!record) return null;
-      if (record.failed) return record;
+      // Another attempt is current now (this one failed or was closed and the reference claimed again): not this call's to fail.
+      if (record.failed || record.attempt !== attempt) return record;
       const failed = { ...record, failed: reason };
       await this.storage.put(refKey(reference), failed);
       return failed;

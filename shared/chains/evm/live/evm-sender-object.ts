@@ -36,8 +36,8 @@ export class EvmSenderObject extends DurableObject {
     return this.bookFor(name).release(reference, hash, reusable);
   }
 
-  fail(name: string, reference: string, reason: string): Promise<EvmSendRecord | null> {
-    return this.bookFor(name).fail(reference, reason);
+  fail(name: string, reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null> {
+    return this.bookFor(name).fail(reference, reason, attempt);
   }
 
   private bookFor(name: string): EvmSenderBook {

@@ -8,8 +8,11 @@ export type TransferStatus =
   | { kind: "mined"; hash: string; detail: string }
   | { kind: "reverted"; hash: string; reason: string }
   | { kind: "nonce-used"; reason: string }
-  /** Not mined; `known`: the node still holds the newest transaction in its pool. */
-  | { kind: "unmined"; known: boolean };
+  /**
+   * Not mined; `known`: the node still holds the newest transaction in its pool; `nextInLine`: every lower nonce of
+   * the sender is mined, so only its fees can hold it back (behind a gap, higher fees would not help).
+   */
+  | { kind: "unmined"; known: boolean; nextInLine: boolean };
 
 const receiptOf = (client: PublicClient, hash: string): Promise<TransactionReceipt | null> =>
   client.getTransactionReceipt({ hash: hash as Hash }).catch((error) => {
@@ -24,15 +27,42 @@ const receiptOf = (client: PublicClient, hash: string): Promise<TransactionRecei
  * chain's own promise that the block stays; Anvil's finalized lags the head
  * by 64 blocks, Base's by minutes, so on most nodes depth comes first). The
  * nonce count is read before the receipts: if the sender's mined count had
- * passed our nonce and none of our hashes has a receipt, another
- * transaction took the nonce and ours can never be mined. Throws when the
- * node cannot be asked.
+ * passed our nonce `confirmations` blocks deep and none of our hashes has a
+ * receipt, another transaction took the nonce and ours can never be mined.
+ * Both verdicts that end an attempt (another transaction took the nonce; ours
+ * reverted) are judged at the depth a success needs: at the head, a node
+ * behind a load balancer may count a block whose receipt another backend
+ * does not serve yet, and a shallow block may still be replaced by a reorg.
+ * Throws when the node cannot be asked.
  */
 export async function transferStatus(client: PublicClient, settings: LiveChainSettings, from: Address, record: EvmSendRecord): Promise<TransferStatus> {
-  const minedCount = await client.getTransactionCount({ address: from, blockTag: "latest" });
+  const head = await client.getBlockNumber();
+  const deep = head - BigInt(settings.confirmations);
+  const [deepCount, latestCount] = await Promise.all([
+    deep < 0n ? Promise.resolve(0) : client.getTransactionCount({ address: from, blockNumber: deep }),
+    client.getTransactionCount({ address: from, blockTag: "latest" }),
+  ]);
+  let finalized: bigint | null | undefined;
+  const finalizedBlock = async () => {
+    // A node without the tag: depth alone decides.
+    finalized ??= await client
+      .getBlock({ blockTag: "finalized" })
+      .then((b) => b.number)
+      .catch(() => null);
+    return finalized;
+  };
   for (const tx of [...record.txs].reverse()) {
     const receipt = await receiptOf(client, tx.hash);
     if (!receipt) continue;
+    const depth = head > receipt.blockNumber ? head - receipt.blockNumber : 0n;
+    const final = depth >= BigInt(settings.confirmations) || ((await finalizedBlock()) ?? -1n) >= receipt.blockNumber;
+    if (!final) {
+      return {
+        kind: "mined",
+        hash: receipt.transactionHash,
+        detail: `mined in block ${receipt.blockNumber}${receipt.status === "reverted" ? " (reverted)" : ""}, ${depth} of ${settings.confirmations} confirmations`,
+      };
+    }
     if (receipt.status === "reverted") {
       return {
         kind: "reverted",
@@ -40,28 +70,15 @@ export async function transferStatus(client: PublicClient, settings: LiveChainSe
         reason: `the transfer ${receipt.transactionHash} reverted in block ${receipt.blockNumber}: nothing moved`,
       };
     }
-    const head = await client.getBlockNumber();
-    const finalized = await client
-      .getBlock({ blockTag: "finalized" })
-      .then((b) => b.number)
-      .catch(() => null); // a node without the tag: depth alone decides
-    const depth = head - receipt.blockNumber;
-    if (depth >= BigInt(settings.confirmations) || (finalized !== null && finalized >= receipt.blockNumber)) {
-      const block = await client.getBlock({ blockNumber: receipt.blockNumber });
-      return {
-        kind: "confirmed",
-        hash: receipt.transactionHash,
-        blockNumber: Number(receipt.blockNumber),
-        confirmedAt: new Date(Number(block.timestamp) * 1000),
-      };
-    }
+    const block = await client.getBlock({ blockNumber: receipt.blockNumber });
     return {
-      kind: "mined",
+      kind: "confirmed",
       hash: receipt.transactionHash,
-      detail: `mined in block ${receipt.blockNumber}, ${depth} of ${settings.confirmations} confirmations`,
+      blockNumber: Number(receipt.blockNumber),
+      confirmedAt: new Date(Number(block.timestamp) * 1000),
     };
   }
-  if (minedCount > record.nonce) {
+  if (deepCount > record.nonce) {
     return { kind: "nonce-used", reason: `nonce ${record.nonce} of ${from} on ${settings.chain} was used by another transaction: nothing moved` };
   }
   const newest = record.txs.at(-1)!;
@@ -72,5 +89,5 @@ export async function transferStatus(client: PublicClient, settings: LiveChainSe
       if (error instanceof TransactionNotFoundError) return false;
       throw error;
     });
-  return { kind: "unmined", known };
+  return { kind: "unmined", known, nextInLine: latestCount === record.nonce };
 }

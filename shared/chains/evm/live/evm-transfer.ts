@@ -194,8 +194,11 @@ async function signAndBroadcast(
     await send.client.request({ method: "eth_sendRawTransaction", params: [raw] });
   } catch (error) {
     const outcome = broadcastOutcome(error);
-    if (outcome.kind === "refused") {
-      await send.ledger.release(send.input.reference, hash, !outcome.nonceUsed);
+    // "Nonce too low" proves nothing about this transaction: it may be this very one, mined after an earlier send of
+    // it whose answer was lost (viem retries a broadcast that timed out), or the same bytes another run sent. It is
+    // kept, and the receipts decide (follow). Only a refusal that leaves the nonce unused gives the transaction back.
+    if (outcome.kind === "refused" && !outcome.nonceUsed) {
+      await send.ledger.release(send.input.reference, hash, true);
       if (first) return failure(`the ${settings.chain} node refused the transfer from ${send.from}: ${outcome.reason}`);
       return pending(record, `a replacement with higher fees was refused (${outcome.reason}); the transaction sent before still stands`);
     }
@@ -222,7 +225,7 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
       return { success: true, txHash: status.hash, blockNumber: status.blockNumber, confirmedAt: status.confirmedAt };
     case "reverted":
     case "nonce-used": {
-      await send.ledger.fail(input.reference, status.reason);
+      await send.ledger.fail(input.reference, status.reason, record.attempt);
       return failure(status.reason, status.kind === "reverted" ? status.hash : null);
     }
     case "mined":
@@ -233,7 +236,11 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
       break;
   }
   const newest = record.txs.at(-1)!;
-  if (mayReplace && input.now.getTime() - Date.parse(newest.sentAt) >= deps.replaceAfterMs) return replace(send, record);
+  // Replaced only when it is next in line: one queued behind an unused nonce is stuck on that gap, not on its fees.
+  if (mayReplace && status.nextInLine && input.now.getTime() - Date.parse(newest.sentAt) >= deps.replaceAfterMs) {
+    const replaced = await replace(send, record);
+    if (replaced) return replaced;
+  }
   if (!status.known) {
     // Dropped from the node's pool (a restart, an eviction): the same signed bytes again; a refusal is judged on the next call.
     await client.request({ method: "eth_sendRawTransaction", params: [newest.raw as Hex] }).catch(() => undefined);
@@ -241,8 +248,17 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
   return pending(record, `broadcast with nonce ${record.nonce}, not mined yet`);
 }
 
-/** Replaces the reference's stuck transaction: the same nonce, both fees at least 12.5% higher. */
-async function replace(send: Send, record: EvmSendRecord): Promise<TransferResult> {
+/** A replacement never bids more than this many times the chain's current max-fee estimate. */
+const MAX_FEE_OVER_ESTIMATE = 3n;
+
+/**
+ * Replaces the reference's stuck transaction: the same nonce, both fees at
+ * least 12.5% higher. Null (nothing done) when that would bid more than
+ * MAX_FEE_OVER_ESTIMATE times what the chain asks now: then it is not stuck
+ * on its fees (before, a transfer queued behind a nonce gap was bumped every
+ * few minutes, 9× in 20 bumps, until the wallet could not pay for gas).
+ */
+async function replace(send: Send, record: EvmSendRecord): Promise<TransferResult | null> {
   const { client, deps, from } = send;
   const stuck = record.txs.at(-1)!;
   const signer = await signerFor(send);
@@ -251,7 +267,10 @@ async function replace(send: Send, record: EvmSendRecord): Promise<TransferResul
   let native: bigint;
   try {
     const stuckFees = { maxFeePerGas: BigInt(stuck.maxFeePerGas), maxPriorityFeePerGas: BigInt(stuck.maxPriorityFeePerGas) };
-    fees = replacementFees(stuckFees, await client.estimateFeesPerGas());
+    const current = await client.estimateFeesPerGas();
+    fees = replacementFees(stuckFees, current);
+    // Already bid far above what the chain asks: not stuck on its fees, and bumping again would only compound them.
+    if (fees.maxFeePerGas > current.maxFeePerGas * MAX_FEE_OVER_ESTIMATE) return null;
     native = await client.getBalance({ address: from });
   } catch (error) {
     return pending(record, `not mined yet; the ${deps.settings.chain} node cannot be asked for a replacement (${safeRpcReason(error)})`);
