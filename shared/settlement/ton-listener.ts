@@ -10,13 +10,15 @@ import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
 import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import { listenedCollections } from "./collections-wallets.ts";
-import { dueHeldPayments, holdPayment, releaseHeld } from "./held-payments.ts";
+import { dueHeldPayments, HELD_RETRY_PAGE, holdPayment, releaseHeld } from "./held-payments.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
 export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
   network: TonNetwork;
   /** Pages one poll of a wallet reads at most (TON_MAX_PAGES); tests make backlogs with fewer. */
   maxPages?: number;
+  /** Held payments this run may still try again, shared by every wallet it polls (pollTonCollections sets HELD_RETRY_PAGE). */
+  heldBudget?: { left: number };
   /** The USDT jetton master (`settings.tokenAddress` of TON). */
   master: string;
 };
@@ -188,7 +190,10 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   const report: TonWalletReport = { tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0 };
   const owner = Address.parse(wallet.address);
   const master = Address.parse(deps.master);
-  for (const { obs } of await dueHeldPayments(deps.db, { chain: "TON", tenantId: wallet.tenantId }, deps.clock.now())) {
+  const budget = deps.heldBudget ?? { left: HELD_RETRY_PAGE };
+  const due = budget.left > 0 ? await dueHeldPayments(deps.db, { chain: "TON", tenantId: wallet.tenantId }, deps.clock.now(), budget.left) : [];
+  budget.left -= due.length;
+  for (const { obs } of due) {
     await applyOrHold(deps, wallet.tenantId, { kind: "payment", payment: obs }, report, true);
   }
   const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
@@ -236,10 +241,12 @@ export async function pollTonCollections(deps: TonListenerDeps): Promise<TonWall
   const once = new Map<string, (typeof rows)[number]>();
   for (const row of rows) if (!once.has(`${row.tenantId} ${row.address}`)) once.set(`${row.tenantId} ${row.address}`, row);
   const reports: TonWalletReport[] = [];
+  // One run tries at most HELD_RETRY_PAGE held payments again, whichever wallets hold them (each tried is pushed back, so the rest come next).
+  const run = { ...deps, heldBudget: deps.heldBudget ?? { left: HELD_RETRY_PAGE } };
   for (const row of once.values()) {
     const wallet = { tenantId: row.tenantId, address: row.address, verifiedAt: row.verifiedAt! };
     try {
-      reports.push(await pollTonWallet(deps, wallet));
+      reports.push(await pollTonWallet(run, wallet));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       reports.push({ tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0, error: message });

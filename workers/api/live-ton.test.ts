@@ -247,16 +247,19 @@ describe("live TON: funding and repayment against the emulator", () => {
   test("a repayment its loan's writer cannot apply is held and the wallet's cursor moves on: the tenant's next repayment is credited; the held one is tried again after a back-off and credited once (it stopped the tenant's COLLECTIONS wallet before)", async () => {
     const m = await liveTonTenant("Ton Held Ltd");
     const stuck = await m.liveLoan("100.00");
+    const alsoStuck = await m.liveLoan("20.00");
     const fine = await m.liveLoan("50.00");
-    const broken = new Set([stuck.loan.id]);
+    const broken = new Set([stuck.loan.id, alsoStuck.loan.id]);
     const writer = {
       run: async (cmd: Parameters<typeof t.deps.writer.run>[0]) => {
         if ("loanId" in cmd && broken.has(cmd.loanId)) throw new Error(`the loan ${cmd.loanId} could not apply it (simulated)`);
         return t.deps.writer.run(cmd);
       },
     };
-    const flakyListen = async () =>
-      (await pollTonCollections({ db: t.db, writer, clock: t.clock, network, master: usdt.master.toRawString() })).find((r) => r.tenantId === m.tenantId)!;
+    const flakyListen = async (heldBudget?: { left: number }) =>
+      (await pollTonCollections({ db: t.db, writer, clock: t.clock, network, master: usdt.master.toRawString(), heldBudget })).find(
+        (r) => r.tenantId === m.tenantId,
+      )!;
     const pay = async ({ loan, borrower }: typeof stuck) => {
       const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.liveKey) })).body;
       const due = BigInt(instructions.amountUnits);
@@ -267,25 +270,35 @@ describe("live TON: funding and repayment against the emulator", () => {
     const base = t.clock.now().getTime();
     try {
       await pay(stuck);
+      await pay(alsoStuck);
       await pay(fine);
       // A plain TON transfer naming the stuck loan is no USDT payment: kept as unmatched, never held (a retry would credit it as USDT).
       await stuck.borrower.send({ to: m.collections.address, value: toNano("3"), bounce: false, body: textComment(`svc:repay:${stuck.loan.id}`) });
       const report = await flakyListen();
       expect(report.error).toBeUndefined();
-      expect(report).toMatchObject({ payments: 1, held: 1, unmatched: 1, heldError: expect.stringContaining("could not apply it") });
+      expect(report).toMatchObject({ payments: 1, held: 2, unmatched: 1, heldError: expect.stringContaining("could not apply it") });
       expect(await unmatchedOf(m.tenantId)).toEqual([expect.objectContaining({ token: "TON", reason: "a TON transfer, not USDT" })]);
       expect(await loanOf(m.liveKey, fine.loan.id)).toMatchObject({ status: "REPAID" });
       expect(await loanOf(m.liveKey, stuck.loan.id)).toMatchObject({ status: "ACTIVE", amountPaid: "0.00" });
-      expect(await heldRows()).toEqual([expect.objectContaining({ chain: "TON", kind: "payment", attempts: 1 })]);
+      expect(await heldRows()).toEqual([
+        expect.objectContaining({ chain: "TON", kind: "payment", attempts: 1 }),
+        expect.objectContaining({ chain: "TON", kind: "payment", attempts: 1 }),
+      ]);
 
-      // Not due yet: not tried; the cursor moved past both, so nothing is read again.
+      // Not due yet: not tried; the cursor moved past them all, so nothing is read again.
       expect(await flakyListen()).toMatchObject({ transactions: 0, payments: 0 });
-      broken.delete(stuck.loan.id);
+      broken.clear();
       t.clock.advance(heldBackoffMs(1));
+      // A run tries at most its budget of held payments, across all the wallets it polls; the next run the rest.
+      expect(await flakyListen({ left: 1 })).toMatchObject({ transactions: 0, payments: 1, heldApplied: 1 });
+      expect(await heldRows()).toHaveLength(1);
+      expect(await flakyListen({ left: 0 })).toMatchObject({ payments: 0 });
       expect(await flakyListen()).toMatchObject({ transactions: 0, payments: 1, heldApplied: 1 });
       expect(await heldRows()).toEqual([]);
       expect(await loanOf(m.liveKey, stuck.loan.id)).toMatchObject({ status: "REPAID" });
+      expect(await loanOf(m.liveKey, alsoStuck.loan.id)).toMatchObject({ status: "REPAID" });
       expect(await repaymentsOf(stuck.loan.id)).toHaveLength(1);
+      expect(await repaymentsOf(alsoStuck.loan.id)).toHaveLength(1);
       expect(await repaymentsOf(fine.loan.id)).toHaveLength(1);
       expect(await flakyListen()).toMatchObject({ payments: 0 });
     } finally {
