@@ -262,6 +262,78 @@ describe("live EVM transfer", () => {
     expect(await gapped.transfer({ ...behindInput, now: new Date() })).toMatchObject({ success: true, txHash: behind.txHash });
   });
 
+  test("a node that cannot serve past state (pruned): a transfer still succeeds once deep; only the 'nonce used by another' verdict waits (it was pending for good)", async () => {
+    const w = await wallet();
+    const transport = custom({
+      async request({ method, params }) {
+        const at = (params as unknown[] | undefined)?.[1];
+        if (method === "eth_getTransactionCount" && typeof at === "string" && at.startsWith("0x")) {
+          throw Object.assign(new Error("BlockOutOfRangeError: block height is 44 but requested was 42"), { code: -32602 });
+        }
+        return node.public.request({ method, params } as never);
+      },
+    });
+    const p = port(w.signers, { transport });
+    const input = request(w.account.address);
+    const sent = await p.transfer(input);
+    expect(sent).toMatchObject({ success: "pending" });
+    await node.test.mine({ blocks: 2 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: true, txHash: (sent as { txHash: string }).txHash });
+    expect(await tokenBalance(input.to)).toBe(input.amount);
+  });
+
+  test("another transaction of the wallet takes the nonce the node answered 'nonce too low' for: pending until that one is deep, then a failure, and the next attempt pays once", async () => {
+    const w = await wallet();
+    let refuse = true;
+    const transport = custom({
+      async request({ method, params }) {
+        if (method === "eth_sendRawTransaction" && refuse) {
+          refuse = false;
+          // Someone else holding the key sends from the wallet first, with the same nonce.
+          await node.wallet(w.account).sendTransaction({ account: w.account, chain: null, to: w.account.address, value: 0n, nonce: 0 });
+          throw Object.assign(new Error("nonce too low: next nonce 1, tx nonce 0"), { code: -32003 });
+        }
+        return node.public.request({ method, params } as never);
+      },
+    });
+    const p = port(w.signers, { transport });
+    const input = request(w.account.address);
+    expect(await p.transfer(input)).toMatchObject({ success: "pending" });
+    await node.test.mine({ blocks: 2 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({
+      success: false,
+      errorReason: expect.stringContaining("used by another transaction"),
+    });
+    const again = await p.transfer({ ...input, now: new Date() });
+    if (again.success !== "pending") throw new Error(`expected pending, got ${JSON.stringify(again)}`);
+    expect(await nonceOf(again.txHash)).toBe(1);
+    await node.test.mine({ blocks: 2 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: true, txHash: again.txHash });
+    expect(await tokenBalance(input.to)).toBe(input.amount);
+  });
+
+  test("three transfers of one wallet stuck in the pool together are each replaced in the same round (only the lowest was, one a minute)", async () => {
+    const w = await wallet();
+    const p = port(w.signers, { replaceAfterMs: 1_000 });
+    const inputs = [request(w.account.address), request(w.account.address), request(w.account.address)];
+    await node.test.setAutomine(false);
+    try {
+      const sent = await Promise.all(inputs.map((input) => p.transfer(input)));
+      const later = new Date(Date.now() + 5_000);
+      const replaced = [];
+      for (const [i, input] of inputs.entries()) replaced.push(await p.transfer({ ...input, now: later }));
+      for (const [i, r] of replaced.entries()) {
+        expect(r).toMatchObject({ success: "pending" });
+        expect((r as { txHash: string }).txHash).not.toBe((sent[i] as { txHash: string }).txHash);
+      }
+      await node.test.mine({ blocks: 3 });
+    } finally {
+      await node.test.setAutomine(true);
+    }
+    for (const input of inputs) expect(await p.transfer({ ...input, now: new Date(Date.now() + 10_000) })).toMatchObject({ success: true });
+    expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(3);
+  });
+
   test("a transaction not mined in time is replaced with the same nonce and fees 12.5% higher; only one of them is mined", async () => {
     const w = await wallet();
     const p = port(w.signers, { replaceAfterMs: 1_000 });

@@ -14,6 +14,8 @@ export type EvmSignedTx = {
   maxPriorityFeePerGas: string;
   /** ISO time it was handed to the node. */
   sentAt: string;
+  /** Runs that signed these same bytes (the same nonce and fees make the same transaction); absent: 1. */
+  copies?: number;
 };
 
 /**
@@ -79,7 +81,7 @@ export interface EvmSenderLedger {
    * starts over. Only the `attempt` judged: a run that read an older attempt's fate (a stale run of a released
    * reservation) never fails the attempt in flight now.
    */
-  fail(reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null>;
+  fail(reference: string, reason: string, attempt?: number): Promise<EvmSendRecord | null>;
   /**
    * Closes the reference to `reservation` and every earlier one, unless a
    * transaction signed for it may still be mined (then that record, and

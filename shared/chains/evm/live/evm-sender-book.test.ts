@@ -76,11 +76,24 @@ describe("the nonce book of one sender", () => {
     expect(await b.get("a")).toMatchObject({ attempt: 2, failed: null });
   });
 
-  test("two runs signing the same nonce with the same fees make the same bytes: recorded once, so a refusal of one never empties the record", async () => {
+  test("two runs signing the same nonce with the same fees make the same bytes: one transaction, two copies, so one run's refusal leaves the other's (a node behind a balancer refused what another took: the loan was paid twice)", async () => {
     const b = book();
     await b.claim("a", 0);
     await b.addSigned("a", tx("0x1"));
-    expect(await b.addSigned("a", tx("0x1"))).toMatchObject({ txs: [{ hash: "0x1" }] });
+    expect(await b.addSigned("a", tx("0x1"))).toMatchObject({ txs: [{ hash: "0x1", copies: 2 }] });
+    await b.release("a", "0x1", true);
+    expect(await b.get("a")).toMatchObject({ nonce: 0, failed: null, txs: [{ hash: "0x1", copies: 1 }] });
+    // Both refused: the nonce goes back.
+    await b.release("a", "0x1", true);
+    expect(await b.get("a")).toMatchObject({ failed: "not broadcast", txs: [] });
+    expect(await b.claim("a", 0)).toMatchObject({ claimed: true, record: { nonce: 0, attempt: 2 } });
+  });
+
+  test("a caller from before `attempt` was passed (a deploy window) fails the current attempt as before", async () => {
+    const b = book();
+    await b.claim("a", 0);
+    await b.addSigned("a", tx("0x1"));
+    expect(await b.fail("a", "reverted")).toMatchObject({ failed: "reverted" });
   });
 
   test("a close shuts a reference to its reservation and every earlier one (and to calls naming none): nothing is claimed or signed for them; a later reservation claims again", async () => {

@@ -60,8 +60,13 @@ export class EvmSenderBook implements EvmSenderLedger {
       if (shutOut(await this.storage.get<number>(closedKey(reference)), reservation)) return null;
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (!record || record.failed) return null;
-      // Two runs signing the same nonce with the same fees make the same bytes: one transaction, recorded once.
-      if (record.txs.some((t) => t.hash === tx.hash)) return record;
+      // Two runs signing the same nonce with the same fees make the same bytes: one transaction, each run's copy
+      // counted, so one run's refusal (a node behind a balancer other than the one that took it) leaves the other's.
+      if (record.txs.some((t) => t.hash === tx.hash)) {
+        const counted: EvmSendRecord = { ...record, txs: record.txs.map((t) => (t.hash === tx.hash ? { ...t, copies: (t.copies ?? 1) + 1 } : t)) };
+        await this.storage.put(refKey(reference), counted);
+        return counted;
+      }
       const next: EvmSendRecord = { ...record, txs: [...record.txs, tx], firstBroadcastAt: record.firstBroadcastAt ?? tx.sentAt };
       await this.storage.put(refKey(reference), next);
       return next;
@@ -90,6 +95,12 @@ export class EvmSenderBook implements EvmSenderLedger {
     return this.serial(async () => {
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (!record) return;
+      const copy = record.txs.find((tx) => tx.hash === hash);
+      // Another run's copy of the same bytes may have been taken: only its own copy is given back.
+      if (copy && (copy.copies ?? 1) > 1) {
+        const txs = record.txs.map((tx) => (tx.hash === hash ? { ...tx, copies: (copy.copies ?? 1) - 1 } : tx));
+        return this.storage.put(refKey(reference), { ...record, txs });
+      }
       const txs = record.txs.filter((tx) => tx.hash !== hash);
       // Another transaction of this nonce may still be mined (a refused replacement): the record keeps the nonce.
       if (txs.length > 0) return this.storage.put(refKey(reference), { ...record, txs });
@@ -99,12 +110,13 @@ export class EvmSenderBook implements EvmSenderLedger {
     });
   }
 
-  fail(reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null> {
+  fail(reference: string, reason: string, attempt?: number): Promise<EvmSendRecord | null> {
     return this.serial(async () => {
       const record = await this.storage.get<EvmSendRecord>(refKey(reference));
       if (!record) return null;
       // Another attempt is current now (this one failed or was closed and the reference claimed again): not this call's to fail.
-      if (record.failed || record.attempt !== attempt) return record;
+      // (`attempt` undefined: a caller from before it was passed, during a deploy, judged the current one as before.)
+      if (record.failed || (attempt !== undefined && record.attempt !== attempt)) return record;
       const failed = { ...record, failed: reason };
       await this.storage.put(refKey(reference), failed);
       return failed;

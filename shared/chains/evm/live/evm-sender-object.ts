@@ -36,7 +36,7 @@ export class EvmSenderObject extends DurableObject {
     return this.bookFor(name).release(reference, hash, reusable);
   }
 
-  fail(name: string, reference: string, reason: string, attempt: number): Promise<EvmSendRecord | null> {
+  fail(name: string, reference: string, reason: string, attempt?: number): Promise<EvmSendRecord | null> {
     return this.bookFor(name).fail(reference, reason, attempt);
   }
 

@@ -10,7 +10,7 @@ export type TransferStatus =
   | { kind: "nonce-used"; reason: string }
   /**
    * Not mined; `known`: the node still holds the newest transaction in its pool; `nextInLine`: every lower nonce of
-   * the sender is mined, so only its fees can hold it back (behind a gap, higher fees would not help).
+   * the sender is mined or waiting in the pool (no gap), so only fees can hold it back (behind a gap they would not).
    */
   | { kind: "unmined"; known: boolean; nextInLine: boolean };
 
@@ -37,11 +37,6 @@ const receiptOf = (client: PublicClient, hash: string): Promise<TransactionRecei
  */
 export async function transferStatus(client: PublicClient, settings: LiveChainSettings, from: Address, record: EvmSendRecord): Promise<TransferStatus> {
   const head = await client.getBlockNumber();
-  const deep = head - BigInt(settings.confirmations);
-  const [deepCount, latestCount] = await Promise.all([
-    deep < 0n ? Promise.resolve(0) : client.getTransactionCount({ address: from, blockNumber: deep }),
-    client.getTransactionCount({ address: from, blockTag: "latest" }),
-  ]);
   let finalized: bigint | null | undefined;
   const finalizedBlock = async () => {
     // A node without the tag: depth alone decides.
@@ -78,16 +73,45 @@ export async function transferStatus(client: PublicClient, settings: LiveChainSe
       confirmedAt: new Date(Number(block.timestamp) * 1000),
     };
   }
-  if (deepCount > record.nonce) {
+  // Read after the receipts, `confirmations` below the head read first: a transaction of ours mined since sits above it.
+  if ((await settledNonceCount(client, settings, from, head, finalizedBlock)) > record.nonce) {
     return { kind: "nonce-used", reason: `nonce ${record.nonce} of ${from} on ${settings.chain} was used by another transaction: nothing moved` };
   }
   const newest = record.txs.at(-1)!;
-  const known = await client
-    .getTransaction({ hash: newest.hash as Hash })
-    .then(() => true)
-    .catch((error) => {
-      if (error instanceof TransactionNotFoundError) return false;
-      throw error;
-    });
-  return { kind: "unmined", known, nextInLine: latestCount === record.nonce };
+  const [known, pendingCount] = await Promise.all([
+    client
+      .getTransaction({ hash: newest.hash as Hash })
+      .then(() => true)
+      .catch((error) => {
+        if (error instanceof TransactionNotFoundError) return false;
+        throw error;
+      }),
+    client.getTransactionCount({ address: from, blockTag: "pending" }),
+  ]);
+  // The pool's count runs on past our nonce only when every lower nonce is mined or waiting in the pool too (no gap).
+  return { kind: "unmined", known, nextInLine: pendingCount > record.nonce };
+}
+
+/**
+ * The sender's transaction count `confirmations` blocks below `head`, or at
+ * the finalized block when the node cannot serve that block's state (a
+ * pruned node keeps only recent states); 0 (no verdict) when it can serve
+ * neither. Never throws for want of past state: a success must not wait on it.
+ */
+async function settledNonceCount(
+  client: PublicClient,
+  settings: LiveChainSettings,
+  from: Address,
+  head: bigint,
+  finalizedBlock: () => Promise<bigint | null>,
+): Promise<number> {
+  const deep = head - BigInt(settings.confirmations);
+  if (deep < 0n) return 0;
+  try {
+    return await client.getTransactionCount({ address: from, blockNumber: deep });
+  } catch {
+    const finalized = await finalizedBlock();
+    if (finalized === null) return 0;
+    return client.getTransactionCount({ address: from, blockNumber: finalized }).catch(() => 0);
+  }
 }
