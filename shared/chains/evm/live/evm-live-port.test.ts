@@ -321,7 +321,7 @@ describe("live EVM transfer", () => {
       const sent = await Promise.all(inputs.map((input) => p.transfer(input)));
       const later = new Date(Date.now() + 5_000);
       const replaced = [];
-      for (const [i, input] of inputs.entries()) replaced.push(await p.transfer({ ...input, now: later }));
+      for (const input of inputs) replaced.push(await p.transfer({ ...input, now: later }));
       for (const [i, r] of replaced.entries()) {
         expect(r).toMatchObject({ success: "pending" });
         expect((r as { txHash: string }).txHash).not.toBe((sent[i] as { txHash: string }).txHash);
