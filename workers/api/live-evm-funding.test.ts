@@ -426,6 +426,7 @@ describe("live POLYGON funding on Anvil", () => {
           },
           release: (...a) => ledger.release(...a),
           fail: (...a) => ledger.fail(...a),
+          sawNonceUsed: (...a) => ledger.sawNonceUsed(...a),
           close: (...a) => ledger.close(...a),
         };
       },

@@ -204,7 +204,7 @@ describe("live EVM transfer", () => {
     expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
   });
 
-  test("a mined transfer whose receipt one node behind the RPC's balancer does not serve yet: still pending, never 'nonce used by another' at the head (it was failed and the loan paid twice)", async () => {
+  test("a mined transfer whose receipt one node behind the RPC's balancer does not serve yet: still pending, never 'nonce used by another' at the head, nor on one sighting deep (it was failed and the loan paid twice)", async () => {
     const w = await wallet();
     let hideReceipts = false;
     const transport = custom({
@@ -220,9 +220,15 @@ describe("live EVM transfer", () => {
     hideReceipts = true;
     await node.test.mine({ blocks: 1 });
     expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: "pending" });
+    // Even deep, a receipt one backend lacks is not enough to give the attempt up: seen once, it is checked again later.
+    await node.test.mine({ blocks: 3 });
+    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: "pending", detail: expect.stringContaining("checked again") });
     hideReceipts = false;
     await node.test.mine({ blocks: 2 });
-    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({ success: true, txHash: (sent as { txHash: string }).txHash });
+    expect(await p.transfer({ ...input, now: new Date(Date.now() + 3_600_000) })).toMatchObject({
+      success: true,
+      txHash: (sent as { txHash: string }).txHash,
+    });
     expect(await tokenBalance(input.to)).toBe(input.amount);
     expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(1);
   });
@@ -296,15 +302,19 @@ describe("live EVM transfer", () => {
         return node.public.request({ method, params } as never);
       },
     });
-    const p = port(w.signers, { transport });
+    const p = port(w.signers, { transport, replaceAfterMs: 60_000 });
     const input = request(w.account.address);
     expect(await p.transfer(input)).toMatchObject({ success: "pending" });
     await node.test.mine({ blocks: 2 });
-    expect(await p.transfer({ ...input, now: new Date() })).toMatchObject({
+    // Seen once: pending, checked again; seen again a replacement interval later: the attempt ends.
+    const seen = new Date();
+    expect(await p.transfer({ ...input, now: seen })).toMatchObject({ success: "pending", detail: expect.stringContaining("checked again") });
+    expect(await p.transfer({ ...input, now: new Date(seen.getTime() + 30_000) })).toMatchObject({ success: "pending" });
+    expect(await p.transfer({ ...input, now: new Date(seen.getTime() + 60_000) })).toMatchObject({
       success: false,
       errorReason: expect.stringContaining("used by another transaction"),
     });
-    const again = await p.transfer({ ...input, now: new Date() });
+    const again = await p.transfer({ ...input, now: new Date(seen.getTime() + 60_000) });
     if (again.success !== "pending") throw new Error(`expected pending, got ${JSON.stringify(again)}`);
     expect(await nonceOf(again.txHash)).toBe(1);
     await node.test.mine({ blocks: 2 });

@@ -35,6 +35,8 @@ export type EvmSendRecord = {
   txs: EvmSignedTx[];
   firstBroadcastAt: string | null;
   failed: string | null;
+  /** When a follow first saw the nonce used with no receipt of ours (ISO): the verdict must hold on a later follow too. */
+  nonceUsedSeenAt?: string;
 };
 
 /**
@@ -82,6 +84,12 @@ export interface EvmSenderLedger {
    * reservation) never fails the attempt in flight now.
    */
   fail(reference: string, reason: string, attempt?: number): Promise<EvmSendRecord | null>;
+  /**
+   * A follow saw `attempt`'s nonce used with no receipt of its transactions: remembers when it first did (`at`,
+   * ISO), unless it already had, and answers the record. The attempt is failed only when a later follow sees the
+   * same (a node behind a balancer may lack a receipt for a while).
+   */
+  sawNonceUsed(reference: string, attempt: number, at: string): Promise<EvmSendRecord | null>;
   /**
    * Closes the reference to `reservation` and every earlier one, unless a
    * transaction signed for it may still be mined (then that record, and

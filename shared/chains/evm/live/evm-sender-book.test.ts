@@ -89,6 +89,18 @@ describe("the nonce book of one sender", () => {
     expect(await b.claim("a", 0)).toMatchObject({ claimed: true, record: { nonce: 0, attempt: 2 } });
   });
 
+  test("the first sighting of a used nonce is kept (later ones do not move it), only for the attempt seen, and a new attempt starts without it", async () => {
+    const b = book();
+    await b.claim("a", 0);
+    await b.addSigned("a", tx("0x1"));
+    expect(await b.sawNonceUsed("a", 1, "2026-11-24T12:00:00.000Z")).toMatchObject({ nonceUsedSeenAt: "2026-11-24T12:00:00.000Z" });
+    expect(await b.sawNonceUsed("a", 1, "2026-11-24T12:05:00.000Z")).toMatchObject({ nonceUsedSeenAt: "2026-11-24T12:00:00.000Z" });
+    expect(await b.sawNonceUsed("a", 2, "2026-11-24T12:06:00.000Z")).toMatchObject({ attempt: 1, nonceUsedSeenAt: "2026-11-24T12:00:00.000Z" });
+    await b.fail("a", "nonce used", 1);
+    const again = await b.claim("a", 1);
+    expect(again.record).not.toHaveProperty("nonceUsedSeenAt");
+  });
+
   test("a caller from before `attempt` was passed (a deploy window) fails the current attempt as before", async () => {
     const b = book();
     await b.claim("a", 0);

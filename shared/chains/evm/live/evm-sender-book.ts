@@ -123,6 +123,16 @@ export class EvmSenderBook implements EvmSenderLedger {
     });
   }
 
+  sawNonceUsed(reference: string, attempt: number, at: string): Promise<EvmSendRecord | null> {
+    return this.serial(async () => {
+      const record = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (!record || record.failed || record.attempt !== attempt || record.nonceUsedSeenAt) return record ?? null;
+      const seen = { ...record, nonceUsedSeenAt: at };
+      await this.storage.put(refKey(reference), seen);
+      return seen;
+    });
+  }
+
   /** The state with `nonce` back for the next claim (`reusable`: never sent), or skipped (the node says it is used). */
   private givenBack(state: NonceState, nonce: number, reusable: boolean): NonceState {
     let { next, freed } = state;

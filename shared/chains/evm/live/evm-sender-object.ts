@@ -40,6 +40,10 @@ export class EvmSenderObject extends DurableObject {
     return this.bookFor(name).fail(reference, reason, attempt);
   }
 
+  sawNonceUsed(name: string, reference: string, attempt: number, at: string): Promise<EvmSendRecord | null> {
+    return this.bookFor(name).sawNonceUsed(reference, attempt, at);
+  }
+
   private bookFor(name: string): EvmSenderBook {
     if (!this.book) this.book = new EvmSenderBook(this.ctx.storage, name);
     else if (this.book.name !== name) throw new Error(`this object keeps ${this.book.name}, not ${name}`);

@@ -223,10 +223,20 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
   switch (status.kind) {
     case "confirmed":
       return { success: true, txHash: status.hash, blockNumber: status.blockNumber, confirmedAt: status.confirmedAt };
-    case "reverted":
     case "nonce-used": {
+      // Seen once is not enough: a node behind a balancer may lack our receipt for a while. Failed (and so sent
+      // again) only when a follow at least replaceAfterMs after the first sighting sees the same.
+      const seen = await send.ledger.sawNonceUsed(input.reference, record.attempt, input.now.toISOString());
+      const since = seen?.nonceUsedSeenAt ? Date.parse(seen.nonceUsedSeenAt) : input.now.getTime();
+      if (input.now.getTime() - since < deps.replaceAfterMs) {
+        return pending(record, `${status.reason}, as this node reads it; checked again before the attempt is given up`);
+      }
       await send.ledger.fail(input.reference, status.reason, record.attempt);
-      return failure(status.reason, status.kind === "reverted" ? status.hash : null);
+      return failure(status.reason, null);
+    }
+    case "reverted": {
+      await send.ledger.fail(input.reference, status.reason, record.attempt);
+      return failure(status.reason, status.hash);
     }
     case "mined":
       return { success: "pending", txHash: status.hash, detail: status.detail };
