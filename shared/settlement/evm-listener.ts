@@ -46,7 +46,7 @@ import type { ChainTransaction } from "../chains/chain-port.ts";
 import { effectiveChainConfig, type LiveChain, type LiveChains, type LiveChainSettings } from "../chains/live/live-config.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { collectionsOwners } from "./collections-wallets.ts";
-import { dueHeldPayments, type HeldPayment, holdPayment, releaseHeld } from "./held-payments.ts";
+import { applyOrHold, dueHeldPayments, type HeldPayment, type HeldReport } from "./held-payments.ts";
 import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import { LISTENER_PAGE, type ListenerDeps, type ListenerReport } from "./listener.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -89,40 +89,22 @@ export type EvmListenerReport = ListenerReport & {
   revertScanError?: string;
   /** Blocks the search skipped this poll, being more than MAX_REVERT_SCAN_LAG behind the log cursor (their failures are not reported). */
   revertScanSkipped?: number;
-  /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later. */
-  held?: number;
-  /** Payments held before and applied this poll. */
-  heldApplied?: number;
-  /** Why the first of them could not be applied. */
-  heldError?: string;
-};
+} & HeldReport;
 
 /** The reason an error gives, without a node's request or RPC URL. */
 const reasonOf = (error: unknown) =>
   error instanceof BaseError || error instanceof WrongChainError ? safeRpcReason(error) : error instanceof Error ? error.message : String(error);
 
 /**
- * Applies one observation (`held.blockHash`: its block's hash as read); when
- * its loan's writer (or anything on the way) fails, holds it for a later poll
- * instead. Only a failure to hold it fails the poll. `retry`: a held payment
- * due again, released once applied.
+ * Applies one observation (`held.blockHash`: its block's hash as read), or
+ * holds it when its loan's writer (or anything on the way) fails.
  */
-async function applyOrHold(deps: ListenerDeps, owners: Map<string, string[]>, held: HeldPayment, report: EvmListenerReport, retry = false) {
-  const scope = { chain: held.obs.chain as LiveChain, tenantId: null };
-  try {
-    await handleLive(deps, owners, held.obs, report);
-  } catch (error) {
-    const reason = reasonOf(error);
-    await holdPayment(deps.db, scope, held, reason, deps.clock.now());
-    report.held = (report.held ?? 0) + 1;
-    report.heldError ??= reason;
-    return;
-  }
-  if (retry) {
-    await releaseHeld(deps.db, scope, held.obs);
-    report.heldApplied = (report.heldApplied ?? 0) + 1;
-  }
-}
+const applyOrHoldLive = (deps: ListenerDeps, owners: Map<string, string[]>, held: HeldPayment, report: EvmListenerReport, retry = false) =>
+  applyOrHold(deps.db, { chain: held.obs.chain as LiveChain, tenantId: null }, held, () => handleLive(deps, owners, held.obs, report), report, {
+    now: () => deps.clock.now(),
+    retry,
+    reasonOf,
+  });
 
 /**
  * Tries the held payments of `chain` that are due again. Each one's block
@@ -141,7 +123,7 @@ async function retryHeld(deps: ListenerDeps, owners: Map<string, string[]>, chai
         continue;
       }
     }
-    await applyOrHold(deps, owners, held, report, true);
+    await applyOrHoldLive(deps, owners, held, report, true);
   }
 }
 
@@ -271,7 +253,7 @@ async function pollLeased(
           if (!blockHash) throw new Error(`${tx.hash} has no block hash: a live block is never credited unremembered`);
           await rememberBlock(db, chain, tx.blockNumber, blockHash, true, deps.clock.now());
         }
-        for (const obs of observations) await applyOrHold(deps, owners, { obs, blockHash: blockHash ?? null }, report);
+        for (const obs of observations) await applyOrHoldLive(deps, owners, { obs, blockHash: blockHash ?? null }, report);
       }
       report.transactions += read.transactions.length;
       if (read.scannedTo <= report.lastBlock) break;
@@ -329,7 +311,7 @@ async function searchReverts(
     const borrowersOf = (ids: readonly string[]) => awaitingBorrowers(deps.db, chain, ids);
     for (const tx of await reader.failedRepays({ afterBlock: from, toBlock: to, collections: [...collections], borrowersOf })) {
       const blockHash = tx.family === "EVM" ? (tx.blockHash ?? null) : null;
-      for (const obs of classifyTransaction(tx, { config, collections })) await applyOrHold(deps, owners, { obs, blockHash }, report);
+      for (const obs of classifyTransaction(tx, { config, collections })) await applyOrHoldLive(deps, owners, { obs, blockHash }, report);
     }
     await deps.db.update(chainCursors).set({ revertsScannedTo: to }).where(eq(chainCursors.chain, chain));
   } catch (error) {

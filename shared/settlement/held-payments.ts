@@ -99,6 +99,45 @@ export async function dueHeldPayments(db: Db, scope: HeldScope, now: Date, limit
   return rows.map((r) => ({ obs: observationOf(r.observation), blockHash: r.blockHash }));
 }
 
+/** What a listener's report says of held payments. */
+export type HeldReport = {
+  /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later. */
+  held?: number;
+  /** Payments held before and applied this poll. */
+  heldApplied?: number;
+  /** Why the first of them could not be applied. */
+  heldError?: string;
+};
+
+/**
+ * Runs `apply` for one payment; when it throws, holds the payment for a
+ * later poll instead (only a failure to hold it throws). `retry`: a held
+ * payment due again, released once applied. `reasonOf`: the error's words
+ * to keep (without secrets such as an RPC URL).
+ */
+export async function applyOrHold(
+  db: Db,
+  scope: HeldScope,
+  held: HeldPayment,
+  apply: () => Promise<unknown>,
+  report: HeldReport,
+  options: { now: () => Date; retry?: boolean; reasonOf?: (error: unknown) => string },
+): Promise<void> {
+  try {
+    await apply();
+  } catch (error) {
+    const reason = options.reasonOf ? options.reasonOf(error) : error instanceof Error ? error.message : String(error);
+    await holdPayment(db, scope, held, reason, options.now());
+    report.held = (report.held ?? 0) + 1;
+    report.heldError ??= reason;
+    return;
+  }
+  if (options.retry) {
+    await releaseHeld(db, scope, held.obs);
+    report.heldApplied = (report.heldApplied ?? 0) + 1;
+  }
+}
+
 /** A held payment as the operator sees it (GET /v1/operator/held-payments). */
 export type HeldPaymentView = Omit<typeof heldPayments.$inferSelect, "observation" | "tenantId" | "blockHash"> & {
   tenantId: string | null;

@@ -10,7 +10,7 @@ import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
 import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import { listenedCollections } from "./collections-wallets.ts";
-import { dueHeldPayments, HELD_RETRY_PAGE, holdPayment, releaseHeld } from "./held-payments.ts";
+import { applyOrHold, dueHeldPayments, HELD_RETRY_PAGE, type HeldReport } from "./held-payments.ts";
 import { recordUnmatched } from "./unmatched.ts";
 
 export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
@@ -32,13 +32,7 @@ export type TonWalletReport = {
   unmatched: number;
   backlog?: number;
   error?: string;
-  /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later (held-payments.ts). */
-  held?: number;
-  /** Payments held before and applied this poll. */
-  heldApplied?: number;
-  /** Why the first of them could not be applied. */
-  heldError?: string;
-};
+} & HeldReport;
 
 /** Transactions read per request, and how many requests one poll of a wallet makes at most (a larger backlog takes more polls: walkBack). */
 export const TON_PAGE = 100;
@@ -158,23 +152,14 @@ async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFindi
 /**
  * Applies one finding; a payment whose loan's writer (or anything on the way)
  * fails is held for a later poll instead, so the wallet's cursor moves on.
- * Only a failure to hold it fails the poll.
+ * Anything unmatched is never held (a retry would take it for a USDT payment).
  */
-async function applyOrHold(deps: TonListenerDeps, tenantId: string, finding: TonFinding, report: TonWalletReport, held = false) {
+function applyOrHoldTon(deps: TonListenerDeps, tenantId: string, finding: TonFinding, report: TonWalletReport, retry = false) {
   if (finding.kind !== "payment") return handle(deps, tenantId, finding, report);
-  try {
-    await handle(deps, tenantId, finding, report);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    await holdPayment(deps.db, { chain: "TON", tenantId }, { obs: finding.payment, blockHash: null }, reason, deps.clock.now());
-    report.held = (report.held ?? 0) + 1;
-    report.heldError ??= reason;
-    return;
-  }
-  if (held) {
-    await releaseHeld(deps.db, { chain: "TON", tenantId }, finding.payment);
-    report.heldApplied = (report.heldApplied ?? 0) + 1;
-  }
+  return applyOrHold(deps.db, { chain: "TON", tenantId }, { obs: finding.payment, blockHash: null }, () => handle(deps, tenantId, finding, report), report, {
+    now: () => deps.clock.now(),
+    retry,
+  });
 }
 
 /**
@@ -194,7 +179,7 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   const due = budget.left > 0 ? await dueHeldPayments(deps.db, { chain: "TON", tenantId: wallet.tenantId }, deps.clock.now(), budget.left) : [];
   budget.left -= due.length;
   for (const { obs } of due) {
-    await applyOrHold(deps, wallet.tenantId, { kind: "payment", payment: obs }, report, true);
+    await applyOrHoldTon(deps, wallet.tenantId, { kind: "payment", payment: obs }, report, true);
   }
   const cursor = await cursorOf(deps.db, wallet.tenantId, wallet.address);
   const notBefore = Math.floor(wallet.verifiedAt.getTime() / 1000) - FIRST_POLL_SLACK_SECONDS;
@@ -210,7 +195,7 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   if (walk.transactions.length > 0) {
     const jettonWallet = await jettonWalletOf(deps.network, master, owner);
     for (const tx of walk.transactions) {
-      for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await applyOrHold(deps, wallet.tenantId, finding, report);
+      for (const finding of classifyTonTransaction(tx, { owner, jettonWallet, master })) await applyOrHoldTon(deps, wallet.tenantId, finding, report);
       await saveCursor(deps.db, wallet.tenantId, wallet.address, tx, deps.clock.now());
       report.transactions++;
     }

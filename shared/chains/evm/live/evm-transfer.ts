@@ -246,7 +246,7 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
       break;
   }
   const newest = record.txs.at(-1)!;
-  // Replaced only when it is next in line: one queued behind an unused nonce is stuck on that gap, not on its fees.
+  // Replaced only when no lower nonce is missing: one queued behind an unused nonce is stuck on that gap, not on its fees.
   if (mayReplace && status.nextInLine && input.now.getTime() - Date.parse(newest.sentAt) >= deps.replaceAfterMs) {
     const replaced = await replace(send, record);
     if (replaced) return replaced;

@@ -30,14 +30,16 @@ const readPosition = (p: StoredPosition | undefined): TxPosition | undefined => 
 
 /** A trace's progress as stored (lt decimal, hash hex); null when there is nothing to go on from. */
 export function storedTrace(progress: TraceProgress | null): string | null {
-  if (!progress || Object.keys(progress).length === 0) return null;
+  if (!progress) return null;
   const stored: StoredTrace = {
     wallet: storePosition(progress.wallet),
     sender: storePosition(progress.sender),
     resumeAt: storePosition(progress.resumeAt),
     walkFrom: progress.walkFrom,
   };
-  return JSON.stringify(stored);
+  // Keys left undefined are dropped: a progress of nothing is no progress.
+  const json = JSON.stringify(stored);
+  return json === "{}" ? null : json;
 }
 
 const isPosition = (p: unknown): p is StoredPosition =>
