@@ -428,6 +428,7 @@ describe("live POLYGON funding on Anvil", () => {
           fail: (...a) => ledger.fail(...a),
           sawNonceUsed: (...a) => ledger.sawNonceUsed(...a),
           close: (...a) => ledger.close(...a),
+          claimGap: (...a) => ledger.claimGap(...a),
         };
       },
     };

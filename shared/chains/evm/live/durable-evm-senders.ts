@@ -23,6 +23,7 @@ export function durableEvmSenders(namespace: DurableObjectNamespace<EvmSenderObj
         fail: async (reference, reason, attempt) => (await stub().fail(name, reference, reason, attempt)) as EvmSendRecord | null,
         sawNonceUsed: async (reference, attempt, at) => (await stub().sawNonceUsed(name, reference, attempt, at)) as EvmSendRecord | null,
         close: async (reference, reservation) => (await stub().close(name, reference, reservation)) as EvmSendRecord | null,
+        claimGap: async (nonce, pendingCount) => (await stub().claimGap(name, nonce, pendingCount)) as EvmClaim,
       };
     },
   };

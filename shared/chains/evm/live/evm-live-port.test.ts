@@ -61,6 +61,27 @@ function interceptedTransport(intercept: (raw: Hex) => Promise<void>) {
 
 const refusal = () => Object.assign(new Error("txpool is full"), { code: -32000 });
 
+/** A transport whose first broadcast waits (`reached`) until `refuse` is called (a second transfer takes the next nonce meanwhile), then is refused. */
+function firstBroadcastHeld() {
+  let release: (() => void) | null = null;
+  let first = true;
+  const transport = interceptedTransport(async () => {
+    if (!first) return;
+    first = false;
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    throw refusal();
+  });
+  return {
+    transport,
+    reached: async () => {
+      while (!release) await Bun.sleep(5);
+    },
+    refuse: () => (release as unknown as () => void)(),
+  };
+}
+
 let refs = 0;
 const request = (from: string, overrides: Partial<TransferRequest> = {}): TransferRequest => ({
   chain: "BASE",
@@ -150,23 +171,13 @@ describe("live EVM transfer", () => {
 
   test("a broadcast the node refuses gives its nonce back: a transfer queued behind it is not stranded, the next transfer takes the freed nonce", async () => {
     const w = await wallet();
-    let held: (() => void) | null = null;
-    let first = true;
-    const transport = interceptedTransport(async () => {
-      if (!first) return;
-      first = false;
-      // The first broadcast waits until a second transfer has taken the next nonce, then is refused.
-      await new Promise<void>((resolve) => {
-        held = resolve;
-      });
-      throw refusal();
-    });
-    const p = port(w.signers, { transport });
+    const held = firstBroadcastHeld();
+    const p = port(w.signers, { transport: held.transport });
     const refused = p.transfer(request(w.account.address));
-    while (!held) await Bun.sleep(5);
+    await held.reached();
     const behind = await p.transfer(request(w.account.address));
     expect(behind).toMatchObject({ success: "pending", detail: "broadcast with nonce 1, not mined yet" });
-    (held as unknown as () => void)();
+    held.refuse();
     const failed = await refused;
     expect(failed).toEqual({ success: false, errorReason: `the BASE node refused the transfer from ${w.account.address}: txpool is full`, txHash: null });
 
@@ -177,6 +188,53 @@ describe("live EVM transfer", () => {
     expect(await nonceOf(behind.txHash)).toBe(1);
     expect((await node.public.getTransactionReceipt({ hash: behind.txHash as Hash })).status).toBe("success");
     expect(await node.public.getTransactionCount({ address: w.account.address })).toBe(2);
+  });
+
+  test("a nonce given back by a refusal that no later claim takes is filled by a zero-value transaction to the wallet itself once the transfer behind it has waited replaceAfterMs: that one is mined, the stablecoin moves once (it waited for good when the refused loan was never sent from the wallet again)", async () => {
+    const w = await wallet();
+    const held = firstBroadcastHeld();
+    const p = port(w.signers, { transport: held.transport, replaceAfterMs: 60_000 });
+    const refusedInput = request(w.account.address);
+    const refused = p.transfer(refusedInput);
+    await held.reached();
+    const behindInput = request(w.account.address);
+    const behind = await p.transfer(behindInput);
+    held.refuse();
+    expect(await refused).toMatchObject({ success: false });
+    if (behind.success !== "pending") throw new Error("expected pending");
+    expect(await nonceOf(behind.txHash)).toBe(1);
+    const start = Date.now();
+    const at = (ms: number) => ({ ...behindInput, now: new Date(start + ms) });
+
+    // Before replaceAfterMs it only waits: nothing else is sent.
+    expect(await p.transfer(at(30_000))).toMatchObject({ success: "pending", detail: "broadcast with nonce 1, not mined yet" });
+    expect(await node.public.getTransactionCount({ address: w.account.address, blockTag: "pending" })).toBe(0);
+
+    const filled = await p.transfer(at(61_000));
+    expect(filled).toMatchObject({ success: "pending", txHash: behind.txHash });
+    if (filled.success !== "pending") throw new Error("expected pending");
+    const fillerHash = filled.detail.match(/zero-value transaction (0x[0-9a-f]{64})/)?.[1];
+    expect(filled.detail).toContain("waiting for nonce 0, filled by the zero-value transaction");
+    const filler = await broadcastTransaction(node, fillerHash!);
+    expect(filler).toMatchObject({ nonce: 0, value: 0n, input: "0x" });
+    expect(filler.from.toLowerCase()).toBe(w.account.address.toLowerCase());
+    expect(filler.to?.toLowerCase()).toBe(w.account.address.toLowerCase());
+    // A later follow sends no second filler: the same one stands.
+    expect(await p.transfer(at(62_000))).toMatchObject({ success: "pending" });
+    expect(await node.public.getTransactionCount({ address: w.account.address, blockTag: "pending" })).toBe(2);
+
+    await node.test.mine({ blocks: 3 });
+    expect(await p.transfer(at(63_000))).toMatchObject({ success: true, txHash: behind.txHash });
+    expect(await tokenBalance(behindInput.to)).toBe(USDC(10));
+    expect(await tokenBalance(w.account.address)).toBe(USDC(990));
+    // The refused transfer, sent again later, takes a new nonce and pays once.
+    const again = await p.transfer({ ...refusedInput, now: new Date(start + 64_000) });
+    if (again.success !== "pending") throw new Error("expected pending");
+    expect(await nonceOf(again.txHash)).toBe(2);
+    await node.test.mine({ blocks: 3 });
+    expect(await p.transfer({ ...refusedInput, now: new Date(start + 65_000) })).toMatchObject({ success: true });
+    expect(await tokenBalance(refusedInput.to)).toBe(USDC(10));
+    expect(await tokenBalance(w.account.address)).toBe(USDC(980));
   });
 
   test("a broadcast the node took whose answer was lost, answered 'nonce too low' when sent again (viem retries a timed-out broadcast): kept and judged by its receipt, confirmed once, never sent again (it was given up and the loan paid twice)", async () => {

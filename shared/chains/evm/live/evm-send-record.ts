@@ -99,7 +99,18 @@ export interface EvmSenderLedger {
    * holding an older reservation can never send after the loan released it.
    */
   close(reference: string, reservation: number): Promise<EvmSendRecord | null>;
+  /**
+   * A nonce gap to fill: `nonce` (the node's pending count, below a transfer that waits on it) when the book gave it
+   * back and no claim took it since. It is claimed for the reference `gapReference(nonce)`, whose holder signs a
+   * zero-value transaction to the sender itself with it, so what waits behind it is mined. The gap's record when it
+   * was claimed before (signed or not: its holder sends it again); no record when the book does not hold the nonce
+   * freed (another reference holds it and its own follow sends it, or the book never gave it out).
+   */
+  claimGap(nonce: number, pendingCount: number): Promise<EvmClaim>;
 }
+
+/** The reference of the zero-value transaction that fills a freed nonce (see `claimGap`). */
+export const gapReference = (nonce: number) => `gap:${nonce}`;
 
 /** Every live EVM sender's ledger, one per (chain, address). */
 export interface EvmSenders {

@@ -153,6 +153,29 @@ describe("the nonce book of one sender", () => {
     expect(await b.addSigned("a", tx("0x1"), 2)).toMatchObject({ txs: [{ hash: "0x1" }] });
   });
 
+  test("a gap is claimed only for a nonce the book gave back and no claim took since: once (its holder sends it again), never handed to a transfer meanwhile, and back in the book if the filler is refused", async () => {
+    const b = book();
+    for (const r of ["a", "b"]) {
+      await b.claim(r, 0);
+      await b.addSigned(r, tx(`0x${r}`));
+    }
+    // Nothing given back: no gap of the book's to fill (nonce 0 is a's, and a's own follow sends it).
+    expect(await b.claimGap(0, 0)).toEqual({ claimed: false, record: null });
+    await b.release("a", "0xa", true);
+    // Below the node's pending count the nonce is used already.
+    expect(await b.claimGap(0, 1)).toEqual({ claimed: false, record: null });
+    expect(await b.claimGap(0, 0)).toMatchObject({ claimed: true, record: { reference: "gap:0", nonce: 0, attempt: 1, txs: [] } });
+    expect(await b.claimGap(0, 0)).toMatchObject({ claimed: false, record: { reference: "gap:0", nonce: 0 } });
+    // The filler holds nonce 0: the next transfer takes 2.
+    expect(await nonceOf(b, "c")).toBe(2);
+    await b.addSigned("gap:0", tx("0xf"));
+    expect(await b.claimGap(0, 0)).toMatchObject({ claimed: false, record: { txs: [{ hash: "0xf" }] } });
+    // Refused: nonce 0 is back for the next claim, a transfer's or a filler's.
+    await b.release("gap:0", "0xf", true);
+    expect(await b.claimGap(0, 0)).toMatchObject({ claimed: true, record: { nonce: 0, attempt: 2 } });
+    expect(await nonceOf(b, "d")).toBe(3);
+  });
+
   test("a storage marked for another sender is refused", async () => {
     const storage = memorySimStorage();
     await new EvmSenderBook(storage, "POLYGON:0xabc").claim("a", 0);

@@ -1,5 +1,5 @@
 import type { SimStorage } from "../../simulated/sim-storage.ts";
-import type { EvmClaim, EvmSendRecord, EvmSenderLedger, EvmSignedTx } from "./evm-send-record.ts";
+import { type EvmClaim, type EvmSendRecord, type EvmSenderLedger, type EvmSignedTx, gapReference } from "./evm-send-record.ts";
 
 /** The sender's nonce state: the next fresh nonce (null until the node was asked) and nonces released below it, lowest first. */
 type NonceState = { name: string; next: number | null; freed: number[] };
@@ -120,6 +120,20 @@ export class EvmSenderBook implements EvmSenderLedger {
       const failed = { ...record, failed: reason };
       await this.storage.put(refKey(reference), failed);
       return failed;
+    });
+  }
+
+  claimGap(nonce: number, pendingCount: number): Promise<EvmClaim> {
+    return this.serial(async () => {
+      const reference = gapReference(nonce);
+      const existing = await this.storage.get<EvmSendRecord>(refKey(reference));
+      if (existing && !existing.failed && existing.nonce === nonce) return { claimed: false, record: existing };
+      const state = await this.state();
+      // Only a nonce the book gave back and nobody took since; one below the node's pending count is used already.
+      if (nonce < pendingCount || !state.freed.includes(nonce)) return { claimed: false, record: null };
+      const record: EvmSendRecord = { reference, nonce, attempt: (existing?.attempt ?? 0) + 1, txs: [], firstBroadcastAt: null, failed: null };
+      await this.storage.put({ state: { ...state, freed: state.freed.filter((n) => n !== nonce) }, [refKey(reference)]: record });
+      return { claimed: true, record };
     });
   }
 

@@ -44,6 +44,10 @@ export class EvmSenderObject extends DurableObject {
     return this.bookFor(name).sawNonceUsed(reference, attempt, at);
   }
 
+  claimGap(name: string, nonce: number, pendingCount: number): Promise<EvmClaim> {
+    return this.bookFor(name).claimGap(nonce, pendingCount);
+  }
+
   private bookFor(name: string): EvmSenderBook {
     if (!this.book) this.book = new EvmSenderBook(this.ctx.storage, name);
     else if (this.book.name !== name) throw new Error(`this object keeps ${this.book.name}, not ${name}`);

@@ -10,9 +10,10 @@ export type TransferStatus =
   | { kind: "nonce-used"; reason: string }
   /**
    * Not mined; `known`: the node still holds the newest transaction in its pool; `nextInLine`: every lower nonce of
-   * the sender is mined or waiting in the pool (no gap), so only fees can hold it back (behind a gap they would not).
+   * the sender is mined or waiting in the pool (no gap), so only fees can hold it back (behind a gap they would not);
+   * `pendingCount`: the node's pending count, the lowest nonce missing when it is below ours.
    */
-  | { kind: "unmined"; known: boolean; nextInLine: boolean };
+  | { kind: "unmined"; known: boolean; nextInLine: boolean; pendingCount: number };
 
 const receiptOf = (client: PublicClient, hash: string): Promise<TransactionReceipt | null> =>
   client.getTransactionReceipt({ hash: hash as Hash }).catch((error) => {
@@ -89,7 +90,7 @@ export async function transferStatus(client: PublicClient, settings: LiveChainSe
     client.getTransactionCount({ address: from, blockTag: "pending" }),
   ]);
   // The pool's count runs on past our nonce only when every lower nonce is mined or waiting in the pool too (no gap).
-  return { kind: "unmined", known, nextInLine: pendingCount > record.nonce };
+  return { kind: "unmined", known, nextInLine: pendingCount > record.nonce, pendingCount };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { LiveChainSettings } from "../../live/live-config.ts";
 import type { SignerSource } from "../../live/signer-source.ts";
 import { broadcastOutcome, safeRpcReason } from "./evm-broadcast-errors.ts";
 import { type EvmFees, replacementFees } from "./evm-fees.ts";
+import { fillNonceGap } from "./evm-gap-filler.ts";
 import type { EvmSendRecord, EvmSenderLedger, EvmSenders } from "./evm-send-record.ts";
 import { transferStatus } from "./evm-transfer-status.ts";
 
@@ -246,16 +247,33 @@ async function follow(send: Send, record: EvmSendRecord, mayReplace: boolean): P
       break;
   }
   const newest = record.txs.at(-1)!;
+  const waited = mayReplace && input.now.getTime() - Date.parse(newest.sentAt) >= deps.replaceAfterMs;
   // Replaced only when no lower nonce is missing: one queued behind an unused nonce is stuck on that gap, not on its fees.
-  if (mayReplace && status.nextInLine && input.now.getTime() - Date.parse(newest.sentAt) >= deps.replaceAfterMs) {
+  if (waited && status.nextInLine) {
     const replaced = await replace(send, record);
     if (replaced) return replaced;
   }
+  // Behind a gap: the missing nonce is filled when the book gave it back and nobody took it since.
+  const gap =
+    waited && status.pendingCount < record.nonce
+      ? await fillNonceGap({
+          settings: deps.settings,
+          client,
+          ledger: send.ledger,
+          from: send.from,
+          nonce: status.pendingCount,
+          account: async () => {
+            const signer = await signerFor(send);
+            return "reason" in signer ? signer : signer.account;
+          },
+          now: input.now,
+        })
+      : null;
   if (!status.known) {
     // Dropped from the node's pool (a restart, an eviction): the same signed bytes again; a refusal is judged on the next call.
     await client.request({ method: "eth_sendRawTransaction", params: [newest.raw as Hex] }).catch(() => undefined);
   }
-  return pending(record, `broadcast with nonce ${record.nonce}, not mined yet`);
+  return pending(record, `broadcast with nonce ${record.nonce}, not mined yet${gap ? `; ${gap}` : ""}`);
 }
 
 /** A replacement never bids more than this many times the chain's current max-fee estimate. */
