@@ -86,6 +86,7 @@ function loanRow(i: number): LoanRow {
     defaultedAt: null,
     defaultRecordedAt: null,
     writeToken: `token-${i}`,
+    fundingRetryMark: null,
     createdAt: at,
     updatedAt: new Date(at.getTime() + DAY),
   };

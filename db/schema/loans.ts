@@ -100,6 +100,12 @@ export const loans = sqliteTable(
      * change and its consequences commit together or not at all.
      */
     writeToken: text("write_token").notNull(),
+    /**
+     * The funding retry job's turn that last took this loan while it waited to be funded (migration 0044): the run's
+     * time in unix ms, or one past the highest mark when that is not later; null before any. Its rotation only, not
+     * part of the loan's state.
+     */
+    fundingRetryMark: integer("funding_retry_mark"),
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },
@@ -121,6 +127,10 @@ export const loans = sqliteTable(
     index("loans_status_due_idx").on(t.status, t.dueAt),
     index("loans_tenant_status_due_idx").on(t.tenantId, t.status, t.dueAt),
     index("loans_funding_state_idx").on(t.fundingState, t.tenantId, t.createdAt),
+    // Loans waiting to be funded, in the order the retry job takes them (migration 0044).
+    index("loans_funding_retry_idx")
+      .on(t.mode, t.fundingRetryMark, t.createdAt, t.id)
+      .where(sql`status = 'CREATED' AND decision_outcome = 'APPROVED' AND funding_state IN ('NONE', 'AWAITING_LIQUIDITY', 'RESERVED')`),
   ],
 );
 

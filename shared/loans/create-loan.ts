@@ -328,6 +328,7 @@ export async function createLoan(
     defaultedAt: null,
     defaultRecordedAt: null,
     writeToken: newWriteToken(),
+    fundingRetryMark: null,
     createdAt: input.now,
     updatedAt: input.now,
   };

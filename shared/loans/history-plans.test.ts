@@ -9,6 +9,7 @@ import { todayStatsQueries } from "../stats/today-stats.ts";
 import { deliveriesPageQuery } from "../webhooks/delivery-history.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
+import { copyLoans } from "../testing/loan-copies.ts";
 import { borrowerIdOfRef, openLoansOfBorrowerQuery } from "./decide-loan.ts";
 import { loansPageQuery } from "./list-loans.ts";
 import { openPrincipalOfLine } from "./open-loans.ts";
@@ -45,16 +46,11 @@ beforeAll(async () => {
   tenantId = me.body.tenant.id as string;
   programId = "00000000-0000-4000-8000-00000000000p";
   // History: each loan copied COPIES times (new ids and keys, same borrower, tenant and mode).
-  const columns = (await t.client.execute("SELECT name FROM pragma_table_info('loans') ORDER BY cid")).rows.map((r) => String(r.name));
-  const set: Record<string, string> = {
-    id: "l.id || '-' || n.i",
-    idempotency_key: "l.idempotency_key || '-' || n.i",
-    write_token: "l.write_token || '-' || n.i",
-  };
-  await t.client.execute({
-    sql: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${COPIES})
-          INSERT INTO loans (${columns.join(", ")}) SELECT ${columns.map((c) => set[c] ?? `l.${c}`).join(", ")} FROM n, loans AS l WHERE l.tenant_id = ?`,
+  await copyLoans(t, {
+    where: "l.tenant_id = ?",
     args: [tenantId],
+    copies: COPIES,
+    set: { id: "l.id || '-' || n.i", idempotency_key: "l.idempotency_key || '-' || n.i", write_token: "l.write_token || '-' || n.i" },
   });
 });
 afterAll(() => t.close());

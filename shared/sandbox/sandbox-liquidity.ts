@@ -127,7 +127,7 @@ export async function setSandboxLiquidity(
     throw validationError([`available: must be at least ${displayAmount(reserved)}, the amount reserved for loans being funded`]);
   }
 
-  const retried = await retryFunding({ db, writer }, { tenantId: tenant.id });
+  const retried = await retryFunding({ db, writer, clock: systemClock }, { tenantId: tenant.id });
   const [waiting] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)

@@ -1,5 +1,7 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
+import type { TenantMode } from "../domain/rails.ts";
 import type { LoanCommand, LoanWriter } from "../loans/loan-commands.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
@@ -52,27 +54,80 @@ export async function sweepDueLoans(
 }
 
 /**
- * Approved loans still waiting to be funded (no liquidity before, a failed
- * transfer, or a run cut off after reserving), oldest first. A loan whose own
- * request is still at work is safe to touch: its writer queues this behind
- * that request, and processing a funded loan does nothing.
+ * Loans waiting to be funded: approved, still CREATED, and not funded or
+ * waiting for the loan-level KYC gate. Written as literals, the partial
+ * index `loans_funding_retry_idx` (migration 0044) holds exactly these, so
+ * SQLite can read through it (the plan is tested).
  */
-export async function retryFunding({ db, writer }: Pick<VerbDeps, "db" | "writer">, input: { tenantId?: string; limit?: number } = {}): Promise<SweepReport> {
-  const rows = await db
-    .select({ tenantId: loans.tenantId, loanId: loans.id })
+const waitingToBeFunded = sql`${loans.status} = 'CREATED' AND ${loans.decisionOutcome} = 'APPROVED' AND ${loans.fundingState} IN ('NONE', 'AWAITING_LIQUIDITY', 'RESERVED')`;
+
+/** One page of a mode's loans waiting to be funded, least recently retried first (never retried first), none marked at `mark` or after. */
+export const fundingRetryPage = (db: Db, q: { mode: TenantMode; mark: number; tenantId?: string; limit: number }) =>
+  db
+    .select({ tenantId: loans.tenantId, loanId: loans.id, createdAt: loans.createdAt })
     .from(loans)
     .where(
       and(
-        inArray(loans.fundingState, ["AWAITING_LIQUIDITY", "RESERVED", "NONE"]),
-        eq(loans.status, "CREATED"),
-        eq(loans.decisionOutcome, "APPROVED"),
-        input.tenantId ? eq(loans.tenantId, input.tenantId) : undefined,
+        waitingToBeFunded,
+        eq(loans.mode, q.mode),
+        or(isNull(loans.fundingRetryMark), lt(loans.fundingRetryMark, q.mark)),
+        q.tenantId ? eq(loans.tenantId, q.tenantId) : undefined,
       ),
     )
-    .orderBy(asc(loans.createdAt), asc(loans.id))
-    .limit(input.limit ?? SWEEP_PAGE);
-  // Oldest first, one at a time: the first loans get the returning liquidity.
+    .orderBy(asc(loans.fundingRetryMark), asc(loans.createdAt), asc(loans.id))
+    .limit(q.limit);
+
+/** This run's mark: its time, or one past the highest mark of a waiting loan when that is not later (a clock that did not move, as in tests). */
+async function runMark(db: Db, now: Date): Promise<number> {
+  const [row] = await db
+    .select({ highest: sql<number | null>`max(${loans.fundingRetryMark})` })
+    .from(loans)
+    .where(waitingToBeFunded);
+  return Math.max(now.getTime(), (row?.highest ?? 0) + 1);
+}
+
+/**
+ * Approved loans still waiting to be funded (no liquidity before, a failed
+ * transfer, a live transfer broadcast and not yet deep enough, or a run cut
+ * off after reserving): live loans first, then sandbox ones, each mode least
+ * recently retried first, page after page (at most `maxPages` per mode; the
+ * next run goes on). Each page is marked with the run's turn before its
+ * loans run, so loans that wait for good (a pool left at 0) take their turn
+ * and leave the rest theirs: before, each run took the 100 oldest and
+ * nothing else, so anyone's 100 unfundable sandbox loans stopped every other
+ * tenant's retries, live transfers in flight included. Within a page, oldest
+ * first, one at a time: the first loans get the returning liquidity. A loan
+ * whose own request is still at work is safe to touch: its writer queues
+ * this behind that request, and processing a funded loan does nothing.
+ */
+export async function retryFunding(
+  { db, writer, clock }: Pick<VerbDeps, "db" | "writer" | "clock">,
+  input: { tenantId?: string; limit?: number; maxPages?: number } = {},
+): Promise<SweepReport> {
+  const mark = await runMark(db, clock.now());
+  const limit = input.limit ?? SWEEP_PAGE;
+  const report: SweepReport = { visited: 0, failed: 0 };
   const errors: { loanId: string; error: string }[] = [];
-  for (const r of rows) errors.push(...(await runAll(writer, [{ kind: "process", tenantId: r.tenantId, loanId: r.loanId }])).errors);
-  return { visited: rows.length, failed: errors.length, ...(errors.length > 0 ? { errors: errors.slice(0, MAX_REPORTED_ERRORS) } : {}) };
+  for (const mode of ["live", "sandbox"] as const) {
+    for (let page = 0; ; page++) {
+      if (page === (input.maxPages ?? MAX_PAGES)) {
+        report.more = true;
+        break;
+      }
+      const rows = await fundingRetryPage(db, { mode, mark, tenantId: input.tenantId, limit });
+      if (rows.length === 0) break;
+      // One parameter for the ids (D1 binds at most 100 per statement).
+      await db
+        .update(loans)
+        .set({ fundingRetryMark: mark })
+        .where(sql`${loans.id} IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.loanId))}))`);
+      const oldestFirst = [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.loanId < b.loanId ? -1 : 1));
+      for (const r of oldestFirst) errors.push(...(await runAll(writer, [{ kind: "process", tenantId: r.tenantId, loanId: r.loanId }])).errors);
+      report.visited += rows.length;
+      if (rows.length < limit) break;
+    }
+  }
+  report.failed = errors.length;
+  if (errors.length > 0) report.errors = errors.slice(0, MAX_REPORTED_ERRORS);
+  return report;
 }

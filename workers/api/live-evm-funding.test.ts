@@ -129,7 +129,7 @@ const fundingRows = (loanId: string) => t.db.select().from(settlements).where(eq
 /** Mines the confirmations and runs the cron's funding retry for the tenant. */
 async function confirmAndRetry(tenantId: string) {
   await node.test.mine({ blocks: CONFIRMATIONS });
-  await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId });
+  await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId });
 }
 
 /** The loan is ACTIVE and FUNDED by `txHash`, its borrower holds exactly the principal, one confirmed FUNDING settlement, loan.funded once. */
@@ -161,7 +161,7 @@ describe("live POLYGON funding on Anvil", () => {
     expect(await eventTypes(m.liveKey, loan.id)).not.toContain("loan.funded");
 
     // A retry before the confirmations: still waiting, nothing sent again.
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: loan.fundingTxHash });
 
     await confirmAndRetry(m.tenantId);
@@ -169,7 +169,7 @@ describe("live POLYGON funding on Anvil", () => {
     expect(await usdcOf(m.disbursement.address)).toBe(USDC(750));
     expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
     // The cron again: nothing changes, nothing is sent.
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await node.public.getTransactionCount({ address: m.disbursement.address })).toBe(1);
   });
 
@@ -226,7 +226,7 @@ describe("live POLYGON funding on Anvil", () => {
         );
       });
       expect(sent.nonce).toBe(0);
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       const retried = await loanOf(m.liveKey, refused.id);
       expect(retried.fundingState).toBe("RESERVED");
       expect((await broadcastTransaction(node, retried.fundingTxHash!)).nonce).toBe(1);
@@ -253,11 +253,11 @@ describe("live POLYGON funding on Anvil", () => {
       const stuck = await node.public.getTransaction({ hash: loan.fundingTxHash as Hash });
 
       // Within the time: the retry waits on the same transaction.
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       expect((await loanOf(m.liveKey, loan.id)).fundingTxHash).toBe(loan.fundingTxHash);
 
       t.clock.advance(60_000);
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       const replacedHash = (await loanOf(m.liveKey, loan.id)).fundingTxHash as Hash;
       expect(replacedHash).not.toBe(loan.fundingTxHash);
       const replacement = await node.public.getTransaction({ hash: replacedHash });
@@ -320,10 +320,10 @@ describe("live POLYGON funding on Anvil", () => {
 
       // The operator installs W1's signer (W1 is now the first ready wallet); the retry must still ask W2's record.
       await installSigner(t, m.tenantId, { chain: "POLYGON", address: w1.account.address, privateKey: w1.key });
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       // The merchant deletes the sending wallet while its transfer is in flight: still nothing sent again, the reservation kept.
       expect((await t.request("DELETE", `/v1/wallets/${w2.id}`, { headers: { authorization: `Bearer ${m.token}` } })).status).toBe(204);
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: loan.fundingTxHash });
       expect(await node.public.getTransactionCount({ address: w1.account.address, blockTag: "pending" })).toBe(0);
       expect(await node.public.getTransactionCount({ address: w2.account.address, blockTag: "pending" })).toBe(1);
@@ -364,11 +364,11 @@ describe("live POLYGON funding on Anvil", () => {
       // The merchant deletes W2 and installs W1's signer: W2 may no longer send, and has nothing in flight.
       expect((await t.request("DELETE", `/v1/wallets/${w2.id}`, { headers: { authorization: `Bearer ${m.token}` } })).status).toBe(204);
       await installSigner(t, m.tenantId, { chain: "POLYGON", address: w1.account.address, privateKey: w1.key });
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       expect(await txCount(w2.account.address)).toBe(0);
       const released = (await t.db.select().from(loansTable).where(eq(loansTable.id, created.id)))[0]!;
       expect([released.fundingState, released.fundingFrom]).toEqual(["AWAITING_LIQUIDITY", null]);
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       const sent = await loanOf(m.liveKey, created.id);
       expect((await broadcastTransaction(node, sent.fundingTxHash)).from.toLowerCase()).toBe(w1.account.address.toLowerCase());
       await confirmAndRetry(m.tenantId);
@@ -500,7 +500,7 @@ describe("live POLYGON funding on Anvil", () => {
       await t.db.update(loansTable).set({ fundingFrom: null }).where(eq(loansTable.id, created.id));
       // W1 gets a signer: the old code sent again from it (an audit saw 200.00 for 100.00). Now nothing moves.
       await installSigner(t, m.tenantId, { chain: "POLYGON", address: w1.account.address, privateKey: w1.key });
-      await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
       expect([await txCount(w1.account.address), await txCount(w2.account.address)]).toEqual([0, 1]);
       expect(await loanOf(m.liveKey, created.id)).toMatchObject({ fundingState: "RESERVED", fundingTxHash: created.fundingTxHash });
     } finally {
@@ -532,7 +532,7 @@ describe("live POLYGON funding on Anvil", () => {
     await confirmAndRetry(m.tenantId); // the first confirms (its commit never takes available below zero)
     await expectFundedOnce(m, first, USDC(600), first.fundingTxHash!);
     // The next tick reserves and sends the second (the tests' clock stands still, so the first tick may have taken the loans in either order).
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     const sent = await loanOf(m.liveKey, second.id);
     expect(sent.fundingState).toBe("RESERVED");
     await broadcastTransaction(node, sent.fundingTxHash);

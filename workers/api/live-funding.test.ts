@@ -155,7 +155,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
 
     // The wallet is topped up: the retry job funds the waiting loan from it.
     chain.setBalances("POLYGON", m.disbursement.address, { stablecoin: USDC(600) });
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect((await t.request("GET", `/v1/loans/${waiting.id}`, { headers: apiKey(m.liveKey) })).body).toMatchObject({
       status: "ACTIVE",
       fundingState: "FUNDED",
@@ -178,12 +178,12 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     const notes = (await t.request("GET", "/v1/notifications", { headers: apiKey(m.liveKey) })).body.data as { type: string }[];
     expect(notes.map((n) => n.type)).toContain("loan.funding_failed");
     // Still short of gas: the retry job broadcasts nothing and reports nothing again.
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
     expect((await eventsOf(m.liveKey, created.body.id)).filter((e) => e.type === "loan.funding_failed")).toHaveLength(1);
 
     chain.setBalances("POLYGON", m.disbursement.address, { native: 10n ** 17n });
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     const funded = (await t.request("GET", `/v1/loans/${created.body.id}`, { headers: apiKey(m.liveKey) })).body;
     expect(funded).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED", fundingTxHash: expect.any(String) });
     expect(transfersFrom(m.disbursement.address)).toHaveLength(1);
@@ -213,7 +213,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     expect(transfersFrom(disbursement.address)).toHaveLength(0);
 
     await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     for (const loan of [none, unverified, unsigned]) {
       expect((await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body.status).toBe("ACTIVE");
     }
@@ -238,7 +238,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
       .set({ reserved: USDC(200) })
       .where(eq(liquidityPools.id, pool!.id));
 
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     const [waiting] = await t.db.select().from(loans).where(eq(loans.id, loan.id));
     expect(waiting).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", poolId: null });
     const [released] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.id, pool!.id));
@@ -246,7 +246,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     expect(transfersFrom(m.disbursement.address)).toHaveLength(1);
 
     chain.setBalances("POLYGON", m.disbursement.address, { native: GAS_OK });
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect((await t.request("GET", `/v1/loans/${loan.id}`, { headers: apiKey(m.liveKey) })).body.status).toBe("ACTIVE");
     expect(await balanceOf(m.disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
     const [after] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.id, pool!.id));

@@ -157,7 +157,7 @@ describe("live TON: funding and repayment against the emulator", () => {
       .where(and(eq(settlements.loanId, loan.id), eq(settlements.kind, "FUNDING")));
     expect(funding).toMatchObject({ status: "CONFIRMED", mode: "live", chain: "TON", amount: USDT(250), txHash: loan.fundingTxHash });
     // The retry job asks again for nothing: the loan is funded once.
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await balanceOf(usdt, borrower.address)).toBe(USDT(250));
   });
 
@@ -167,7 +167,7 @@ describe("live TON: funding and repayment against the emulator", () => {
     const { loan, borrower } = await m.liveLoan("100.00");
     expect(loan).toMatchObject({ status: "CREATED", fundingState: "RESERVED", fundingTxHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await network.deliver();
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
     expect(await balanceOf(usdt, borrower.address)).toBe(USDT(100));
   });
@@ -183,9 +183,9 @@ describe("live TON: funding and repayment against the emulator", () => {
     await admin.send({ to: flooder.address, value: toNano("20"), bounce: false });
     const receiptWallet = await jettonWalletOf(network, usdt.master, borrower.address);
     await flooder.send(Array.from({ length: 250 }, () => ({ to: receiptWallet, value: 1_000_000n, bounce: false })));
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "CREATED", fundingState: "RESERVED" });
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED", dueAt: expect.any(String) });
     expect([await balanceOf(usdt, borrower.address), await balanceOf(usdt, m.disbursement.address)]).toEqual([USDT(100), USDT(9_900)]);
     expect(network.broadcasts.length - broadcastsBefore).toBe(1);
@@ -204,7 +204,7 @@ describe("live TON: funding and repayment against the emulator", () => {
     await installSigner(t, m.tenantId, { chain: "TON", address: other.raw, privateKey: other.seedHex });
     await t.db.update(loans).set({ fundingFrom: other.raw }).where(eq(loans.id, loan.id));
     await network.deliver();
-    await retryFunding({ db: t.db, writer: t.deps.writer }, { tenantId: m.tenantId });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE", fundingState: "FUNDED" });
     expect([await balanceOf(usdt, borrower.address), await balanceOf(usdt, m.disbursement.address), await balanceOf(usdt, other.address)]).toEqual([
       USDT(100),

@@ -1,6 +1,7 @@
 import { createDb } from "../../../db/create-db.ts";
 import { tenantDatabase } from "../../../db/databases.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
+import { systemClock } from "../../../shared/domain/clock.ts";
 import { retryFunding } from "../../../shared/sweeps/run-sweeps.ts";
 import type { CronJob } from "../job.ts";
 
@@ -9,7 +10,7 @@ export const retryFundingJob: CronJob = {
   name: "retry-funding",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await retryFunding({ db: createDb(tenantDatabase(env)), writer: durableLoanWriter(env.LOANS) });
+    const report = await retryFunding({ db: createDb(tenantDatabase(env)), writer: durableLoanWriter(env.LOANS), clock: systemClock });
     if (report.visited > 0) log.info("funding retried", report);
   },
 };
