@@ -138,3 +138,29 @@ export function underwrite(policy: UnderwritingPolicy, input: UnderwritingInput,
     decidedAt: now,
   };
 }
+
+/**
+ * The decline rules funding applies again before it reserves anything: the
+ * borrower's KYC, a blocked wallet, and the live KYC requirement, as the
+ * policy, the settings and the borrower are when funding starts (an approved
+ * loan may wait days for liquidity or a wallet, and the merchant may have
+ * failed the borrower's KYC or blocked the wallet meanwhile). Not
+ * MAX_OPEN_LOANS (loans made after this one would count against it) nor the
+ * review threshold (a reviewer or the decision already ruled on the amount).
+ */
+export const RECHECKED_AT_FUNDING: readonly UnderwritingRuleCode[] = ["KYC_NOT_VERIFIED", "WALLET_BLOCKED", "LIVE_KYC_POLICY_REQUIRED"];
+
+/**
+ * The decision that declines an approved loan when funding starts (see
+ * RECHECKED_AT_FUNDING), or null when none of those rules fires now.
+ *
+ * @example fundingRecheck({ ...DEFAULT_POLICY, requireKycVerified: true }, { ...input, borrowerKycStatus: "FAILED" }, now)
+ * // { outcome: "DECLINED", reasons: [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; …" }], policyVersion: 1, decidedAt: now }
+ */
+export function fundingRecheck(policy: UnderwritingPolicy, input: UnderwritingInput, now: Date): Decision | null {
+  const reasons = UNDERWRITING_RULES.filter((rule) => RECHECKED_AT_FUNDING.includes(rule.code)).flatMap((rule) => {
+    const message = CHECKS[rule.code](policy, input);
+    return message === null ? [] : [{ code: rule.code, message }];
+  });
+  return reasons.length === 0 ? null : { outcome: "DECLINED", reasons, policyVersion: policy.version, decidedAt: now };
+}

@@ -4,7 +4,7 @@ import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
-import { underwrite, type UnderwritingInput, type UnderwritingPolicy } from "../domain/underwriting.ts";
+import { type Decision, fundingRecheck, underwrite, type UnderwritingInput, type UnderwritingPolicy } from "../domain/underwriting.ts";
 import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanIsOpen } from "./open-loans.ts";
@@ -74,7 +74,7 @@ export const underwritingReadsOf = ([policy, borrower, open]: UnderwritingRows, 
 });
 
 /** Underwriting's reads in one round trip (with the tenant's KYC setting). */
-async function readForUnderwriting(db: Db, loan: LoanRow): Promise<UnderwritingReads> {
+export async function readForUnderwriting(db: Db, loan: LoanRow): Promise<UnderwritingReads> {
   const [policy, borrower, open, settings] = await db.batch([
     ...underwritingQueries(db, loan),
     db
@@ -138,4 +138,26 @@ export function decisionPlan({
     set: { decisionReasons: decision.reasons, policyVersion: decision.policyVersion, decidedAt: decision.decidedAt },
     followUp,
   };
+}
+
+/**
+ * Whether an approved loan would be declined if funding started now: the
+ * decline rules funding applies again (underwriting.ts RECHECKED_AT_FUNDING)
+ * over the tenant's policy, settings and the borrower as they are now. The
+ * loan's own KYC gate (`requiresKycGate`, fixed at its creation) counts as a
+ * KYC requirement for the live rule. Null when none fires.
+ */
+export function declineAtFunding(loan: LoanRow, reads: UnderwritingReads, now: Date): Decision | null {
+  return fundingRecheck(
+    reads.policy,
+    {
+      principal: loan.principal,
+      walletAddress: loan.borrowerWalletAddress,
+      borrowerKycStatus: reads.borrowerKycStatus,
+      openLoansOfBorrower: reads.openLoansOfBorrower,
+      live: loan.mode === "live",
+      requiresKycBeforeFunding: reads.requiresKycBeforeFunding || loan.requiresKycGate,
+    },
+    now,
+  );
 }

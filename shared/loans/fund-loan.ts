@@ -17,6 +17,7 @@ import { liveSender, mayStillSend, refreshLivePool } from "../liquidity/live-poo
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate, type FollowUp } from "./commit-transition.ts";
+import { declineAtFunding, readForUnderwriting, type UnderwritingReads } from "./decide-loan.ts";
 import type { LoanContext } from "./loan-context.ts";
 import { loanCarries } from "./loan-guard.ts";
 
@@ -253,6 +254,31 @@ async function whyNoNewAttempt(deps: LoanContext, loan: LoanRow, sender: string)
 }
 
 /**
+ * The approved loan declined, when a decline rule fires as funding starts
+ * (decide-loan.ts `declineAtFunding`, with `reads` when the caller read
+ * them, else one round trip): outcome DECLINED with the reasons and the
+ * policy version, `loan.decision` again, nothing reserved. Null when no rule
+ * fires.
+ */
+async function declinedAtFunding(db: Db, loan: LoanRow, now: Date, reads?: UnderwritingReads): Promise<LoanRow | null> {
+  const decision = declineAtFunding(loan, reads ?? (await readForUnderwriting(db, loan)), now);
+  if (!decision) return null;
+  return commitTransition(db, {
+    loan,
+    trigger: { kind: "DECLINE_AT_FUNDING" },
+    now,
+    set: {
+      decisionReasons: decision.reasons,
+      policyVersion: decision.policyVersion,
+      decidedAt: decision.decidedAt,
+      fundingState: "NONE",
+      poolId: null,
+      fundingFrom: null,
+    },
+  });
+}
+
+/**
  * A confirmed funding's settlement row, written only if the loan then
  * carries the funding's write token; built once per database
  * (db/prepared-statements.ts).
@@ -273,7 +299,7 @@ const settlementInsert = preparedStatement<typeof settlements.$inferInsert & { g
  */
 export async function fundLoan(
   deps: LoanContext,
-  { loan, tenant, now, pool: read }: { loan: LoanRow; tenant: Pick<LoadedTenant, "id">; now: Date; pool?: PoolRow | null },
+  { loan, tenant, now, pool: read, reads }: { loan: LoanRow; tenant: Pick<LoadedTenant, "id">; now: Date; pool?: PoolRow | null; reads?: UnderwritingReads },
 ): Promise<LoanRow> {
   const { db } = deps;
   if (loan.status !== "CREATED" || loan.decisionOutcome !== "APPROVED" || loan.fundingState === "FUNDED") return loan;
@@ -282,6 +308,12 @@ export async function fundLoan(
     const waiting = await commitUpdate(db, loan, { fundingState: "WAITING_KYC" }, now);
     if (!waiting) throw conflict("The loan changed while it was being funded; retry");
     return waiting;
+  }
+  // Before anything is reserved: a decline rule that fires now (KYC failed, wallet blocked, the live KYC requirement
+  // dropped since the approval) declines the loan instead. A RESERVED loan may have a transfer in flight: it goes on.
+  if (loan.fundingState !== "RESERVED") {
+    const declined = await declinedAtFunding(db, loan, now, reads);
+    if (declined) return declined;
   }
 
   let current = loan;

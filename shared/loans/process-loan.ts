@@ -49,7 +49,7 @@ export async function processLoan(deps: LoanContext, input: { tenantId: string; 
     // An approval that funding would follow commits with its reservation (one batch); fundLoan then goes on from RESERVED.
     loan = await decideLoan(deps, { loan, now, reads: underwriting, followUp: reservationOnApproval(deps.db, pool, now) });
   }
-  return fundLoan(deps, { loan, tenant, now: clock.now(), pool });
+  return fundLoan(deps, { loan, tenant, now: clock.now(), pool, reads: underwriting });
 }
 
 /** The created row is the loan's, approved and holding its reservation in sandbox: funding goes on from it as it is. */

@@ -221,6 +221,93 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
   });
 
+  test("an approved live loan waiting for its wallet is declined when funding starts, not funded, if the borrower's KYC failed, its wallet was blocked or the policy dropped its KYC requirement meanwhile: loan.decision again with the reason, nothing reserved or sent (it was funded to a FAILED borrower)", async () => {
+    const m = await liveTenant();
+    const key = generatePrivateKey();
+    const disbursement = privateKeyToAccount(key);
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(1_000), native: GAS_OK });
+    const failed = await m.liveLoan("100.00");
+    const blocked = await m.liveLoan("100.00");
+    const fine = await m.liveLoan("100.00");
+    for (const loan of [failed, blocked, fine]) expect(loan.body).toMatchObject({ fundingState: "AWAITING_LIQUIDITY", decision: { outcome: "APPROVED" } });
+
+    // A compliance hit and a fraud report while they wait.
+    const kyc = { status: "FAILED", merchantUserId: "compliance-1" };
+    expect((await t.request("PATCH", `/v1/borrowers/${failed.body.borrowerRef}/kyc`, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+    const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [blocked.body.borrowerWalletAddress] };
+    expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.liveKey) })).status).toBe(200);
+
+    const walletId = await addWallet(m.token, disbursement);
+    await verifyWallet(m.token, walletId, disbursement);
+    await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
+
+    const loanOf = async (id: string) => (await t.request("GET", `/v1/loans/${id}`, { headers: apiKey(m.liveKey) })).body;
+    expect(await loanOf(fine.body.id)).toMatchObject({ status: "ACTIVE" });
+    expect(await loanOf(failed.body.id)).toMatchObject({
+      status: "CREATED",
+      fundingState: "NONE",
+      fundedAt: null,
+      decision: {
+        outcome: "DECLINED",
+        reasons: [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" }],
+        policyVersion: 3,
+      },
+    });
+    expect((await loanOf(blocked.body.id)).decision).toMatchObject({ outcome: "DECLINED", reasons: [{ code: "WALLET_BLOCKED" }] });
+    expect((await eventsOf(m.liveKey, failed.body.id)).map((e) => e.type).reverse()).toEqual([
+      "loan.application_submitted",
+      "loan.decision",
+      "loan.funding_failed",
+      "liquidity.unavailable",
+      "loan.decision",
+    ]);
+    const declined = await t.request("GET", "/v1/loans?status=DECLINED", { headers: apiKey(m.liveKey) });
+    expect(declined.body.data.map((l: { id: string }) => l.id).sort()).toEqual([failed.body.id, blocked.body.id].sort());
+    // One transfer, the fine loan's; the live pool holds nothing for the declined ones.
+    expect(transfersFrom(disbursement.address)).toHaveLength(1);
+    expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(900), native: GAS_OK });
+    const [pool] = await t.db
+      .select()
+      .from(liquidityPools)
+      .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
+    expect(pool!.reserved).toBe(0n);
+
+    // The policy drops its KYC requirement (and the settings have none): a live loan approved before it is declined when it funds.
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(900), native: 0n });
+    const waiting = await m.liveLoan("100.00");
+    expect(waiting.body).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", decision: { outcome: "APPROVED" } });
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(900), native: GAS_OK });
+    const relaxed = { ...policy, requireKycVerified: false, blockedWallets: [] };
+    expect((await t.request("PUT", "/v1/policies", { body: relaxed, headers: apiKey(m.liveKey) })).status).toBe(200);
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
+    expect((await loanOf(waiting.body.id)).decision).toMatchObject({ outcome: "DECLINED", reasons: [{ code: "LIVE_KYC_POLICY_REQUIRED" }], policyVersion: 4 });
+    expect(transfersFrom(disbursement.address)).toHaveLength(1);
+  });
+
+  test("a reviewer's APPROVE of a loan that funding would decline at once (its borrower's KYC failed since it applied) is 409 naming why; the loan keeps waiting, and REJECT still works", async () => {
+    const m = await readyTenant(USDC(1_000));
+    const policy = { requireKycVerified: true, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] };
+    expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.liveKey) })).status).toBe(200);
+    const loan = await m.liveLoan("100.00");
+    expect(loan.body.decision).toMatchObject({ outcome: "MANUAL_REVIEW" });
+    const kyc = { status: "FAILED", merchantUserId: "compliance-1" };
+    expect((await t.request("PATCH", `/v1/borrowers/${loan.body.borrowerRef}/kyc`, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+
+    const approve = await t.request("POST", `/v1/loans/${loan.body.id}/review`, { body: { action: "APPROVE", note: null }, headers: bearer(m.token) });
+    expect(approve.status).toBe(409);
+    expect(approve.body).toEqual({
+      statusCode: 409,
+      message: "The loan cannot be approved: Borrower KYC status is FAILED; the policy requires VERIFIED. Reject it, or fix this first.",
+      error: "Conflict",
+    });
+    expect((await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body.decision).toMatchObject({ outcome: "MANUAL_REVIEW" });
+    expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
+    const reject = await t.request("POST", `/v1/loans/${loan.body.id}/review`, { body: { action: "REJECT", note: "KYC failed" }, headers: bearer(m.token) });
+    expect(reject.status).toBe(200);
+    expect(reject.body.decision).toMatchObject({ outcome: "DECLINED" });
+  });
+
   test("a live loan left RESERVED by a cut-off run, whose wallet can no longer pay gas: the retry releases the reservation and waits; with gas it funds", async () => {
     const m = await readyTenant(USDC(1_000));
     expect((await m.liveLoan("100.00")).body.status).toBe("ACTIVE");
