@@ -1,13 +1,15 @@
 import { and, asc, eq, exists, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { insertIf } from "../../db/guarded-writes.ts";
 import { newestFirst, pageOf } from "../../db/pagination.ts";
 import { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
 import { sealSecret } from "../crypto/secret-box.ts";
-import { notFound, validationError } from "../domain/errors.ts";
+import { conflict, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import { webhookUrlProblem, type WebhookEnvironment } from "../domain/webhook-urls.ts";
 import type { EventType } from "../events/loan-events.ts";
+import { loadTenant } from "../tenants/tenant-context.ts";
 import { generateWebhookSecret } from "./signing.ts";
 import type { VerbDeps } from "../verbs.ts";
 
@@ -15,6 +17,15 @@ export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 
 /** What an endpoint shows of itself: never the secret or its ciphertext. */
 export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "mode" | "secretPrefix" | "createdAt">;
+
+/**
+ * Endpoints a tenant may hold per mode. Every event goes to each subscribed
+ * endpoint, up to 3 attempts of up to 10 s each, through the deliveries queue
+ * every tenant shares: before the cap, an audit registered 500 endpoints that
+ * never answered on one free sandbox account, and another tenant's webhooks
+ * then took minutes to arrive.
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 10;
 
 /** Characters of the secret kept in the clear to tell endpoints apart (`whsec_` and 6 more). */
 export const SECRET_PREFIX_LENGTH = 12;
@@ -63,6 +74,11 @@ export async function createEndpoint(
 ): Promise<{ endpoint: WebhookEndpointSummary; secret: string }> {
   const problem = webhookUrlProblem(input.url, input.environment);
   if (problem) throw validationError([`url: ${problem}`]);
+  if (input.mode === "live" && !(await loadTenant(db, input.tenantId)).certifiedAt) {
+    throw forbidden(
+      'Live webhook endpoints are registered after go-live certification (GET /v1/go-live), and this tenant is not certified; register a sandbox endpoint (mode: "sandbox")',
+    );
+  }
   const secret = generateWebhookSecret();
   const row = {
     id: newId(),
@@ -75,7 +91,14 @@ export async function createEndpoint(
     createdAt: input.now,
     deletedAt: null,
   };
-  await db.insert(webhookEndpoints).values(row);
+  // Conditional on the count as the row is written, so racing registrations cannot pass the cap together.
+  const underCap = sql`(SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.tenantId} = ${input.tenantId} AND ${webhookEndpoints.mode} = ${input.mode} AND ${webhookEndpoints.deletedAt} IS NULL) < ${MAX_WEBHOOK_ENDPOINTS}`;
+  const inserted = await insertIf(db, webhookEndpoints, row, underCap).returning({ id: webhookEndpoints.id });
+  if (inserted.length === 0) {
+    throw conflict(
+      `This tenant already has ${MAX_WEBHOOK_ENDPOINTS} ${input.mode} webhook endpoints, the most it may hold; delete one (DELETE /v1/webhooks/:id) before registering another`,
+    );
+  }
   return { endpoint: { id: row.id, url: row.url, events: row.events, mode: row.mode, secretPrefix: row.secretPrefix, createdAt: row.createdAt }, secret };
 }
 

@@ -2,7 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { eq } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints } from "../../../../db/schema/webhooks.ts";
 import { DEV_SECRETS_KEY, openSecret } from "../../../../shared/crypto/secret-box.ts";
-import { subscribedEndpoints } from "../../../../shared/webhooks/endpoints.ts";
+import { tenants } from "../../../../db/schema/tenants.ts";
+import { MAX_WEBHOOK_ENDPOINTS, subscribedEndpoints } from "../../../../shared/webhooks/endpoints.ts";
+import { certifiedLiveTenant } from "../../../../shared/testing/live-tenants.ts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
@@ -313,6 +315,38 @@ describe("webhooks: security", () => {
     await register(apiKey(a.key), { url: HOOK, events: ["*"] });
     const aPage = await list(apiKey(a.key), "?limit=1");
     expect((await list(apiKey(b.key), `?cursor=${aPage.body.nextCursor}`)).body.data).toEqual([]);
+  });
+
+  test(`at most ${MAX_WEBHOOK_ENDPOINTS} endpoints per mode, racing registrations included: one more is 409 with the spec's body; a deleted one frees its place; the other mode has its own (one tenant's 500 endpoints that never answered delayed everyone's webhooks by minutes)`, async () => {
+    const m = await certifiedLiveTenant(t, "Many Hooks Ltd");
+    const results = await Promise.all(
+      Array.from({ length: MAX_WEBHOOK_ENDPOINTS + 5 }, (_, i) => register(apiKey(m.key), { url: `https://h${i}.merchant.example/`, events: ["*"] })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
+    for (const refused of results.filter((r) => r.status !== 201)) {
+      expect(refused.body).toEqual({
+        statusCode: 409,
+        message: `This tenant already has ${MAX_WEBHOOK_ENDPOINTS} sandbox webhook endpoints, the most it may hold; delete one (DELETE /v1/webhooks/:id) before registering another`,
+        error: "Conflict",
+      });
+    }
+    expect((await list(apiKey(m.key), "?limit=100")).body.data).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
+    // The live mode has its own places.
+    expect((await register(apiKey(m.liveKey), { url: HOOK, events: ["*"] })).status).toBe(201);
+    const first = results.find((r) => r.status === 201)!.body.id as string;
+    expect((await t.request("DELETE", `/v1/webhooks/${first}`, { headers: apiKey(m.key) })).status).toBe(204);
+    expect((await register(apiKey(m.key), { url: HOOK, events: ["*"] })).status).toBe(201);
+    expect((await register(apiKey(m.key), { url: HOOK, events: ["*"] })).status).toBe(409);
+  });
+
+  test("a live endpoint before go-live certification: 403, as for live keys and live widget programs; after it, 201", async () => {
+    const m = await sandboxTenant(t);
+    const early = await register(bearer(m.token), { url: HOOK, events: ["*"], mode: "live" });
+    expect(early.status).toBe(403);
+    expect(early.body).toMatchObject({ statusCode: 403, error: "Forbidden", message: expect.stringContaining("after go-live certification") });
+    expect((await list(bearer(m.token), "?mode=live")).body.data).toEqual([]);
+    await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+    expect((await register(bearer(m.token), { url: HOOK, events: ["*"], mode: "live" })).status).toBe(201);
   });
 
   test("no request in this file answered 500", () => {
