@@ -12,9 +12,10 @@ export const GAS_CHECK_PAGE = 100;
 export type GasCheckReport = { checked: number; unread: number; alerted: number; rearmed: number };
 
 /**
- * The gas alarm of DECISIONS.md "Live wallets": every GAS wallet with a
- * threshold whose native balance the chain port can read is compared with
- * it. Under it, `wallet.gas_low` is recorded once per dip: the wallet is
+ * The gas alarm of DECISIONS.md "Live wallets": every verified GAS wallet
+ * with a threshold whose native balance the chain port can read is compared
+ * with it (an unverified one may be anyone's address: an audit had a new
+ * sandbox tenant make the job read and alert on a stranger's wallet). Under it, `wallet.gas_low` is recorded once per dip: the wallet is
  * marked with the event's id in the same batch as the event's insert, which
  * is written only if the mark took (so two overlapping ticks record one
  * event). At or above it, the mark is cleared and the next dip alerts
@@ -32,7 +33,8 @@ export async function checkGasWallets({ db, chain, clock }: Pick<VerbDeps, "db" 
     const page: WalletRow[] = await db
       .select()
       .from(wallets)
-      .where(and(eq(wallets.role, "GAS"), isNull(wallets.deletedAt), isNotNull(wallets.gasThreshold), gt(wallets.id, after)))
+      // Verified wallets only: anyone may add any address unverified, and each one read is an RPC call and a live alert.
+      .where(and(eq(wallets.role, "GAS"), isNull(wallets.deletedAt), isNotNull(wallets.verifiedAt), isNotNull(wallets.gasThreshold), gt(wallets.id, after)))
       .orderBy(asc(wallets.id))
       .limit(GAS_CHECK_PAGE);
     for (const wallet of page) {

@@ -142,9 +142,14 @@ export async function updateWallet(
     if (parsed.units === 0n) throw validationError(["gasThreshold: must be greater than 0 (null clears it)"]);
     threshold = parsed.units.toString();
   }
+  // The alarm re-arms only when the threshold changes: saving the same one again within a dip is no new dip.
   const [row] = await db
     .update(wallets)
-    .set({ gasThreshold: threshold, gasLowEventId: null, updatedAt: input.now })
+    .set({
+      gasThreshold: threshold,
+      gasLowEventId: sql`CASE WHEN ${wallets.gasThreshold} IS ${threshold} THEN ${wallets.gasLowEventId} ELSE NULL END`,
+      updatedAt: input.now,
+    })
     .where(live(input.tenantId, input.id))
     .returning();
   if (!row) throw notFound("Wallet");

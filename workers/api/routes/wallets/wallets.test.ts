@@ -355,10 +355,18 @@ describe("wallets: gas alerts", () => {
         .where(and(eq(events.tenantId, owner.tenantId), eq(events.type, "wallet.gas_low")))
     ).filter((e) => (e.envelope.data as { wallet: { id: string } }).wallet.id === walletId);
 
-  test("one wallet.gas_low per dip, a notification and an owner e-mail; again only after recovering", async () => {
+  /** A GAS wallet on `chain` whose control is proved, with `gasThreshold`. */
+  async function verifiedGasWallet(chainName: "POLYGON" | "BASE", gasThreshold: string) {
     const account = evmAccount();
-    const gas = (await create({ chain: "POLYGON", role: "GAS", address: account.address })).body;
-    await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "0.5" } });
+    const gas = (await create({ chain: chainName, role: "GAS", address: account.address })).body;
+    const ch = await challenge(gas.id);
+    expect((await verify(gas.id, { challengeId: ch.body.id, signature: await account.signMessage({ message: ch.body.message }) })).status).toBe(200);
+    expect((await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold } })).status).toBe(200);
+    return { account, gas };
+  }
+
+  test("one wallet.gas_low per dip, a notification and an owner e-mail; again only after recovering", async () => {
+    const { account, gas } = await verifiedGasWallet("POLYGON", "0.5");
     chain.setBalances("POLYGON", account.address, { native: ETHER });
     await tick();
     expect(await gasEvents(gas.id)).toHaveLength(0);
@@ -394,6 +402,31 @@ describe("wallets: gas alerts", () => {
     await tick();
     await tick();
     expect(await gasEvents(gas.id)).toHaveLength(2);
+
+    // Saving the same threshold again within the dip is no new dip (each save re-armed the alarm: an e-mail a save).
+    for (let i = 0; i < 2; i++) {
+      expect((await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "0.5" } })).status).toBe(200);
+      await tick();
+    }
+    expect(await gasEvents(gas.id)).toHaveLength(2);
+    // A new threshold is a new alarm: still under it, it alerts once.
+    expect((await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "0.4" } })).status).toBe(200);
+    await tick();
+    await tick();
+    expect(await gasEvents(gas.id)).toHaveLength(3);
+  });
+
+  test("an unverified GAS wallet (anyone's address) is never read nor alerted on: each one was an RPC call a tick and a live alert about a stranger's wallet", async () => {
+    const before = await tick();
+    const stranger = evmAccount();
+    const gas = (await create({ chain: "POLYGON", role: "GAS", address: stranger.address })).body;
+    expect((await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(owner.token), body: { gasThreshold: "1" } })).status).toBe(200);
+    chain.setBalances("POLYGON", stranger.address, { native: 10n });
+    const reads = chain.balanceReads;
+    const after = await tick();
+    expect(after.checked).toBe(before.checked);
+    expect(chain.balanceReads - reads).toBe(before.checked);
+    expect(await gasEvents(gas.id)).toHaveLength(0);
   });
 
   test("no threshold, another role, a deleted wallet or an unreadable balance: no alert", async () => {
