@@ -120,7 +120,7 @@ export type OpenWalletSessionInput = {
  * clock for this program and wallet only.
  */
 export async function openWalletSession(
-  deps: Pick<VerbDeps, "db"> & { sessionSecret: string } & WalletProofDeps,
+  deps: Pick<VerbDeps, "db" | "clock"> & { sessionSecret: string } & WalletProofDeps,
   { program, now, ...input }: OpenWalletSessionInput & { program: ProgramContext; now: Date },
 ) {
   const wallet = walletFor(program.chain, input.walletAddress);
@@ -138,9 +138,13 @@ export async function openWalletSession(
   const bad = await verifyWalletProof(deps, { program, proof, now });
   if (bad) throw validationError([bad]);
 
-  // Single use: the first verified signature records the challenge; records past expiry are pruned.
+  // Single use: the first verified signature records the challenge; records past expiry are pruned, on the system
+  // clock: a sandbox clock runs ahead of it, so pruning by a sandbox program's `now` deleted the records of the
+  // tenant's live challenges still valid, and a used one opened a second session (an audit).
   const [, used] = await deps.db.batch([
-    deps.db.delete(walletSessionChallenges).where(and(eq(walletSessionChallenges.tenantId, program.tenant.id), lt(walletSessionChallenges.expiresAt, now))),
+    deps.db
+      .delete(walletSessionChallenges)
+      .where(and(eq(walletSessionChallenges.tenantId, program.tenant.id), lt(walletSessionChallenges.expiresAt, deps.clock.now()))),
     deps.db
       .insert(walletSessionChallenges)
       .values({ id: nonce, tenantId: program.tenant.id, expiresAt, usedAt: now })

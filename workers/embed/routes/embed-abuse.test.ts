@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { loans } from "../../../db/schema/loans.ts";
+import { tenants } from "../../../db/schema/tenants.ts";
 import { DEV_SECRETS_KEY } from "../../../shared/crypto/secret-box.ts";
 import type { FetchLike } from "../../../shared/http/fetch-like.ts";
 import { consoleLogger } from "../../../shared/observability/logger.ts";
@@ -461,6 +462,36 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     expect((await m.api("POST", "/v1/sandbox/clock/advance", { seconds: 301 })).status).toBe(200);
     await fails(m.post("/wallet-session", lateSigned), "challengeId: the challenge has expired");
     expect((await m.post("/wallet-session/challenge", { walletAddress: "0x123" })).status).toBe(400);
+  });
+
+  test("a used session challenge of a live program stays used after a sandbox program of the tenant, its clock ahead, opened a session (its prune deleted the live record, and the used challenge opened a second session)", async () => {
+    const m = await merchant();
+    await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.owner.tenantId));
+    const live = await m.dashboard("POST", "/v1/widget-programs", {
+      name: "Live",
+      merchantConfigId: m.merchantConfigId,
+      allowedOrigins: [ORIGIN],
+      mode: "live",
+    });
+    expect(live.status).toBe(201);
+    const liveCalls = embed(live.body.embedKey, live.body.id);
+    // The sandbox clock a day ahead (any sandbox test run moves it).
+    expect((await m.api("POST", "/v1/sandbox/clock/advance", { seconds: 86_400 })).status).toBe(200);
+
+    const x = evmBorrower();
+    const challenge = (await liveCalls.post("/wallet-session/challenge", { walletAddress: x.address })).body;
+    const signed = { walletAddress: x.address, challengeId: challenge.id, ...(await x.sign(challenge.message)) };
+    expect((await liveCalls.post("/wallet-session", signed)).status).toBe(200);
+    expect((await liveCalls.post("/wallet-session", signed)).status).toBe(400);
+
+    const y = evmBorrower();
+    const sandboxChallenge = (await m.post("/wallet-session/challenge", { walletAddress: y.address })).body;
+    expect(
+      (await m.post("/wallet-session", { walletAddress: y.address, challengeId: sandboxChallenge.id, ...(await y.sign(sandboxChallenge.message)) })).status,
+    ).toBe(200);
+
+    const replay = await liveCalls.post("/wallet-session", signed);
+    expect(replay.body).toEqual({ statusCode: 400, message: ["challengeId: the challenge was already used"], error: "Bad Request" });
   });
 
   test("a TON wallet opens its session with a TON Connect signData signature", async () => {

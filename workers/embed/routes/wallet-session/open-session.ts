@@ -25,7 +25,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) =>
     const now = tenantClock(deps.clock, program.tenant, program.mode).now();
     return c.json(
       await openWalletSession(
-        { db: deps.db, sessionSecret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain },
+        { db: deps.db, clock: deps.clock, sessionSecret: deps.sessionSecret, widgetHosts: widgetHostsOf(c), chain: deps.chain },
         { ...c.req.valid("json"), program, now },
       ),
       200,
