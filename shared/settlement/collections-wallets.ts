@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, isNotNull, isNull, or } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { tenants } from "../../db/schema/tenants.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import type { Chain } from "../domain/rails.ts";
 
@@ -18,11 +19,17 @@ const verifiedCollections = (chain: Chain) => and(verifiedCollectionsOn(chain), 
 
 /**
  * The COLLECTIONS wallets the listener reads on `chain` at `now` (the system
- * time): verified, and not deleted or deleted less than
- * LISTEN_AFTER_DELETE_DAYS ago.
+ * time): verified, not deleted or deleted less than LISTEN_AFTER_DELETE_DAYS
+ * ago, of a tenant certified for live.
  */
 export const listenedCollections = (chain: Chain, now: Date) =>
-  and(verifiedCollectionsOn(chain), or(isNull(wallets.deletedAt), gt(wallets.deletedAt, new Date(now.getTime() - LISTEN_AFTER_DELETE_DAYS * 86_400_000))));
+  and(
+    verifiedCollectionsOn(chain),
+    or(isNull(wallets.deletedAt), gt(wallets.deletedAt, new Date(now.getTime() - LISTEN_AFTER_DELETE_DAYS * 86_400_000))),
+    // Certified tenants only: live repayment instructions exist only for them, and a free sandbox signup could
+    // otherwise make the listener read wallets by the thousand (verify, delete, add again: a deleted wallet is read on).
+    sql`EXISTS (SELECT 1 FROM ${tenants} WHERE ${tenants.id} = ${wallets.tenantId} AND ${tenants.certifiedAt} IS NOT NULL)`,
+  );
 
 /** The address live repayment instructions name: the tenant's oldest verified COLLECTIONS wallet on `chain` (a stable choice), or null. */
 export async function collectionsWalletOf(db: Db, tenantId: string, chain: Chain): Promise<string | null> {

@@ -9,6 +9,7 @@ import type { TonNetwork } from "../chains/ton/ton-network.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
 import { MAX_STORABLE_UNITS } from "../domain/money.ts";
+import { minuteTurn, windowOfTurn } from "../domain/turns.ts";
 import { listenedCollections } from "./collections-wallets.ts";
 import { applyOrHold, dueHeldPayments, HELD_RETRY_PAGE, type HeldReport } from "./held-payments.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -21,7 +22,17 @@ export type TonListenerDeps = Pick<VerbDeps, "db" | "writer" | "clock"> & {
   heldBudget?: { left: number };
   /** The USDT jetton master (`settings.tokenAddress` of TON). */
   master: string;
+  /** Wallets one run polls at most (TON_WALLETS_PER_RUN); tests take fewer. */
+  maxWallets?: number;
 };
+
+/**
+ * COLLECTIONS wallets one run polls at most: each costs a toncenter call and
+ * about 3 D1 queries (more with a backlog), within the invocation's 1,000
+ * subrequests beside the EVM chains' reads. More wallets than this are read
+ * in turns, every wallet within ceil(wallets / 100) minutes.
+ */
+export const TON_WALLETS_PER_RUN = 100;
 
 /** `backlog`: the waypoints left of a backlog larger than one poll reads (walkBack), when there is one. */
 export type TonWalletReport = {
@@ -209,9 +220,9 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
 
 /**
  * The TON settlement listener: every verified COLLECTIONS wallet on TON of
- * every tenant (a deleted one for LISTEN_AFTER_DELETE_DAYS more:
+ * every certified tenant (a deleted one for LISTEN_AFTER_DELETE_DAYS more:
  * collections-wallets.ts), each from its own cursor, once even if deleted
- * and added again. One wallet's failure (RPC down, a
+ * and added again, at most TON_WALLETS_PER_RUN a run, in turns. One wallet's failure (RPC down, a
  * page limit) is reported and does not stop the others; its cursor stays.
  *
  * @example const ton = liveChainSettings(env).TON; if (ton) await pollTonCollections({ db, writer, clock, network: toncenterNetwork(ton), master: ton.tokenAddress })
@@ -228,7 +239,9 @@ export async function pollTonCollections(deps: TonListenerDeps): Promise<TonWall
   const reports: TonWalletReport[] = [];
   // One run tries at most HELD_RETRY_PAGE held payments again, whichever wallets hold them (each tried is pushed back, so the rest come next).
   const run = { ...deps, heldBudget: deps.heldBudget ?? { left: HELD_RETRY_PAGE } };
-  for (const row of once.values()) {
+  // At most TON_WALLETS_PER_RUN wallets a run, the next ones each minute (before, every wallet every run: past an
+  // invocation's subrequests, the wallets verified last were never read).
+  for (const row of windowOfTurn([...once.values()], deps.maxWallets ?? TON_WALLETS_PER_RUN, minuteTurn(deps.clock.now()))) {
     const wallet = { tenantId: row.tenantId, address: row.address, verifiedAt: row.verifiedAt! };
     try {
       reports.push(await pollTonWallet(run, wallet));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { mailbox, notifications } from "../../../../db/schema/webhooks.ts";
+import { tenants } from "../../../../db/schema/tenants.ts";
 import { wallets } from "../../../../db/schema/wallets.ts";
 import { events } from "../../../../db/schema/events.ts";
 import { testTonWallet } from "../../../../shared/agreements/testing/test-wallets.ts";
@@ -347,6 +348,10 @@ describe("wallets: proof of control, TON", () => {
 
 describe("wallets: gas alerts", () => {
   const tick = () => checkGasWallets({ db: app.db, chain, clock: app.clock });
+  // Gas alarms are for tenants certified for live (the only ones that fund from these wallets).
+  beforeAll(async () => {
+    await app.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, owner.tenantId));
+  });
   const gasEvents = async (walletId: string) =>
     (
       await app.db
@@ -414,6 +419,34 @@ describe("wallets: gas alerts", () => {
     await tick();
     await tick();
     expect(await gasEvents(gas.id)).toHaveLength(3);
+  });
+
+  test("a tenant not certified for live: its verified GAS wallets are not read (a free signup's 30 wallets cost the job's RPC budget); more wallets than a run takes are read in turns", async () => {
+    const before = await tick();
+    const account = evmAccount();
+    const gas = (await create({ chain: "BASE", role: "GAS", address: account.address }, other.token)).body;
+    const ch = await challenge(gas.id, other.token);
+    const signature = await account.signMessage({ message: ch.body.message });
+    expect((await verify(gas.id, { challengeId: ch.body.id, signature }, other.token)).status).toBe(200);
+    expect((await app.request("PUT", `/v1/wallets/${gas.id}`, { headers: bearer(other.token), body: { gasThreshold: "1" } })).status).toBe(200);
+    chain.setBalances("BASE", account.address, { native: 0n });
+    expect((await tick()).checked).toBe(before.checked);
+    expect(await gasEvents(gas.id)).toHaveLength(0);
+
+    // Turns: one wallet a run, consecutive minutes read each of the owner's verified wallets once.
+    const seen = new Set<string>();
+    const counting = {
+      ...chain,
+      balances: async (c: Parameters<NonNullable<typeof chain.balances>>[0], address: string) => {
+        seen.add(address);
+        return chain.balances!(c, address);
+      },
+    };
+    for (let run = 0; run < before.checked; run++) {
+      expect((await checkGasWallets({ db: app.db, chain: counting, clock: app.clock }, { maxWallets: 1 })).checked).toBe(1);
+      app.clock.advance(60_000);
+    }
+    expect(seen.size).toBe(before.checked);
   });
 
   test("an unverified GAS wallet (anyone's address) is never read nor alerted on: each one was an RPC call a tick and a live alert about a stranger's wallet", async () => {
