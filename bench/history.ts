@@ -87,6 +87,7 @@ function loanRow(i: number): LoanRow {
     defaultRecordedAt: null,
     writeToken: `token-${i}`,
     fundingRetryMark: null,
+    sweepFailedAt: null,
     createdAt: at,
     updatedAt: new Date(at.getTime() + DAY),
   };

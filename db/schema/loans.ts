@@ -106,6 +106,8 @@ export const loans = sqliteTable(
      * part of the loan's state.
      */
     fundingRetryMark: integer("funding_retry_mark"),
+    /** When the overdue/default sweep of this loan last threw (unix ms, system clock; migration 0045): it is left out of the sweep's pages for a while. */
+    sweepFailedAt: integer("sweep_failed_at"),
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },

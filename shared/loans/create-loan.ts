@@ -329,6 +329,7 @@ export async function createLoan(
     defaultRecordedAt: null,
     writeToken: newWriteToken(),
     fundingRetryMark: null,
+    sweepFailedAt: null,
     createdAt: input.now,
     updatedAt: input.now,
   };

@@ -6,7 +6,8 @@ import { migrateLibsql } from "../../db/migrate.ts";
 import type { ChainPort } from "../chains/chain-port.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { apiKey, sandboxTenant } from "../testing/loan-fixtures.ts";
-import { LEDGER_REPOLL_MS, ledgersToPoll, markLedgerWritten, pollChain } from "./listener.ts";
+import { chainConfig } from "../chains/chain-config.ts";
+import { deferFailedLedger, FAILED_LEDGER_RETRY_MS, LEDGER_REPOLL_MS, ledgersToPoll, markLedgerWritten, pollChain } from "./listener.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -58,6 +59,34 @@ describe("which sandbox ledgers the cron job polls", () => {
     t.clock.advance(1);
     await pollChain(deps(), { chain: "SOLANA_DEVNET", sandboxTenantId: m.tenantId });
     expect(await dueAt(t.clock.now())).not.toContain(name);
+  });
+
+  test("a ledger whose poll threw waits a few minutes before the cron polls it again (it kept the head of the line, and 100 of them stopped every other ledger's polls); one written since stays due", async () => {
+    const m = await sandboxTenant(t);
+    const name = `${m.tenantId}:TON_TESTNET`;
+    await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
+    expect(await dueAt(t.clock.now())).toContain(name);
+    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
+    expect(await dueAt(t.clock.now())).not.toContain(name);
+    expect(await dueAt(new Date(t.clock.now().getTime() + FAILED_LEDGER_RETRY_MS))).toContain(name);
+    // A helper's write after the failure makes it due at once, and a late deferral does not push it back.
+    t.clock.advance(1);
+    await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: new Date(t.clock.now().getTime() + 1) });
+    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
+    expect(await dueAt(new Date(t.clock.now().getTime() + 1))).toContain(name);
+  });
+
+  test("a transfer of more than a row can hold (2^53 units: thousands of faucet calls) is kept as money received of 0, never applied; the poll goes on (it threw on every poll)", async () => {
+    const m = await sandboxTenant(t);
+    const from = `0:${"ab".repeat(32)}`;
+    await t.simChains.chain("TON_TESTNET", m.tenantId).faucet({ address: from, amount: 9_007_199_255_000_000n, sandboxTenantId: m.tenantId });
+    const res = await t.request("POST", "/v1/sandbox/chain/transfers", {
+      body: { chain: "TON_TESTNET", from, to: chainConfig("TON_TESTNET").settlementWallet, amount: "9007199255.000000", comment: "svc:repay:x" },
+      headers: apiKey(m.key),
+    });
+    expect(res.status).toBe(200);
+    const kept = await t.request("GET", "/v1/settlements/unmatched", { headers: apiKey(m.key) });
+    expect(kept.body.data).toEqual([expect.objectContaining({ amount: "0.00", reason: "the amount is more than can be stored" })]);
   });
 
   test("at most `limit` ledgers, the longest waiting first", async () => {

@@ -3,6 +3,7 @@ import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainCursors, sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
 import { chainConfig } from "../chains/chain-config.ts";
+import { MAX_STORABLE_UNITS } from "../domain/money.ts";
 import type { Chain } from "../domain/rails.ts";
 import { classifyTransaction, type Observation } from "./classify-transaction.ts";
 import { recordUnmatched } from "./unmatched.ts";
@@ -84,6 +85,22 @@ export async function markLedgerWritten({ db }: Pick<VerbDeps, "db">, { sandboxT
     .onConflictDoUpdate({ target: [sandboxLedgers.tenantId, sandboxLedgers.chain], set: { pollAfter: now, updatedAt: now } });
 }
 
+/** How long the cron leaves a sandbox ledger whose poll threw before it polls it again. */
+export const FAILED_LEDGER_RETRY_MS = 5 * 60_000;
+
+/**
+ * A sandbox ledger whose poll threw waits FAILED_LEDGER_RETRY_MS before the
+ * cron's next poll (unless a helper wrote to it since: then it is due as
+ * marked). Its cursor stays; before, it also kept its place at the head of
+ * the line, and 100 such ledgers stopped the cron from polling any other.
+ */
+export async function deferFailedLedger({ db }: Pick<VerbDeps, "db">, { sandboxTenantId, chain, now }: { sandboxTenantId: string; chain: Chain; now: Date }) {
+  await db
+    .update(sandboxLedgers)
+    .set({ pollAfter: new Date(now.getTime() + FAILED_LEDGER_RETRY_MS), updatedAt: now })
+    .where(and(eq(sandboxLedgers.tenantId, sandboxTenantId), eq(sandboxLedgers.chain, chain), lte(sandboxLedgers.pollAfter, now)));
+}
+
 /** The sandbox ledgers due for a poll at `now`, longest waiting first, at most `limit` (one range of the poll_after index). */
 export const ledgersToPoll = (db: Db, now: Date, limit: number) =>
   db
@@ -98,6 +115,16 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
   const now = deps.clock.now();
   // On a sandbox ledger everything belongs to its tenant, whichever call made it.
   const keptFor = ledger.sandboxTenantId ?? obs.sandboxTenantId;
+  if (obs.amount > MAX_STORABLE_UNITS) {
+    // More than a row can hold (a faucet called thousands of times): kept as money received of 0, never applied. It
+    // threw on every poll before, and the ledger stayed first in the cron's line for good (as the live listeners, which
+    // already did this).
+    if (obs.kind === "payment") {
+      report.unmatched++;
+      await recordUnmatched(deps, { payment: { ...obs, amount: 0n }, reason: "the amount is more than can be stored", tenantId: keptFor, now });
+    }
+    return;
+  }
   if (!obs.loanId) {
     if (obs.kind === "payment") {
       report.unmatched++;

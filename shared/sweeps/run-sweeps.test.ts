@@ -5,7 +5,9 @@ import type { LoanCommand } from "../loans/loan-commands.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { copyLoans } from "../testing/loan-copies.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
-import { fundingRetryPage, retryFunding } from "./run-sweeps.ts";
+import { DAY_MS } from "../domain/pricing.ts";
+import { fundingRetryPage, retryFunding, sweepDueLoans } from "./run-sweeps.ts";
+import { SWEEP_PAGE, SWEEP_RETRY_AFTER_MS } from "./sweep-loans.ts";
 
 describe("the funding retry's report", () => {
   test("names the loans that failed and why (an audit saw only `failed: 1` on every tick, hiding a stuck loan)", async () => {
@@ -107,6 +109,58 @@ describe("the funding retry takes every waiting loan in turn (anyone's 100 sandb
         expect(plan).toContain("loans_funding_retry_idx");
         expect(plan).not.toContain("USE TEMP B-TREE");
       }
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe("the overdue/default sweep leaves a loan whose sweep throws out of its pages for a while (100 of them stopped every other loan's sweep)", () => {
+  test("120 loans whose sweep always throws, due first: another tenant's loan is still marked overdue in the first run; they are tried again after SWEEP_RETRY_AFTER_MS", async () => {
+    const t = await createTestApp();
+    try {
+      const attacker = await sandboxTenant(t, "Poison Ltd");
+      const victim = await sandboxTenant(t, "Victim Ltd");
+      const seed = await createdLoan(t, attacker.key);
+      expect(seed.status).toBe("ACTIVE");
+      await copyLoans(t, {
+        where: "l.id = ?",
+        args: [seed.id],
+        copies: SWEEP_PAGE + 20,
+        set: {
+          id: "substr(l.id, 1, 24) || printf('%012d', n.i)",
+          idempotency_key: "l.idempotency_key || '-' || n.i",
+          write_token: "l.write_token || '-' || n.i",
+        },
+      });
+      const poison = new Set((await t.db.select({ id: loans.id }).from(loans).where(eq(loans.tenantId, attacker.tenantId))).map((r) => r.id));
+      const honest = await createdLoan(t, victim.key);
+      // Due an hour later than every poisoned loan, so it sorts after them.
+      await t.db
+        .update(loans)
+        .set({ dueAt: new Date(Date.parse(seed.dueAt) + 3_600_000) })
+        .where(eq(loans.id, honest.id));
+      t.clock.advance(3 * DAY_MS + 2 * 3_600_000);
+
+      const tried: string[] = [];
+      const writer = {
+        run: async (cmd: LoanCommand) => {
+          tried.push(cmd.loanId);
+          if (poison.has(cmd.loanId)) throw new RangeError("poison");
+          return t.deps.writer.run(cmd);
+        },
+      };
+      const report = await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock }, { maxPages: 5 });
+      expect(report).toMatchObject({ visited: poison.size + 1, failed: poison.size });
+      expect(report.errors?.[0]).toEqual({ loanId: expect.any(String), error: "RangeError: poison" });
+      const [row] = await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, honest.id));
+      expect(row!.overdueAt).not.toBeNull();
+
+      // Left out meanwhile; tried again once SWEEP_RETRY_AFTER_MS has passed.
+      tried.length = 0;
+      expect(await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock })).toEqual({ visited: 0, failed: 0 });
+      t.clock.advance(SWEEP_RETRY_AFTER_MS + 1);
+      expect((await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock })).failed).toBe(poison.size);
     } finally {
       t.close();
     }

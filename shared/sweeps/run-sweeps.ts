@@ -4,7 +4,7 @@ import { loans } from "../../db/schema/loans.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import type { LoanCommand, LoanWriter } from "../loans/loan-commands.ts";
 import type { VerbDeps } from "../verbs.ts";
-import { findLoansToSweep, SWEEP_PAGE } from "./sweep-loans.ts";
+import { findLoansToSweep, markSweepFailed, SWEEP_PAGE } from "./sweep-loans.ts";
 
 /** A run stops after this many pages, so one tick stays bounded; the next tick continues. */
 const MAX_PAGES = 20;
@@ -31,7 +31,9 @@ async function runAll(writer: LoanWriter, commands: LoanCommand[]): Promise<{ fa
  * The overdue/default sweep: every due loan goes through its own writer
  * (`sweepLoan`), page after page until none is due. Overlapping runs are
  * harmless: each loan's writer serializes them and the second finds nothing
- * to do. Loans that keep failing stop the loop rather than spin.
+ * to do. A loan whose sweep throws is marked and left out of the pages for
+ * SWEEP_RETRY_AFTER_MS (sweep-loans.ts), so it neither spins the loop nor
+ * holds the first places of every page from the loans behind it.
  */
 export async function sweepDueLoans(
   { db, writer, clock }: Pick<VerbDeps, "db" | "writer" | "clock">,
@@ -39,19 +41,26 @@ export async function sweepDueLoans(
 ): Promise<SweepReport> {
   const systemNow = clock.now();
   const report: SweepReport = { visited: 0, failed: 0 };
-  const failedIds = new Set<string>();
+  const errors: { loanId: string; error: string }[] = [];
   for (let page = 0; page < maxPages; page++) {
-    const due = (await findLoansToSweep(db, systemNow, tenantId)).filter((l) => !failedIds.has(l.loanId));
-    if (due.length === 0) return report;
+    const due = await findLoansToSweep(db, systemNow, tenantId);
+    if (due.length === 0) return withErrors(report, errors);
     const results = await Promise.allSettled(due.map((l) => writer.run({ kind: "sweep", tenantId: l.tenantId, loanId: l.loanId })));
-    results.forEach((r, i) => r.status === "rejected" && failedIds.add(due[i]!.loanId));
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ loanId: due[i]!.loanId, error: describeFailure(r.reason) }] : []));
+    // Left out of the next pages (and runs) for a while: the rest are swept, and these are tried again later.
+    if (failed.length > 0) await markSweepFailed(db, [...new Set(failed.map((f) => f.loanId))], systemNow);
+    errors.push(...failed);
     report.visited += due.length;
-    report.failed = failedIds.size;
-    if (due.length < SWEEP_PAGE && failedIds.size === 0) return report;
+    report.failed += failed.length;
+    if (due.length < SWEEP_PAGE) return withErrors(report, errors);
   }
   report.more = true;
-  return report;
+  return withErrors(report, errors);
 }
+
+/** The report with the first few failures named, when there were any. */
+const withErrors = (report: SweepReport, errors: { loanId: string; error: string }[]): SweepReport =>
+  errors.length > 0 ? { ...report, errors: errors.slice(0, MAX_REPORTED_ERRORS) } : report;
 
 /**
  * Loans waiting to be funded: approved, still CREATED, and not funded or

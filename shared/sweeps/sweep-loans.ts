@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
@@ -11,6 +11,23 @@ import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 
 /** Loans a sweep handles per page; a run pages until nothing is due. */
 export const SWEEP_PAGE = 100;
+
+/** How long a loan whose sweep threw is left out of the sweep's pages (migration 0045), on the system clock. */
+export const SWEEP_RETRY_AFTER_MS = 5 * 60_000;
+
+/**
+ * Not a loan whose sweep threw in the last SWEEP_RETRY_AFTER_MS: before, such
+ * loans stayed first in line on every page, and 100 of them stopped the
+ * sweep of every other loan.
+ */
+const notFailedLately = (systemNowMs: number) => or(isNull(loans.sweepFailedAt), lt(loans.sweepFailedAt, systemNowMs - SWEEP_RETRY_AFTER_MS));
+
+/** Marks loans whose sweep threw at `now` (system clock), one parameter for the ids (D1 binds at most 100). */
+export const markSweepFailed = (db: Db, loanIds: readonly string[], now: Date) =>
+  db
+    .update(loans)
+    .set({ sweepFailedAt: now.getTime() })
+    .where(sql`${loans.id} IN (SELECT value FROM json_each(${JSON.stringify(loanIds)}))`);
 
 /**
  * ACTIVE loans with something due at `now` (ms since the epoch, a number or
@@ -46,7 +63,7 @@ export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: s
   const onTenantClock = async () => {
     if (!onlyTenantId) return advancedDueLoansQuery(db, nowMs);
     const offset = (await loadTenant(db, onlyTenantId)).clockOffsetMs;
-    return offset > 0 ? dueLoansQuery(db, nowMs + offset, onlyTenantId, "sandbox") : [];
+    return offset > 0 ? dueLoansQuery(db, nowMs + offset, onlyTenantId, "sandbox", nowMs) : [];
   };
   const pages = await Promise.all([dueLoansQuery(db, nowMs, onlyTenantId), onTenantClock()]);
   const seen = new Set<string>();
@@ -71,17 +88,18 @@ export const advancedDueLoansQuery = (db: Db, systemNowMs: number) =>
         eq(loans.tenantId, tenants.id),
         eq(loans.mode, "sandbox"),
         dueCondition(sql`(${systemNowMs} + ${tenants.clockOffsetMs})`),
+        notFailedLately(systemNowMs),
       ),
     )
     .orderBy(asc(loans.dueAt))
     .limit(SWEEP_PAGE);
 
 /** One page of due loans at `nowMs`, of one tenant or of all, of one mode or of both. */
-export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: TenantMode) =>
+export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: TenantMode, systemNowMs = nowMs) =>
   db
     .select({ tenantId: loans.tenantId, loanId: loans.id })
     .from(loans)
-    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, mode ? eq(loans.mode, mode) : undefined, dueCondition(nowMs)))
+    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, mode ? eq(loans.mode, mode) : undefined, dueCondition(nowMs), notFailedLately(systemNowMs)))
     .orderBy(asc(loans.dueAt))
     .limit(SWEEP_PAGE);
 

@@ -3,7 +3,7 @@ import { tenantDatabase } from "../../../db/databases.ts";
 import { chainPortFromEnv } from "../../../shared/chains/chain-port-from-env.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
-import { LISTENER_PAGE, ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
+import { deferFailedLedger, LISTENER_PAGE, ledgersToPoll, pollChain } from "../../../shared/settlement/listener.ts";
 import { LISTENER_CALLS_PER_RUN, LISTENER_PAGES_PER_LEDGER } from "../budget.ts";
 import type { CronJob } from "../job.ts";
 
@@ -48,9 +48,12 @@ export const settlementListenerJob: CronJob = {
         if (report.more) more = true;
         if (report.transactions > 0) log.info("settlement listener", report);
       } catch (error) {
-        calls += 3;
-        // One ledger's failure must not starve the others; it is polled again on a later tick.
+        calls += 4;
+        // One ledger's failure must not starve the others: it waits a few minutes before its next poll.
         log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
+        if (ledger.sandboxTenantId) {
+          await deferFailedLedger(deps, { sandboxTenantId: ledger.sandboxTenantId, chain: ledger.chain, now: deps.clock.now() }).catch(() => undefined);
+        }
       }
     }
     return { more };
