@@ -7,4 +7,4 @@
 -- funded, in the order the job reads them.
 ALTER TABLE loans ADD COLUMN funding_retry_mark INTEGER;
 CREATE INDEX loans_funding_retry_idx ON loans (mode, funding_retry_mark, created_at, id)
-  WHERE status = 'CREATED' AND decision_outcome = 'APPROVED' AND funding_state IN ('NONE', 'AWAITING_LIQUIDITY', 'RESERVED');
+  WHERE status = 'CREATED' AND decision_outcome = 'APPROVED' AND funding_state IN ('NONE', 'AWAITING_LIQUIDITY', 'HELD', 'RESERVED');

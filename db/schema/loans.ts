@@ -132,7 +132,7 @@ export const loans = sqliteTable(
     // Loans waiting to be funded, in the order the retry job takes them (migration 0044).
     index("loans_funding_retry_idx")
       .on(t.mode, t.fundingRetryMark, t.createdAt, t.id)
-      .where(sql`status = 'CREATED' AND decision_outcome = 'APPROVED' AND funding_state IN ('NONE', 'AWAITING_LIQUIDITY', 'RESERVED')`),
+      .where(sql`status = 'CREATED' AND decision_outcome = 'APPROVED' AND funding_state IN ('NONE', 'AWAITING_LIQUIDITY', 'HELD', 'RESERVED')`),
   ],
 );
 

@@ -19,7 +19,6 @@ const TRIGGERS: LoanTrigger[] = [
   { kind: "REVIEW_REJECT" },
   { kind: "FUNDING_CONFIRMED" },
   { kind: "FUNDING_FAILED" },
-  { kind: "DECLINE_AT_FUNDING" },
   { kind: "MARK_OVERDUE" },
   { kind: "GRACE_ELAPSED" },
   { kind: "REPAYMENT_CONFIRMED" },
@@ -56,7 +55,6 @@ const ROWS: Row[] = [
   { from: "CREATED", on: "REVIEW_REJECT", when: (s) => s.outcome === "MANUAL_REVIEW", change: () => ({ outcome: "DECLINED" }), events: ["loan.rejected"] },
   { from: "CREATED", on: "FUNDING_CONFIRMED", when: (s) => s.outcome === "APPROVED", change: () => ({ status: "ACTIVE" }), events: ["loan.funded"] },
   { from: "CREATED", on: "FUNDING_FAILED", when: (s) => s.outcome === "APPROVED", change: () => ({}), events: ["loan.funding_failed"] },
-  { from: "CREATED", on: "DECLINE_AT_FUNDING", when: (s) => s.outcome === "APPROVED", change: () => ({ outcome: "DECLINED" }), events: ["loan.decision"] },
   { from: "ACTIVE", on: "MARK_OVERDUE", when: (s) => !s.overdue, change: () => ({ overdue: true }), events: ["loan.overdue"] },
   { from: "ACTIVE", on: "GRACE_ELAPSED", when: (s) => s.overdue, change: () => ({ status: "DEFAULTED" }), events: ["loan.defaulted"] },
   {
@@ -98,7 +96,7 @@ const label = (s: LoanState, t: LoanTrigger) =>
 describe("transition: every status × outcome × overdue × trigger", () => {
   test(`covers ${ALL_STATES.length} states × ${TRIGGERS.length} triggers`, () => {
     expect(ALL_STATES.length).toBe(4 * 4 * 2);
-    expect(TRIGGERS.length).toBe(15);
+    expect(TRIGGERS.length).toBe(14);
   });
 
   for (const state of ALL_STATES) {

@@ -27,12 +27,6 @@ export type LoanTrigger =
   | { kind: "REVIEW_REJECT" }
   | { kind: "FUNDING_CONFIRMED" }
   | { kind: "FUNDING_FAILED" }
-  /**
-   * Funding, about to reserve, finds that a decline rule fires now (underwriting.ts RECHECKED_AT_FUNDING: the
-   * borrower's KYC failed, the wallet blocked, the live KYC requirement dropped since the approval): the outcome
-   * becomes DECLINED and `loan.decision` fires again with the reasons. No funds moved, and none will.
-   */
-  | { kind: "DECLINE_AT_FUNDING" }
   | { kind: "MARK_OVERDUE" }
   | { kind: "GRACE_ELAPSED" }
   | { kind: "REPAYMENT_CONFIRMED" }
@@ -81,8 +75,6 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
           // A second review finds the outcome no longer MANUAL_REVIEW (DECISIONS.md: 409).
           if (state.outcome !== "MANUAL_REVIEW") return refuse("only a loan awaiting manual review can be reviewed");
           return trigger.kind === "REVIEW_APPROVE" ? go({ outcome: "APPROVED" }, ["loan.approved"]) : go({ outcome: "DECLINED" }, ["loan.rejected"]);
-        case "DECLINE_AT_FUNDING":
-          return state.outcome === "APPROVED" ? go({ outcome: "DECLINED" }, ["loan.decision"]) : refuse("only an approved loan is funded");
         case "FUNDING_CONFIRMED":
         case "FUNDING_FAILED":
           if (state.outcome !== "APPROVED") return refuse("only an approved loan is funded");

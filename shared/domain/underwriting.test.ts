@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   DECISION_OUTCOMES,
   DEFAULT_POLICY,
-  fundingRecheck,
+  fundingHoldReasons,
   KYC_STATUSES,
   underwrite,
   UNDERWRITING_RULES,
@@ -167,23 +167,18 @@ describe("UNDERWRITING_RULES", () => {
   });
 });
 
-describe("fundingRecheck: the decline rules applied again when funding starts", () => {
-  test("KYC failed, the wallet blocked, the live KYC requirement dropped: declined with those reasons in rule order; open loans and the amount are never judged again", () => {
-    expect(fundingRecheck(STRICT, CLEAN, NOW)).toBeNull();
-    // Loans made after this one, or an amount a reviewer passed: not reasons to decline it now.
-    expect(fundingRecheck(STRICT, { ...CLEAN, openLoansOfBorrower: 9, principal: 900_000_000n }, NOW)).toBeNull();
-    expect(fundingRecheck(STRICT, { ...CLEAN, borrowerKycStatus: "FAILED", walletAddress: WALLET }, NOW)).toEqual({
-      outcome: "DECLINED",
-      reasons: [
-        { code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" },
-        { code: "WALLET_BLOCKED", message: `Wallet ${WALLET} is blocked by the policy` },
-      ],
-      policyVersion: 7,
-      decidedAt: NOW,
-    });
+describe("fundingHoldReasons: the decline rules applied again when funding starts", () => {
+  test("KYC failed, the wallet blocked, the live KYC requirement dropped: those reasons in rule order; open loans and the amount are never judged again", () => {
+    expect(fundingHoldReasons(STRICT, CLEAN)).toEqual([]);
+    // Loans made after this one, or an amount a reviewer passed: not reasons to hold it now.
+    expect(fundingHoldReasons(STRICT, { ...CLEAN, openLoansOfBorrower: 9, principal: 900_000_000n })).toEqual([]);
+    expect(fundingHoldReasons(STRICT, { ...CLEAN, borrowerKycStatus: "FAILED", walletAddress: WALLET })).toEqual([
+      { code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" },
+      { code: "WALLET_BLOCKED", message: `Wallet ${WALLET} is blocked by the policy` },
+    ]);
     const relaxed = { ...DEFAULT_POLICY, version: 3 };
-    expect(fundingRecheck(relaxed, { ...CLEAN, live: true }, NOW)?.reasons.map((r) => r.code)).toEqual(["LIVE_KYC_POLICY_REQUIRED"]);
-    expect(fundingRecheck(relaxed, { ...CLEAN, live: true, requiresKycBeforeFunding: true }, NOW)).toBeNull();
-    expect(fundingRecheck(relaxed, CLEAN, NOW)).toBeNull();
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, live: true }).map((r) => r.code)).toEqual(["LIVE_KYC_POLICY_REQUIRED"]);
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, live: true, requiresKycBeforeFunding: true })).toEqual([]);
+    expect(fundingHoldReasons(relaxed, CLEAN)).toEqual([]);
   });
 });

@@ -147,20 +147,20 @@ export function underwrite(policy: UnderwritingPolicy, input: UnderwritingInput,
  * failed the borrower's KYC or blocked the wallet meanwhile). Not
  * MAX_OPEN_LOANS (loans made after this one would count against it) nor the
  * review threshold (a reviewer or the decision already ruled on the amount).
+ * The decision stays as recorded (SPEC.md: one decision); funding is held.
  */
 export const RECHECKED_AT_FUNDING: readonly UnderwritingRuleCode[] = ["KYC_NOT_VERIFIED", "WALLET_BLOCKED", "LIVE_KYC_POLICY_REQUIRED"];
 
 /**
- * The decision that declines an approved loan when funding starts (see
- * RECHECKED_AT_FUNDING), or null when none of those rules fires now.
+ * Why an approved loan's funding is held now (see RECHECKED_AT_FUNDING): the
+ * reasons of the rules that fire, in rule order; empty when none does.
  *
- * @example fundingRecheck({ ...DEFAULT_POLICY, requireKycVerified: true }, { ...input, borrowerKycStatus: "FAILED" }, now)
- * // { outcome: "DECLINED", reasons: [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; …" }], policyVersion: 1, decidedAt: now }
+ * @example fundingHoldReasons({ ...DEFAULT_POLICY, requireKycVerified: true }, { ...input, borrowerKycStatus: "FAILED" })
+ * // [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" }]
  */
-export function fundingRecheck(policy: UnderwritingPolicy, input: UnderwritingInput, now: Date): Decision | null {
-  const reasons = UNDERWRITING_RULES.filter((rule) => RECHECKED_AT_FUNDING.includes(rule.code)).flatMap((rule) => {
+export function fundingHoldReasons(policy: UnderwritingPolicy, input: UnderwritingInput): DecisionReason[] {
+  return UNDERWRITING_RULES.filter((rule) => RECHECKED_AT_FUNDING.includes(rule.code)).flatMap((rule) => {
     const message = CHECKS[rule.code](policy, input);
     return message === null ? [] : [{ code: rule.code, message }];
   });
-  return reasons.length === 0 ? null : { outcome: "DECLINED", reasons, policyVersion: policy.version, decidedAt: now };
 }

@@ -3,8 +3,16 @@ import type { BatchResults } from "../../db/batch-columns.ts";
 import type { Db } from "../../db/create-db.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
+import { policies } from "../../db/schema/policies.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
-import { type Decision, fundingRecheck, underwrite, type UnderwritingInput, type UnderwritingPolicy } from "../domain/underwriting.ts";
+import {
+  type DecisionReason,
+  DEFAULT_POLICY,
+  fundingHoldReasons,
+  underwrite,
+  type UnderwritingInput,
+  type UnderwritingPolicy,
+} from "../domain/underwriting.ts";
 import { currentPolicyQuery, policyOf } from "../underwriting/policies.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { loanIsOpen } from "./open-loans.ts";
@@ -141,23 +149,32 @@ export function decisionPlan({
 }
 
 /**
- * Whether an approved loan would be declined if funding started now: the
- * decline rules funding applies again (underwriting.ts RECHECKED_AT_FUNDING)
- * over the tenant's policy, settings and the borrower as they are now. The
- * loan's own KYC gate (`requiresKycGate`, fixed at its creation) counts as a
- * KYC requirement for the live rule. Null when none fires.
+ * Why an approved loan's funding is held now, if it is: the decline rules
+ * funding applies again (underwriting.ts RECHECKED_AT_FUNDING) over the
+ * tenant's policy, settings and the borrower as they are now. The loan's own
+ * KYC gate (`requiresKycGate`, fixed at its creation) counts as a KYC
+ * requirement for the live rule. Empty when none fires.
  */
-export function declineAtFunding(loan: LoanRow, reads: UnderwritingReads, now: Date): Decision | null {
-  return fundingRecheck(
-    reads.policy,
-    {
-      principal: loan.principal,
-      walletAddress: loan.borrowerWalletAddress,
-      borrowerKycStatus: reads.borrowerKycStatus,
-      openLoansOfBorrower: reads.openLoansOfBorrower,
-      live: loan.mode === "live",
-      requiresKycBeforeFunding: reads.requiresKycBeforeFunding || loan.requiresKycGate,
-    },
-    now,
-  );
+export function fundingHold(loan: LoanRow, reads: UnderwritingReads): DecisionReason[] {
+  return fundingHoldReasons(reads.policy, {
+    principal: loan.principal,
+    walletAddress: loan.borrowerWalletAddress,
+    borrowerKycStatus: reads.borrowerKycStatus,
+    openLoansOfBorrower: reads.openLoansOfBorrower,
+    live: loan.mode === "live",
+    requiresKycBeforeFunding: reads.requiresKycBeforeFunding || loan.requiresKycGate,
+  });
+}
+
+/**
+ * SQL: what a funding hold was judged on is still so (the borrower's KYC
+ * status, the current policy's version, the tenant's KYC setting), for the
+ * reservation's condition: a KYC failure or a policy saved between the
+ * judgement and the reservation makes the reservation not hold, and funding
+ * judges again on fresh reads.
+ */
+export function holdFactsUnchanged(loan: Pick<LoanRow, "tenantId" | "borrowerId">, reads: UnderwritingReads): SQL {
+  return sql`COALESCE((SELECT ${borrowers.kycStatus} FROM ${borrowers} WHERE ${borrowers.id} = ${loan.borrowerId}), 'PENDING') = ${reads.borrowerKycStatus}
+    AND COALESCE((SELECT max(${policies.version}) FROM ${policies} WHERE ${policies.tenantId} = ${loan.tenantId}), ${DEFAULT_POLICY.version}) = ${reads.policy.version}
+    AND COALESCE((SELECT ${tenantSettings.requiresKycBeforeFunding} FROM ${tenantSettings} WHERE ${tenantSettings.tenantId} = ${loan.tenantId}), 0) = ${reads.requiresKycBeforeFunding ? 1 : 0}`;
 }

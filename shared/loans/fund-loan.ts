@@ -17,7 +17,7 @@ import { liveSender, mayStillSend, refreshLivePool } from "../liquidity/live-poo
 import { hasHeadroom, headroomOf, poolFor, type PoolRow } from "../liquidity/pools.ts";
 import type { LoadedTenant } from "../tenants/tenant-context.ts";
 import { commitTransition, commitUpdate, type FollowUp } from "./commit-transition.ts";
-import { declineAtFunding, readForUnderwriting, type UnderwritingReads } from "./decide-loan.ts";
+import { fundingHold, holdFactsUnchanged, readForUnderwriting, type UnderwritingReads } from "./decide-loan.ts";
 import type { LoanContext } from "./loan-context.ts";
 import { loanCarries } from "./loan-guard.ts";
 
@@ -107,10 +107,13 @@ function reservation(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFro
   };
 }
 
-/** Reserves the principal in the pool, atomically with the loan entering RESERVED (live: fixing its sender); null without headroom. */
-async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFrom: string | null): Promise<LoanRow | null> {
+/**
+ * Reserves the principal in the pool, atomically with the loan entering RESERVED (live: fixing its sender); null
+ * without headroom, or when what the funding hold was judged on (`judged`) changed meanwhile.
+ */
+async function reserve(db: Db, loan: LoanRow, pool: PoolRow, now: Date, fundingFrom: string | null, judged: UnderwritingReads): Promise<LoanRow | null> {
   const { set, statements, condition } = reservation(db, loan, pool, now, fundingFrom);
-  return commitUpdate(db, loan, set, now, statements, condition);
+  return commitUpdate(db, loan, set, now, statements, and(condition, holdFactsUnchanged(loan, judged)));
 }
 
 /** The loan waits for the loan-level KYC gate (confirmation and agreement) before any funding. */
@@ -254,27 +257,23 @@ async function whyNoNewAttempt(deps: LoanContext, loan: LoanRow, sender: string)
 }
 
 /**
- * The approved loan declined, when a decline rule fires as funding starts
- * (decide-loan.ts `declineAtFunding`, with `reads` when the caller read
- * them, else one round trip): outcome DECLINED with the reasons and the
- * policy version, `loan.decision` again, nothing reserved. Null when no rule
- * fires.
+ * Funding held: a decline rule fires now (decide-loan.ts `fundingHold`: the
+ * borrower's KYC is not what the policy requires, the wallet was blocked, the
+ * live KYC requirement was dropped since the approval). The decision stays as
+ * recorded; the loan waits as HELD with `loan.funding_failed` naming the
+ * reasons, once per hold, and is funded by a later retry once no rule fires.
+ * Null when none fires.
  */
-async function declinedAtFunding(db: Db, loan: LoanRow, now: Date, reads?: UnderwritingReads): Promise<LoanRow | null> {
-  const decision = declineAtFunding(loan, reads ?? (await readForUnderwriting(db, loan)), now);
-  if (!decision) return null;
+async function heldByRules(db: Db, loan: LoanRow, now: Date, reads: UnderwritingReads): Promise<LoanRow | null> {
+  const reasons = fundingHold(loan, reads);
+  if (reasons.length === 0) return null;
+  if (loan.fundingState === "HELD") return loan; // reported when the hold began
   return commitTransition(db, {
     loan,
-    trigger: { kind: "DECLINE_AT_FUNDING" },
+    trigger: { kind: "FUNDING_FAILED" },
     now,
-    set: {
-      decisionReasons: decision.reasons,
-      policyVersion: decision.policyVersion,
-      decidedAt: decision.decidedAt,
-      fundingState: "NONE",
-      poolId: null,
-      fundingFrom: null,
-    },
+    set: { fundingState: "HELD", poolId: null, fundingFrom: null },
+    eventData: { reason: `funding is held: ${reasons.map((r) => r.message).join("; ")}`, reasons },
   });
 }
 
@@ -310,10 +309,12 @@ export async function fundLoan(
     return waiting;
   }
   // Before anything is reserved: a decline rule that fires now (KYC failed, wallet blocked, the live KYC requirement
-  // dropped since the approval) declines the loan instead. A RESERVED loan may have a transfer in flight: it goes on.
+  // dropped since the approval) holds the funding. A RESERVED loan may have a transfer in flight: it goes on.
+  let judged = reads;
   if (loan.fundingState !== "RESERVED") {
-    const declined = await declinedAtFunding(db, loan, now, reads);
-    if (declined) return declined;
+    judged ??= await readForUnderwriting(db, loan);
+    const held = await heldByRules(db, loan, now, judged);
+    if (held) return held;
   }
 
   let current = loan;
@@ -324,11 +325,16 @@ export async function fundLoan(
     // `read`: the pool its caller read with the loan (processing's one batch of reads); poolFor otherwise.
     const pool = live?.ok ? live.pool : read !== undefined ? read : await poolFor(db, { tenantId: tenant.id, mode: current.mode }, current.stablecoin);
     if (!pool) return reportNoLiquidity(db, current, null, now);
-    const reserved = await reserve(db, current, pool, now, live?.ok ? live.sender : null);
+    let reserved = await reserve(db, current, pool, now, live?.ok ? live.sender : null, judged!);
     if (!reserved) {
       const [fresh] = await db.select({ writeToken: loans.writeToken }).from(loans).where(eq(loans.id, current.id));
       if (fresh?.writeToken !== current.writeToken) throw conflict("The loan changed while it was being funded; retry");
-      return reportNoLiquidity(db, current, pool, now);
+      // The borrower's KYC, the policy or the setting changed since the hold was judged: judged again on fresh reads.
+      const again = await readForUnderwriting(db, current);
+      const held = await heldByRules(db, current, now, again);
+      if (held) return held;
+      reserved = await reserve(db, current, pool, now, live?.ok ? live.sender : null, again);
+      if (!reserved) return reportNoLiquidity(db, current, pool, now);
     }
     current = reserved;
   }

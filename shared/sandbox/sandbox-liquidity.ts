@@ -65,6 +65,9 @@ export type SetSandboxLiquidityResult = {
   stillWaiting: number;
 };
 
+/** Pages of the tenant's waiting sandbox loans a liquidity change retries in its request (100 loans a page); the cron retries the rest. */
+const SANDBOX_LIQUIDITY_RETRY_PAGES = 2;
+
 /**
  * Sets the tenant's own sandbox pool for `stablecoin` (created if missing;
  * DECISIONS.md "Sandbox helpers"), then retries funding for the tenant's
@@ -127,7 +130,7 @@ export async function setSandboxLiquidity(
     throw validationError([`available: must be at least ${displayAmount(reserved)}, the amount reserved for loans being funded`]);
   }
 
-  const retried = await retryFunding({ db, writer, clock: systemClock }, { tenantId: tenant.id });
+  const retried = await retryFunding({ db, writer, clock: systemClock }, { tenantId: tenant.id, mode: "sandbox", maxPages: SANDBOX_LIQUIDITY_RETRY_PAGES });
   const [waiting] = await db
     .select({ n: sql<number>`count(*)` })
     .from(loans)

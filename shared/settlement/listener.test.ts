@@ -61,19 +61,20 @@ describe("which sandbox ledgers the cron job polls", () => {
     expect(await dueAt(t.clock.now())).not.toContain(name);
   });
 
-  test("a ledger whose poll threw waits a few minutes before the cron polls it again (it kept the head of the line, and 100 of them stopped every other ledger's polls); one written since stays due", async () => {
+  test("a ledger whose poll threw waits a few minutes before the cron polls it again (it kept the head of the line, and 100 of them stopped every other ledger's polls); one a helper wrote to during the poll stays due", async () => {
     const m = await sandboxTenant(t);
     const name = `${m.tenantId}:TON_TESTNET`;
     await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
     expect(await dueAt(t.clock.now())).toContain(name);
-    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
-    expect(await dueAt(t.clock.now())).not.toContain(name);
-    expect(await dueAt(new Date(t.clock.now().getTime() + FAILED_LEDGER_RETRY_MS))).toContain(name);
-    // A helper's write after the failure makes it due at once, and a late deferral does not push it back.
-    t.clock.advance(1);
-    await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: new Date(t.clock.now().getTime() + 1) });
-    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: t.clock.now() });
-    expect(await dueAt(new Date(t.clock.now().getTime() + 1))).toContain(name);
+    const startedAt = new Date(t.clock.now().getTime() + 1);
+    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", startedAt, now: new Date(startedAt.getTime() + 500) });
+    expect(await dueAt(new Date(startedAt.getTime() + 1_000))).not.toContain(name);
+    expect(await dueAt(new Date(startedAt.getTime() + 500 + FAILED_LEDGER_RETRY_MS))).toContain(name);
+    // A helper's write while the next poll runs (after its start, before its failure) keeps the ledger due.
+    const next = new Date(startedAt.getTime() + 500 + FAILED_LEDGER_RETRY_MS);
+    await markLedgerWritten({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", now: new Date(next.getTime() + 200) });
+    await deferFailedLedger({ db: t.db }, { sandboxTenantId: m.tenantId, chain: "TON_TESTNET", startedAt: next, now: new Date(next.getTime() + 500) });
+    expect(await dueAt(new Date(next.getTime() + 1_000))).toContain(name);
   });
 
   test("a transfer of more than a row can hold (2^53 units: thousands of faucet calls) is kept as money received of 0, never applied; the poll goes on (it threw on every poll)", async () => {

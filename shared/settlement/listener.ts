@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { chainCursors, sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
@@ -89,16 +89,20 @@ export async function markLedgerWritten({ db }: Pick<VerbDeps, "db">, { sandboxT
 export const FAILED_LEDGER_RETRY_MS = 5 * 60_000;
 
 /**
- * A sandbox ledger whose poll threw waits FAILED_LEDGER_RETRY_MS before the
- * cron's next poll (unless a helper wrote to it since: then it is due as
- * marked). Its cursor stays; before, it also kept its place at the head of
- * the line, and 100 such ledgers stopped the cron from polling any other.
+ * A sandbox ledger whose poll (begun at `startedAt`) threw waits
+ * FAILED_LEDGER_RETRY_MS before the cron's next poll, unless a helper wrote
+ * to it since the poll began (then it is due as marked, as `saveCursor`
+ * judges it). Its cursor stays; before, it also kept its place at the head
+ * of the line, and 100 such ledgers stopped the cron from polling any other.
  */
-export async function deferFailedLedger({ db }: Pick<VerbDeps, "db">, { sandboxTenantId, chain, now }: { sandboxTenantId: string; chain: Chain; now: Date }) {
+export async function deferFailedLedger(
+  { db }: Pick<VerbDeps, "db">,
+  { sandboxTenantId, chain, startedAt, now }: { sandboxTenantId: string; chain: Chain; startedAt: Date; now: Date },
+) {
   await db
     .update(sandboxLedgers)
     .set({ pollAfter: new Date(now.getTime() + FAILED_LEDGER_RETRY_MS), updatedAt: now })
-    .where(and(eq(sandboxLedgers.tenantId, sandboxTenantId), eq(sandboxLedgers.chain, chain), lte(sandboxLedgers.pollAfter, now)));
+    .where(and(eq(sandboxLedgers.tenantId, sandboxTenantId), eq(sandboxLedgers.chain, chain), lt(sandboxLedgers.pollAfter, startedAt)));
 }
 
 /** The sandbox ledgers due for a poll at `now`, longest waiting first, at most `limit` (one range of the poll_after index). */

@@ -72,14 +72,14 @@ describe("the funding retry takes every waiting loan in turn (anyone's 100 sandb
       await t.db.update(loans).set({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", createdAt: newer }).where(eq(loans.id, waiting.id));
 
       const run1 = recordingWriter();
-      expect(await retryFunding({ db: t.db, writer: run1.writer, clock: t.clock }, { maxPages: 1 })).toEqual({ visited: 101, failed: 0, more: true });
+      expect(await retryFunding({ db: t.db, writer: run1.writer, clock: t.clock }, { maxPages: 2 })).toEqual({ visited: 101, failed: 0, more: true });
       // Live loans come first; then the 100 sandbox loans never retried, oldest first.
       expect(run1.seen[0]).toBe(live.id);
       expect(run1.seen.slice(1)).toEqual([first.id, ...Array.from({ length: 99 }, (_, i) => copyId(first.id, i + 1))]);
       // The clock has not moved (the run's mark goes one past the last): the next run takes the live loan again, then
       // the 51 sandbox loans never retried (the victim's among them) before the least recently retried.
       const run2 = recordingWriter();
-      expect(await retryFunding({ db: t.db, writer: run2.writer, clock: t.clock }, { maxPages: 1 })).toEqual({ visited: 101, failed: 0, more: true });
+      expect(await retryFunding({ db: t.db, writer: run2.writer, clock: t.clock }, { maxPages: 2 })).toEqual({ visited: 101, failed: 0, more: true });
       expect(run2.seen[0]).toBe(live.id);
       expect(run2.seen).toContain(waiting.id);
       expect(new Set([...run1.seen, ...run2.seen]).size).toBe(152);
@@ -156,9 +156,15 @@ describe("the overdue/default sweep leaves a loan whose sweep throws out of its 
       const [row] = await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, honest.id));
       expect(row!.overdueAt).not.toBeNull();
 
-      // Left out meanwhile; tried again once SWEEP_RETRY_AFTER_MS has passed.
+      // Left out of the cron's sweep meanwhile; tried again once SWEEP_RETRY_AFTER_MS has passed.
       tried.length = 0;
       expect(await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock })).toEqual({ visited: 0, failed: 0 });
+      // One tenant's sweep (a sandbox clock advance) tries them at once, each once per run: it has run when the call returns.
+      t.clock.advance(1);
+      expect(await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock }, { tenantId: attacker.tenantId })).toMatchObject({
+        visited: poison.size,
+        failed: poison.size,
+      });
       t.clock.advance(SWEEP_RETRY_AFTER_MS + 1);
       expect((await sweepDueLoans({ db: t.db, writer: writer as never, clock: t.clock })).failed).toBe(poison.size);
     } finally {

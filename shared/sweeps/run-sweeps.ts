@@ -68,7 +68,7 @@ const withErrors = (report: SweepReport, errors: { loanId: string; error: string
  * index `loans_funding_retry_idx` (migration 0044) holds exactly these, so
  * SQLite can read through it (the plan is tested).
  */
-const waitingToBeFunded = sql`${loans.status} = 'CREATED' AND ${loans.decisionOutcome} = 'APPROVED' AND ${loans.fundingState} IN ('NONE', 'AWAITING_LIQUIDITY', 'RESERVED')`;
+const waitingToBeFunded = sql`${loans.status} = 'CREATED' AND ${loans.decisionOutcome} = 'APPROVED' AND ${loans.fundingState} IN ('NONE', 'AWAITING_LIQUIDITY', 'HELD', 'RESERVED')`;
 
 /** One page of a mode's loans waiting to be funded, least recently retried first (never retried first), none marked at `mark` or after. */
 export const fundingRetryPage = (db: Db, q: { mode: TenantMode; mark: number; tenantId?: string; limit: number }) =>
@@ -86,43 +86,53 @@ export const fundingRetryPage = (db: Db, q: { mode: TenantMode; mark: number; te
     .orderBy(asc(loans.fundingRetryMark), asc(loans.createdAt), asc(loans.id))
     .limit(q.limit);
 
-/** This run's mark: its time, or one past the highest mark of a waiting loan when that is not later (a clock that did not move, as in tests). */
-async function runMark(db: Db, now: Date): Promise<number> {
+/**
+ * This run's mark in `mode`: its time, or one past the highest mark of a waiting loan of the mode when that is not
+ * later (a clock that did not move, as in tests). Read through the partial index (mode first).
+ */
+async function runMark(db: Db, mode: TenantMode, now: Date): Promise<number> {
   const [row] = await db
     .select({ highest: sql<number | null>`max(${loans.fundingRetryMark})` })
     .from(loans)
-    .where(waitingToBeFunded);
+    .where(and(waitingToBeFunded, eq(loans.mode, mode)));
   return Math.max(now.getTime(), (row?.highest ?? 0) + 1);
 }
 
+/** Pages of waiting loans one run takes at most, both modes together: a page is 2 reads and up to 100 loan-writer calls. */
+export const RETRY_PAGES_PER_RUN = 5;
+
 /**
  * Approved loans still waiting to be funded (no liquidity before, a failed
- * transfer, a live transfer broadcast and not yet deep enough, or a run cut
- * off after reserving): live loans first, then sandbox ones, each mode least
- * recently retried first, page after page (at most `maxPages` per mode; the
- * next run goes on). Each page is marked with the run's turn before its
- * loans run, so loans that wait for good (a pool left at 0) take their turn
- * and leave the rest theirs: before, each run took the 100 oldest and
- * nothing else, so anyone's 100 unfundable sandbox loans stopped every other
- * tenant's retries, live transfers in flight included. Within a page, oldest
- * first, one at a time: the first loans get the returning liquidity. A loan
- * whose own request is still at work is safe to touch: its writer queues
- * this behind that request, and processing a funded loan does nothing.
+ * transfer, a hold, a live transfer broadcast and not yet deep enough, or a
+ * run cut off after reserving): live loans first, then sandbox ones, each
+ * mode least recently retried first, page after page, at most `maxPages`
+ * pages in all (then `more`: the cron continues the run, then the next tick).
+ * Each page is marked with the run's turn before its loans run, so loans
+ * that wait for good (a pool left at 0) take their turn and leave the rest
+ * theirs: before, each run took the 100 oldest and nothing else, so anyone's
+ * 100 unfundable sandbox loans stopped every other tenant's retries, live
+ * transfers in flight included. Within a page, oldest first, one at a time:
+ * the first loans get the returning liquidity. A loan whose own request is
+ * still at work is safe to touch: its writer queues this behind that
+ * request, and processing a funded loan does nothing. `mode`: that mode's
+ * loans only.
  */
 export async function retryFunding(
   { db, writer, clock }: Pick<VerbDeps, "db" | "writer" | "clock">,
-  input: { tenantId?: string; limit?: number; maxPages?: number } = {},
+  input: { tenantId?: string; mode?: TenantMode; limit?: number; maxPages?: number } = {},
 ): Promise<SweepReport> {
-  const mark = await runMark(db, clock.now());
   const limit = input.limit ?? SWEEP_PAGE;
+  let pagesLeft = input.maxPages ?? RETRY_PAGES_PER_RUN;
   const report: SweepReport = { visited: 0, failed: 0 };
   const errors: { loanId: string; error: string }[] = [];
-  for (const mode of ["live", "sandbox"] as const) {
-    for (let page = 0; ; page++) {
-      if (page === (input.maxPages ?? MAX_PAGES)) {
+  for (const mode of input.mode ? [input.mode] : (["live", "sandbox"] as const)) {
+    const mark = await runMark(db, mode, clock.now());
+    for (;;) {
+      if (pagesLeft === 0) {
         report.more = true;
         break;
       }
+      pagesLeft--;
       const rows = await fundingRetryPage(db, { mode, mark, tenantId: input.tenantId, limit });
       if (rows.length === 0) break;
       // One parameter for the ids (D1 binds at most 100 per statement).
@@ -136,7 +146,5 @@ export async function retryFunding(
       if (rows.length < limit) break;
     }
   }
-  report.failed = errors.length;
-  if (errors.length > 0) report.errors = errors.slice(0, MAX_REPORTED_ERRORS);
-  return report;
+  return withErrors({ ...report, failed: errors.length }, errors);
 }

@@ -221,7 +221,7 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(700), native: GAS_OK });
   });
 
-  test("an approved live loan waiting for its wallet is declined when funding starts, not funded, if the borrower's KYC failed, its wallet was blocked or the policy dropped its KYC requirement meanwhile: loan.decision again with the reason, nothing reserved or sent (it was funded to a FAILED borrower)", async () => {
+  test("an approved live loan waiting for its wallet is held, not funded, when funding starts after the borrower's KYC failed, its wallet was blocked or the policy dropped its KYC requirement: HELD with loan.funding_failed naming why, nothing reserved or sent, the decision as recorded; funded once fixed (it was funded to a FAILED borrower)", async () => {
     const m = await liveTenant();
     const key = generatePrivateKey();
     const disbursement = privateKeyToAccount(key);
@@ -232,8 +232,8 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     for (const loan of [failed, blocked, fine]) expect(loan.body).toMatchObject({ fundingState: "AWAITING_LIQUIDITY", decision: { outcome: "APPROVED" } });
 
     // A compliance hit and a fraud report while they wait.
-    const kyc = { status: "FAILED", merchantUserId: "compliance-1" };
-    expect((await t.request("PATCH", `/v1/borrowers/${failed.body.borrowerRef}/kyc`, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+    const kyc = (status: string) => ({ body: { status, merchantUserId: "compliance-1" }, headers: apiKey(m.liveKey) });
+    expect((await t.request("PATCH", `/v1/borrowers/${failed.body.borrowerRef}/kyc`, kyc("FAILED"))).status).toBe(200);
     const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [blocked.body.borrowerWalletAddress] };
     expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.liveKey) })).status).toBe(200);
 
@@ -244,27 +244,22 @@ describe("live funding from the DISBURSEMENT wallet", () => {
 
     const loanOf = async (id: string) => (await t.request("GET", `/v1/loans/${id}`, { headers: apiKey(m.liveKey) })).body;
     expect(await loanOf(fine.body.id)).toMatchObject({ status: "ACTIVE" });
-    expect(await loanOf(failed.body.id)).toMatchObject({
-      status: "CREATED",
-      fundingState: "NONE",
-      fundedAt: null,
-      decision: {
-        outcome: "DECLINED",
-        reasons: [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" }],
-        policyVersion: 3,
-      },
-    });
-    expect((await loanOf(blocked.body.id)).decision).toMatchObject({ outcome: "DECLINED", reasons: [{ code: "WALLET_BLOCKED" }] });
-    expect((await eventsOf(m.liveKey, failed.body.id)).map((e) => e.type).reverse()).toEqual([
+    expect(await loanOf(failed.body.id)).toMatchObject({ status: "CREATED", fundingState: "HELD", fundedAt: null, decision: failed.body.decision });
+    expect(await loanOf(blocked.body.id)).toMatchObject({ status: "CREATED", fundingState: "HELD", decision: blocked.body.decision });
+    const events = await eventsOf(m.liveKey, failed.body.id);
+    expect(events.map((e) => e.type).reverse()).toEqual([
       "loan.application_submitted",
       "loan.decision",
       "loan.funding_failed",
       "liquidity.unavailable",
-      "loan.decision",
+      "loan.funding_failed",
     ]);
-    const declined = await t.request("GET", "/v1/loans?status=DECLINED", { headers: apiKey(m.liveKey) });
-    expect(declined.body.data.map((l: { id: string }) => l.id).sort()).toEqual([failed.body.id, blocked.body.id].sort());
-    // One transfer, the fine loan's; the live pool holds nothing for the declined ones.
+    expect(events[0]!.data).toMatchObject({
+      reason: "funding is held: Borrower KYC status is FAILED; the policy requires VERIFIED",
+      reasons: [{ code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; the policy requires VERIFIED" }],
+    });
+    expect((await eventsOf(m.liveKey, blocked.body.id))[0]!.data).toMatchObject({ reasons: [{ code: "WALLET_BLOCKED" }] });
+    // One transfer, the fine loan's; the live pool holds nothing for the held ones.
     expect(transfersFrom(disbursement.address)).toHaveLength(1);
     expect(await balanceOf(disbursement.address)).toEqual({ stablecoin: USDC(900), native: GAS_OK });
     const [pool] = await t.db
@@ -272,20 +267,63 @@ describe("live funding from the DISBURSEMENT wallet", () => {
       .from(liquidityPools)
       .where(and(eq(liquidityPools.tenantId, m.tenantId), eq(liquidityPools.mode, "live")));
     expect(pool!.reserved).toBe(0n);
+    // Retried while held: nothing new is reported, nothing sent.
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
+    expect(await eventsOf(m.liveKey, failed.body.id)).toHaveLength(5);
+    expect(transfersFrom(disbursement.address)).toHaveLength(1);
 
-    // The policy drops its KYC requirement (and the settings have none): a live loan approved before it is declined when it funds.
-    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(900), native: 0n });
+    // Fixed: the borrower verified again and the wallet unblocked, the next retry funds both.
+    expect((await t.request("PATCH", `/v1/borrowers/${failed.body.borrowerRef}/kyc`, kyc("VERIFIED"))).status).toBe(200);
+    expect((await t.request("PUT", "/v1/policies", { body: { ...policy, blockedWallets: [] }, headers: apiKey(m.liveKey) })).status).toBe(200);
+    await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
+    for (const loan of [failed, blocked]) expect(await loanOf(loan.body.id)).toMatchObject({ status: "ACTIVE" });
+    expect(transfersFrom(disbursement.address)).toHaveLength(3);
+
+    // The policy drops its KYC requirement (and the settings have none): a live loan approved before it is held when it funds.
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(700), native: 0n });
     const waiting = await m.liveLoan("100.00");
     expect(waiting.body).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY", decision: { outcome: "APPROVED" } });
-    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(900), native: GAS_OK });
-    const relaxed = { ...policy, requireKycVerified: false, blockedWallets: [] };
-    expect((await t.request("PUT", "/v1/policies", { body: relaxed, headers: apiKey(m.liveKey) })).status).toBe(200);
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(700), native: GAS_OK });
+    expect(
+      (await t.request("PUT", "/v1/policies", { body: { ...policy, requireKycVerified: false, blockedWallets: [] }, headers: apiKey(m.liveKey) })).status,
+    ).toBe(200);
     await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
-    expect((await loanOf(waiting.body.id)).decision).toMatchObject({ outcome: "DECLINED", reasons: [{ code: "LIVE_KYC_POLICY_REQUIRED" }], policyVersion: 4 });
-    expect(transfersFrom(disbursement.address)).toHaveLength(1);
+    expect(await loanOf(waiting.body.id)).toMatchObject({ fundingState: "HELD", decision: { outcome: "APPROVED" } });
+    expect((await eventsOf(m.liveKey, waiting.body.id))[0]!.data).toMatchObject({ reasons: [{ code: "LIVE_KYC_POLICY_REQUIRED" }] });
+    expect(transfersFrom(disbursement.address)).toHaveLength(3);
   });
 
-  test("a reviewer's APPROVE of a loan that funding would decline at once (its borrower's KYC failed since it applied) is 409 naming why; the loan keeps waiting, and REJECT still works", async () => {
+  test("a KYC failure that lands while funding reads the wallet's balances (after the hold was judged) is caught by the reservation's condition: held, nothing sent", async () => {
+    const m = await liveTenant();
+    const key = generatePrivateKey();
+    const disbursement = privateKeyToAccount(key);
+    await verifyWallet(m.token, await addWallet(m.token, disbursement), disbursement);
+    await installSigner(t, m.tenantId, { chain: "POLYGON", address: disbursement.address, privateKey: key });
+    chain.setBalances("POLYGON", disbursement.address, { stablecoin: USDC(1_000), native: 0n });
+    const loan = await m.liveLoan("100.00");
+    expect(loan.body).toMatchObject({ fundingState: "AWAITING_LIQUIDITY", decision: { outcome: "APPROVED" } });
+    chain.setBalances("POLYGON", disbursement.address, { native: GAS_OK });
+    const read = chain.balances!.bind(chain);
+    let patched = false;
+    chain.balances = async (c, a) => {
+      if (!patched) {
+        patched = true;
+        const kyc = { status: "FAILED", merchantUserId: "compliance-1" };
+        expect((await t.request("PATCH", `/v1/borrowers/${loan.body.borrowerRef}/kyc`, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
+      }
+      return read(c, a);
+    };
+    try {
+      await retryFunding({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: m.tenantId });
+    } finally {
+      chain.balances = read;
+    }
+    const after = (await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body;
+    expect(after).toMatchObject({ status: "CREATED", fundingState: "HELD" });
+    expect(transfersFrom(disbursement.address)).toHaveLength(0);
+  });
+
+  test("a reviewer's APPROVE of a loan whose borrower's KYC failed since it applied: approved (loan.approved), and its funding held with the reason; nothing sent", async () => {
     const m = await readyTenant(USDC(1_000));
     const policy = { requireKycVerified: true, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] };
     expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(m.liveKey) })).status).toBe(200);
@@ -295,17 +333,10 @@ describe("live funding from the DISBURSEMENT wallet", () => {
     expect((await t.request("PATCH", `/v1/borrowers/${loan.body.borrowerRef}/kyc`, { body: kyc, headers: apiKey(m.liveKey) })).status).toBe(200);
 
     const approve = await t.request("POST", `/v1/loans/${loan.body.id}/review`, { body: { action: "APPROVE", note: null }, headers: bearer(m.token) });
-    expect(approve.status).toBe(409);
-    expect(approve.body).toEqual({
-      statusCode: 409,
-      message: "The loan cannot be approved: Borrower KYC status is FAILED; the policy requires VERIFIED. Reject it, or fix this first.",
-      error: "Conflict",
-    });
-    expect((await t.request("GET", `/v1/loans/${loan.body.id}`, { headers: apiKey(m.liveKey) })).body.decision).toMatchObject({ outcome: "MANUAL_REVIEW" });
+    expect(approve.status).toBe(200);
+    expect(approve.body).toMatchObject({ status: "CREATED", fundingState: "HELD", decision: { outcome: "APPROVED" } });
+    expect((await eventsOf(m.liveKey, loan.body.id)).map((e) => e.type).slice(0, 2)).toEqual(["loan.funding_failed", "loan.approved"]);
     expect(transfersFrom(m.disbursement.address)).toHaveLength(0);
-    const reject = await t.request("POST", `/v1/loans/${loan.body.id}/review`, { body: { action: "REJECT", note: "KYC failed" }, headers: bearer(m.token) });
-    expect(reject.status).toBe(200);
-    expect(reject.body.decision).toMatchObject({ outcome: "DECLINED" });
   });
 
   test("a live loan left RESERVED by a cut-off run, whose wallet can no longer pay gas: the retry releases the reservation and waits; with gas it funds", async () => {

@@ -26,7 +26,7 @@ export const LISTENER_PAGES_PER_LEDGER = 1;
  * (shared/chains/evm/live/evm-failed-repays.ts).
  */
 
-/** Sweep pages per run: 2 reads and up to 100 loan-writer calls a page, so ~510 calls. */
+/** Sweep pages per run: 2 reads and up to 100 loan-writer calls a page, so ~510 calls. The funding retry likewise (RETRY_PAGES_PER_RUN, shared/sweeps/run-sweeps.ts). */
 export const SWEEP_PAGES_PER_RUN = 5;
 
 /** Relay pages per run: ~4 D1 round trips and 1-2 queue sends per page of 50 events, so 10 pages (500 events) ~60 calls and well within CPU. */

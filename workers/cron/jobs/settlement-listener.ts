@@ -42,6 +42,7 @@ export const settlementListenerJob: CronJob = {
         more = true;
         break;
       }
+      const startedAt = deps.clock.now();
       try {
         const report = await pollChain(deps, { chain: ledger.chain, sandboxTenantId: ledger.sandboxTenantId, maxPages: LISTENER_PAGES_PER_LEDGER });
         calls += 3 + 2 * report.transactions;
@@ -52,7 +53,9 @@ export const settlementListenerJob: CronJob = {
         // One ledger's failure must not starve the others: it waits a few minutes before its next poll.
         log.error("settlement listener failed", { ...ledger, error: error instanceof Error ? error.message : String(error) });
         if (ledger.sandboxTenantId) {
-          await deferFailedLedger(deps, { sandboxTenantId: ledger.sandboxTenantId, chain: ledger.chain, now: deps.clock.now() }).catch(() => undefined);
+          await deferFailedLedger(deps, { sandboxTenantId: ledger.sandboxTenantId, chain: ledger.chain, startedAt, now: deps.clock.now() }).catch(
+            () => undefined,
+          );
         }
       }
     }

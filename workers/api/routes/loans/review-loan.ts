@@ -22,7 +22,7 @@ export const route = defineRoute(
     tags: ["Loans"],
     summary: "Review a loan in manual review",
     description:
-      "An ops reviewer actions a MANUAL_REVIEW loan. APPROVE: outcome APPROVED, `loan.approved`, then funding proceeds. REJECT: outcome DECLINED (the loan shows under DECLINED), `loan.rejected`, no funds move. A loan that is not in manual review, or a second review: 409. An APPROVE that funding would decline at once (the borrower's KYC is no longer what the policy requires, or the wallet was blocked since the application): 409 naming why, and the loan keeps waiting for its review. The decision records `reviewedBy`, `reviewedAt` and `reviewNote`.",
+      "An ops reviewer actions a MANUAL_REVIEW loan. APPROVE: outcome APPROVED, `loan.approved`, then funding proceeds. REJECT: outcome DECLINED (the loan shows under DECLINED), `loan.rejected`, no funds move. A loan that is not in manual review, or a second review: 409. Funding applies the decline rules about the borrower again before it reserves: an approved loan whose borrower's KYC is no longer what the policy requires, or whose wallet was blocked since the application, is held (`fundingState` HELD, `loan.funding_failed` naming why) until that is fixed. The decision records `reviewedBy`, `reviewedAt` and `reviewNote`.",
     request: { params: LoanIdParamSchema, body: { required: true, content: { "application/json": { schema: BodySchema } } } },
     responses: { 200: { description: "The reviewed loan", content: { "application/json": { schema: LoanSchema } } } },
   },
