@@ -21,6 +21,10 @@ export const webhookEndpoints = sqliteTable(
     secretPrefix: text("secret_prefix").notNull(),
     createdAt: timestamp("created_at").notNull(),
     deletedAt: timestamp("deleted_at"),
+    /** Attempts in a row that got no answer within the timeout (migration 0046); any answer resets it. */
+    timeoutsInARow: integer("timeouts_in_a_row").notNull().default(0),
+    /** Until when its attempts wait, unsent (unix ms; shared/webhooks/endpoint-pause.ts); null: not paused. */
+    pausedUntil: integer("paused_until"),
   },
   (t) => [index("webhook_endpoints_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
 );

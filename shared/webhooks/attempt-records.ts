@@ -10,6 +10,7 @@ import type { DeliveryDeps, MessageOutcome } from "./deliver.ts";
 import type { Loaded } from "./delivery-rows.ts";
 import { MAX_ATTEMPTS } from "./messages.ts";
 import type { AttemptResult } from "./send-attempt.ts";
+import { endpointHealthStatements, pausedDelaySeconds } from "./endpoint-pause.ts";
 
 /**
  * An attempt that got no request slot in time (send-slots.ts) goes back to
@@ -25,19 +26,23 @@ export const deferredSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(time
  * recovery pass does not send it a second time meanwhile. Both only while
  * the delivery still waits for this attempt.
  */
-export function deferralStatements(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number) {
+export function deferralStatements(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, seconds = deferredSeconds(deps.timeoutMs)) {
   const { db } = deps;
   const d = loaded.delivery;
   return [
     db.delete(webhookAttempts).where(and(eq(webhookAttempts.id, attemptId), isNull(webhookAttempts.finishedAt))),
     db
       .update(webhookDeliveries)
-      .set({ nextAttemptAt: new Date(deps.clock.now().getTime() + deferredSeconds(deps.timeoutMs) * 1000) })
+      .set({ nextAttemptAt: new Date(deps.clock.now().getTime() + seconds * 1000) })
       .where(and(eq(webhookDeliveries.id, d.id), eq(webhookDeliveries.attemptCount, attempt - 1), eq(webhookDeliveries.status, "PENDING"))),
   ];
 }
 
-export const deferred = (deps: DeliveryDeps): MessageOutcome => ({ ack: false, retryInSeconds: deferredSeconds(deps.timeoutMs) });
+export const deferred = (deps: DeliveryDeps, seconds = deferredSeconds(deps.timeoutMs)): MessageOutcome => ({ ack: false, retryInSeconds: seconds });
+
+/** How long an attempt not sent now goes back to the Queue for: a deferral's delivery timeout, or until its endpoint's pause ends. */
+export const notSentSeconds = (deps: DeliveryDeps, loaded: Loaded, result: "deferred" | "paused"): number =>
+  result === "paused" ? pausedDelaySeconds(loaded.endpointPausedUntil ?? 0, deps.clock.now()) : deferredSeconds(deps.timeoutMs);
 
 /**
  * Records attempt `attempt`'s outcome and the delivery's new state in one
@@ -50,7 +55,8 @@ export const deferred = (deps: DeliveryDeps): MessageOutcome => ({ ack: false, r
 export async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
   const now = deps.clock.now();
   const record = await attemptRecord(deps, loaded, attemptId, attempt, result, now, delayOverride);
-  await deps.db.batch(recordStatements(deps.db, [record], now) as [never, ...never[]]);
+  const health = endpointHealthStatements(deps.db, [{ endpointId: loaded.delivery.endpointId, result }], now, deps.timeoutMs);
+  await deps.db.batch([...recordStatements(deps.db, [record], now), ...health] as [never, ...never[]]);
   return record;
 }
 

@@ -13,6 +13,7 @@ import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
 import { fixedClock } from "../domain/clock.ts";
 import { deferredSeconds } from "./attempt-records.ts";
+import { pausedDelaySeconds, TIMEOUTS_TO_PAUSE } from "./endpoint-pause.ts";
 import { type DeliveryDeps, PartlyRecordedError, processDeliveryBatch, processDeliveryMessage } from "./deliver.ts";
 import { RESIGN_AFTER_MS } from "./send-attempt.ts";
 import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
@@ -593,5 +594,69 @@ describe("delivery", () => {
     await b.pump();
     expect(a.received.map((r) => r.headers["x-svc-event"])).toEqual(["loan.decision"]);
     expect(b.received.every((r) => JSON.parse(r.body).tenantId === b.owner.tenantId)).toBe(true);
+  });
+});
+
+describe("an endpoint that keeps timing out is paused (one tenant's hanging endpoints held the consumers' request slots and delayed every tenant's webhooks by minutes)", () => {
+  const endpointOf = async (id: string) => (await t.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0]!;
+
+  test(`${TIMEOUTS_TO_PAUSE} timeouts in a row pause it: its attempts go back to the Queue unsent (no request, no attempt counted) until the pause ends; an answer, whatever its status, ends the pause`, async () => {
+    const url = "https://hanging-pause.merchant.example/hook";
+    let answer: () => Promise<Response> = () => new Promise<Response>(() => {});
+    const setUp = await setup({ [url]: () => answer() });
+    // Its own clock, moved without moving the app's (sessions are checked against real time).
+    const clock = fixedClock(t.clock.now());
+    const s = { ...setUp, deps: { ...setUp.deps, clock } };
+    const endpointId = s.endpoints[url]!.id;
+    const msgs = queuedDeliveries(s);
+    expect(msgs).toHaveLength(3);
+    s.queue.messages.length = 0;
+    expect(await processDeliveryBatch(s.deps, msgs)).toEqual([{ ack: true }, { ack: true }, { ack: true }]);
+    expect(s.received).toHaveLength(3);
+    const paused = await endpointOf(endpointId);
+    // The first pause: 3 delivery timeouts (200 ms here; 30 s in production).
+    expect(paused).toMatchObject({ timeoutsInARow: 3, pausedUntil: clock.now().getTime() + 3 * s.deps.timeoutMs });
+
+    // The retries (attempt 2) come while it is paused: none is sent, none counted; each goes back until the pause ends.
+    const retries = msgs.map((m) => ({ ...m, attempt: 2 }));
+    const outcomes = await processDeliveryBatch(s.deps, retries);
+    expect(s.received).toHaveLength(3);
+    for (const o of outcomes) expect(o).toMatchObject({ ack: false, retryInSeconds: 1 });
+    for (const d of await deliveriesOf(s.owner.tenantId)) {
+      expect(d).toMatchObject({ status: "PENDING", attemptCount: 1 });
+      expect(await attemptsOf(d.id)).toHaveLength(1);
+    }
+    // One more timeout once the pause is over doubles it.
+    clock.advance(3 * s.deps.timeoutMs);
+    await processDeliveryMessage(s.deps, retries[0]!);
+    expect(s.received).toHaveLength(4);
+    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 4, pausedUntil: clock.now().getTime() + 6 * s.deps.timeoutMs });
+
+    // It answers again (even with an error): the pause ends at once, and the next attempt goes out.
+    clock.advance(6 * s.deps.timeoutMs);
+    answer = async () => new Response("down for maintenance", { status: 503 });
+    await processDeliveryMessage(s.deps, retries[1]!);
+    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 0, pausedUntil: null });
+    answer = async () => new Response("ok");
+    await processDeliveryMessage(s.deps, retries[2]!);
+    expect(s.received).toHaveLength(6);
+    expect((await deliveriesOf(s.owner.tenantId)).filter((d) => d.status === "SUCCEEDED")).toHaveLength(1);
+  });
+
+  test("an endpoint that refuses connections or answers errors at once is never paused: its 3 attempts go as configured", async () => {
+    const url = "https://failing-fast.merchant.example/hook";
+    const s = await setup({ [url]: async () => new Response("no", { status: 500 }) });
+    await s.pump();
+    expect(await endpointOf(s.endpoints[url]!.id)).toMatchObject({ timeoutsInARow: 0, pausedUntil: null });
+    expect(s.received.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("pausedDelaySeconds", () => {
+  test("until the pause ends, plus up to half of it again at random; at least a second", () => {
+    const now = new Date(1_000_000);
+    expect(pausedDelaySeconds(1_030_000, now, () => 0)).toBe(30);
+    expect(pausedDelaySeconds(1_030_000, now, () => 0.999)).toBe(45);
+    expect(pausedDelaySeconds(999_000, now, () => 0.5)).toBe(1);
   });
 });

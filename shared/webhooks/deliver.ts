@@ -8,7 +8,8 @@ import { deterministicUuid, newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import type { Logger } from "../observability/logger.ts";
-import { type AttemptRecord, attemptRecord, deferralStatements, deferred, recordAttempt, recordStatements } from "./attempt-records.ts";
+import { type AttemptRecord, attemptRecord, deferralStatements, deferred, notSentSeconds, recordAttempt, recordStatements } from "./attempt-records.ts";
+import { endpointHealthStatements } from "./endpoint-pause.ts";
 import { claimAttemptsStatement } from "./attempt-statements.ts";
 import { type Loaded, loadDeliveries, loadDelivery } from "./delivery-rows.ts";
 import { type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
@@ -120,7 +121,7 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
     return secret;
   };
   for (const f of await sendAndRecordAsTheyFinish(deps, mine, secretOf)) {
-    if (f.result === "deferred") outcomes[f.i] = deferred(deps);
+    if ("seconds" in f) outcomes[f.i] = deferred(deps, f.seconds);
     else if (f.record.failed) outcomes[f.i] = { ack: true, failedForTenant: f.loaded.delivery.tenantId };
   }
   await Promise.all(single.map(async (i) => (outcomes[i] = await processDeliveryMessage(deps, msgs[i]!))));
@@ -129,8 +130,9 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
 
 type Claimed = { i: number; loaded: Loaded; attempt: number; attemptId: string };
 /** A claimed attempt whose request is done (or deferred), not yet recorded. */
-type Answered = Claimed & { result: AttemptResult | "deferred" };
-type Finished = Claimed & ({ result: "deferred" } | { result: AttemptResult; record: AttemptRecord });
+type Answered = Claimed & { result: AttemptResult | "deferred" | "paused" };
+/** `seconds`: how long an attempt not sent goes back to the Queue for (attempt-records.ts notSentSeconds). */
+type Finished = Claimed & ({ result: "deferred" | "paused"; seconds: number } | { result: AttemptResult; record: AttemptRecord });
 
 /**
  * Sends the claimed attempts (each in its slot) and records their outcomes as
@@ -173,7 +175,7 @@ async function sendAndRecordAsTheyFinish(deps: DeliveryDeps, mine: Claimed[], se
   if (failed) {
     // The groups recorded before or after keep their records, among them perhaps a delivery's final failure and its
     // `webhook.delivery_failed`, which the Queue's retry finds already FAILED: their tenants go with the error.
-    const tenants = finished.flatMap((f) => (f.result !== "deferred" && f.record.failed ? [f.loaded.delivery.tenantId] : []));
+    const tenants = finished.flatMap((f) => ("record" in f && f.record.failed ? [f.loaded.delivery.tenantId] : []));
     throw new PartlyRecordedError(failed.reason, [...new Set(tenants)]);
   }
   return finished;
@@ -200,18 +202,24 @@ async function recordGroup(deps: DeliveryDeps, group: Answered[]): Promise<Finis
   const now = deps.clock.now();
   const done: Finished[] = await Promise.all(
     group.map(async (f): Promise<Finished> => {
-      if (f.result === "deferred") return { ...f, result: "deferred" };
+      if (f.result === "deferred" || f.result === "paused") return { ...f, result: f.result, seconds: notSentSeconds(deps, f.loaded, f.result) };
       return { ...f, result: f.result, record: await attemptRecord(deps, f.loaded, f.attemptId, f.attempt, f.result, now) };
     }),
   );
-  const sent = done.flatMap((f) => (f.result === "deferred" ? [] : [f]));
+  const sent = done.flatMap((f) => ("record" in f ? [f] : []));
   const statements = [
     ...recordStatements(
       db,
       sent.map((f) => f.record),
       now,
     ),
-    ...done.flatMap((f) => (f.result === "deferred" ? deferralStatements(deps, f.loaded, f.attemptId, f.attempt) : [])),
+    ...endpointHealthStatements(
+      db,
+      sent.map((f) => ({ endpointId: f.loaded.delivery.endpointId, result: f.result })),
+      now,
+      deps.timeoutMs,
+    ),
+    ...done.flatMap((f) => ("seconds" in f ? deferralStatements(deps, f.loaded, f.attemptId, f.attempt, f.seconds) : [])),
   ];
   // The requests went out: their outcomes are worth several tries against an overloaded database.
   if (statements.length > 0) await recordPersistently(() => db.batch(statements as [never, ...never[]]));
@@ -278,9 +286,10 @@ export async function processDeliveryMessage(deps: DeliveryDeps, msg: DeliveryRe
 async function sendAndRecord(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number): Promise<MessageOutcome> {
   const d = loaded.delivery;
   const result = await sendInSlot(deps, loaded, attempt);
-  if (result === "deferred") {
-    await recordPersistently(() => deps.db.batch(deferralStatements(deps, loaded, attemptId, attempt) as [never, ...never[]]));
-    return deferred(deps);
+  if (result === "deferred" || result === "paused") {
+    const seconds = notSentSeconds(deps, loaded, result);
+    await recordPersistently(() => deps.db.batch(deferralStatements(deps, loaded, attemptId, attempt, seconds) as [never, ...never[]]));
+    return deferred(deps, seconds);
   }
   // The request went out: its outcome is worth several tries against an overloaded database.
   const { final, delay, failed } = await recordPersistently(() => recordAttempt(deps, loaded, attemptId, attempt, result));

@@ -11,6 +11,8 @@ const loadColumns = {
   url: webhookEndpoints.url,
   secretCiphertext: webhookEndpoints.secretCiphertext,
   endpointDeleted: webhookEndpoints.deletedAt,
+  /** Until when its endpoint is paused for timing out (endpoint-pause.ts), unix ms; null: not paused. */
+  endpointPausedUntil: webhookEndpoints.pausedUntil,
   envelope: events.envelope,
   mode: events.mode,
   /** The tenant's sandbox clock offset: a `webhook.delivery_failed` is stamped on the clock of the event it is about. */

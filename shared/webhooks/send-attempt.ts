@@ -1,6 +1,7 @@
 import { openSecret } from "../crypto/secret-box.ts";
 import type { DeliveryDeps } from "./deliver.ts";
 import type { Loaded } from "./delivery-rows.ts";
+import { pausedUntil } from "./endpoint-pause.ts";
 import { unlimitedSlots } from "./send-slots.ts";
 import { deliveryHeaders } from "./signing.ts";
 
@@ -17,6 +18,8 @@ export type AttemptResult = {
   durationMs: number;
   endpointDeleted?: true;
   finishedAt?: Date;
+  /** No answer within the delivery timeout (endpoint-pause.ts counts these). */
+  timedOut?: true;
 };
 const ENDPOINT_DELETED: AttemptResult = { succeeded: false, responseStatus: null, error: "endpoint deleted", durationMs: 0, endpointDeleted: true };
 
@@ -30,13 +33,16 @@ export const RESIGN_AFTER_MS = 5_000;
 /**
  * The attempt, sent in one of the invocation's request slots (send-slots.ts;
  * the request's timeout starts once it has one), or "deferred" when none came
- * in time. A retry's endpoint failed before: it counts as slow from the start.
+ * in time, or "paused" (not sent, no slot taken) while its endpoint is paused
+ * for timing out (endpoint-pause.ts). A retry's endpoint failed before: it counts as slow from the start.
  * The request is signed before it asks for its slot, so a slot is held only
  * while the request is out (under load, each step inside it waits its turn
  * on the isolate's one thread).
  */
-export async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult | "deferred"> {
+export async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult | "deferred" | "paused"> {
   if (loaded.endpointDeleted) return ENDPOINT_DELETED;
+  // Its endpoint kept timing out: not sent now, and no slot taken (endpoint-pause.ts).
+  if (pausedUntil(loaded.endpointPausedUntil, deps.clock.now()) !== null) return "paused";
   const { tenantId, endpointId } = loaded.delivery;
   let request = await signedRequest(deps, loaded, attempt, secretOf);
   if ("error" in request) return request.error;
@@ -106,5 +112,5 @@ async function sendOnce(deps: DeliveryDeps, url: string, request: { body: string
 function failedToSend(err: unknown, durationMs: number, timeoutMs: number): AttemptResult {
   const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
   const error = timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`;
-  return { succeeded: false, responseStatus: null, error: error.slice(0, 500), durationMs };
+  return { succeeded: false, responseStatus: null, error: error.slice(0, 500), durationMs, ...(timedOut ? { timedOut: true as const } : {}) };
 }
