@@ -652,6 +652,27 @@ describe("an endpoint that keeps timing out is paused (one tenant's hanging endp
   });
 });
 
+describe("messages of attempts already recorded are handled in bulk (500 stale copies cost 1,000 calls, past an invocation's budget)", () => {
+  test("300 copies of three deliveries' recorded first attempts: one read, the next attempts scheduled once each in one send, nothing sent", async () => {
+    const url = "https://failing-stale.merchant.example/hook";
+    const s = await setup({ [url]: async () => new Response("no", { status: 500 }) });
+    const msgs = queuedDeliveries(s);
+    await processDeliveryBatch(s.deps, msgs);
+    expect(s.received).toHaveLength(3);
+    s.queue.messages.length = 0;
+    const stale = Array.from({ length: 100 }, () => msgs).flat();
+    const counting = countingDb(["execute", "batch"]);
+    let sends = 0;
+    const queue = { ...s.queue, send: async () => void sends++, sendBatch: async (m: unknown[]) => void (sends++, s.queue.messages.push(...(m as never[]))) };
+    const outcomes = await processDeliveryBatch({ ...s.deps, db: counting.db, queue: queue as never }, stale);
+    expect(outcomes.every((o) => o.ack)).toBe(true);
+    expect(counting.counts.calls).toBe(1);
+    expect(sends).toBe(1);
+    expect(s.queue.messages.map((m) => (m as unknown as { body: { attempt: number } }).body.attempt)).toEqual([2, 2, 2]);
+    expect(s.received).toHaveLength(3);
+  });
+});
+
 describe("pausedDelaySeconds", () => {
   test("until the pause ends, plus up to half of it again at random; at least a second", () => {
     const now = new Date(1_000_000);

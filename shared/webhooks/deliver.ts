@@ -12,7 +12,7 @@ import { type AttemptRecord, attemptRecord, deferralStatements, deferred, notSen
 import { endpointHealthStatements } from "./endpoint-pause.ts";
 import { claimAttemptsStatement } from "./attempt-statements.ts";
 import { type Loaded, loadDeliveries, loadDelivery } from "./delivery-rows.ts";
-import { type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
+import { type DeliveryMessage, type DeliveryQueue, MAX_ATTEMPTS } from "./messages.ts";
 import { type AttemptResult, type SecretOpener, sendInSlot } from "./send-attempt.ts";
 import type { SendSlots } from "./send-slots.ts";
 import { deliveryLeaseMs } from "./stalled-deliveries.ts";
@@ -86,9 +86,9 @@ const claimIdOf = (msg: DeliveryRequest) =>
  * finish, a group at a time (RECORD_GATHER_MS; one group when every request
  * answers within it), each group's in one batch of two statements
  * (attempt-statements.ts) and its next attempts enqueued in one send. The same
- * rules as processDeliveryMessage (which takes the rare messages that are not
- * a delivery's next attempt, or repeat one in this batch, or whose claim
- * another worker holds): at most 3 attempts, each claimed before it is sent
+ * rules as processDeliveryMessage (which takes the rare next attempts whose
+ * claim another worker holds; messages of attempts already recorded are
+ * handled here, in bulk): at most 3 attempts, each claimed before it is sent
  * and recorded after, none twice.
  */
 export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryRequest[]): Promise<MessageOutcome[]> {
@@ -99,16 +99,25 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   const single: number[] = [];
   const fresh: { i: number; loaded: Loaded; attempt: number; attemptId: string }[] = [];
   const taken = new Set<string>();
+  // Messages of attempts already recorded, in bulk (one at a time, 500 of them were 1,000 calls, past an invocation's
+  // budget): the latest one's next attempt is scheduled again, once, in one send for all (so none is lost); the rest are done.
+  const rescheduled = new Map<string, { body: DeliveryMessage; delaySeconds: number }>();
   for (const [i, msg] of msgs.entries()) {
     const l = loaded.get(msg.deliveryId);
     if (!l || l.delivery.status !== "PENDING") continue;
-    if (msg.attempt !== l.delivery.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) {
-      single.push(i);
+    const d = l.delivery;
+    if (msg.attempt <= d.attemptCount) {
+      if (msg.attempt === d.attemptCount && d.attemptCount < MAX_ATTEMPTS && !rescheduled.has(d.id)) {
+        rescheduled.set(d.id, { body: { kind: "delivery", deliveryId: d.id, attempt: d.attemptCount + 1 }, delaySeconds: secondsUntil(deps, d.nextAttemptAt) });
+      }
       continue;
     }
+    // Not the next attempt (a message from the future), or the next one again in this batch (its first copy goes now): done.
+    if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) continue;
     taken.add(msg.deliveryId);
     fresh.push({ i, loaded: l, attempt: msg.attempt, attemptId: await claimIdOf(msg) });
   }
+  for (const part of chunk([...rescheduled.values()], 100)) await deps.queue.sendBatch(part);
 
   const claimed = await claimAttempts(deps, fresh);
   for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i);
@@ -359,6 +368,8 @@ async function resumeClaimed(deps: DeliveryDeps, loaded: Loaded, attempt: number
 
 async function scheduleNext(deps: DeliveryDeps, deliveryId: string, attempt: number, at: Date | null) {
   if (attempt > MAX_ATTEMPTS) return;
-  const delaySeconds = at ? Math.max(0, Math.ceil((at.getTime() - deps.clock.now().getTime()) / 1000)) : 0;
-  await deps.queue.send({ kind: "delivery", deliveryId, attempt }, { delaySeconds });
+  await deps.queue.send({ kind: "delivery", deliveryId, attempt }, { delaySeconds: secondsUntil(deps, at) });
 }
+
+/** Whole seconds from now until `at` (0 when it is past or unknown). */
+const secondsUntil = (deps: DeliveryDeps, at: Date | null) => (at ? Math.max(0, Math.ceil((at.getTime() - deps.clock.now().getTime()) / 1000)) : 0);
