@@ -25,6 +25,8 @@ export const webhookEndpoints = sqliteTable(
     timeoutsInARow: integer("timeouts_in_a_row").notNull().default(0),
     /** Until when its attempts wait, unsent (unix ms; shared/webhooks/endpoint-pause.ts); null: not paused. */
     pausedUntil: integer("paused_until"),
+    /** When it last answered anything (unix ms, written at most once a delivery timeout): a flaky endpoint is not paused. */
+    answeredAt: integer("answered_at"),
   },
   (t) => [index("webhook_endpoints_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
 );

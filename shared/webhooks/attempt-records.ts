@@ -55,7 +55,7 @@ export const notSentSeconds = (deps: DeliveryDeps, loaded: Loaded, result: "defe
 export async function recordAttempt(deps: DeliveryDeps, loaded: Loaded, attemptId: string, attempt: number, result: AttemptResult, delayOverride?: number) {
   const now = deps.clock.now();
   const record = await attemptRecord(deps, loaded, attemptId, attempt, result, now, delayOverride);
-  const health = endpointHealthStatements(deps.db, [{ endpointId: loaded.delivery.endpointId, result }], now, deps.timeoutMs);
+  const health = endpointHealthStatements(deps.db, [{ endpointId: loaded.delivery.endpointId, attempt, result }], now, deps.timeoutMs);
   await deps.db.batch([...recordStatements(deps.db, [record], now), ...health] as [never, ...never[]]);
   return record;
 }

@@ -224,7 +224,7 @@ async function recordGroup(deps: DeliveryDeps, group: Answered[]): Promise<Finis
     ),
     ...endpointHealthStatements(
       db,
-      sent.map((f) => ({ endpointId: f.loaded.delivery.endpointId, result: f.result })),
+      sent.map((f) => ({ endpointId: f.loaded.delivery.endpointId, attempt: f.attempt, result: f.result })),
       now,
       deps.timeoutMs,
     ),

@@ -9,15 +9,23 @@ import type { AttemptResult } from "./send-attempt.ts";
  * request slots (send-slots.ts) for the whole delivery timeout, and the
  * deliveries queue is shared by every tenant: an audit had one free sandbox
  * tenant's 10 hanging endpoints delay every other tenant's webhooks by
- * minutes, growing for hours. So after TIMEOUTS_TO_PAUSE timeouts in a row,
- * an endpoint's attempts wait until its `paused_until`, unsent: they go back
+ * minutes, growing for hours. So after TIMEOUTS_TO_PAUSE timeouts in a row of
+ * retries (a first attempt's timeout counts only once the endpoint is
+ * suspect: an endpoint slow only on an event's first delivery, then quick,
+ * is not dead), an endpoint's attempts wait until its `paused_until`, unsent: they go back
  * to the Queue at no slot and count as no attempt (each delivery still gets
  * its 3 real attempts, later). The pause is 3 timeouts long (30 s in
  * production) and doubles with each further timeout, up to 10 minutes. Any
- * answer, whatever its status, ends it. An endpoint that refuses connections
- * or answers errors at once holds no slot for long and is never paused.
+ * answer, whatever its status, ends it, and an endpoint that answered
+ * anything within the last QUIET_TIMEOUTS timeouts (60 s) is not paused: a
+ * flaky endpoint that times out now and then is not dead. An endpoint that
+ * refuses connections or answers errors at once holds no slot for long and
+ * is never paused.
  */
 export const TIMEOUTS_TO_PAUSE = 3;
+
+/** An endpoint that answered within this many delivery timeouts is not paused, however many timeouts in a row. */
+export const QUIET_TIMEOUTS = 6;
 
 /** The longest pause: 10 minutes (an endpoint back up resumes at most that long, and half again, after it answers). */
 export const MAX_PAUSE_MS = 10 * 60 * 1000;
@@ -50,30 +58,40 @@ export function pausedDelaySeconds(until: number, now: Date, random = Math.rando
  * TIMEOUTS_TO_PAUSE are in a row. A statement per endpoint that timed out,
  * one for all that answered (only rows that change are written).
  */
-export function endpointHealthStatements(db: Db, attempts: { endpointId: string; result: AttemptResult }[], now: Date, timeoutMs: number) {
+export function endpointHealthStatements(db: Db, attempts: { endpointId: string; attempt: number; result: AttemptResult }[], now: Date, timeoutMs: number) {
   const answered = new Set(attempts.filter((a) => a.result.responseStatus !== null).map((a) => a.endpointId));
-  const timeouts = new Map<string, number>();
-  for (const a of attempts) if (timedOut(a.result) && !answered.has(a.endpointId)) timeouts.set(a.endpointId, (timeouts.get(a.endpointId) ?? 0) + 1);
+  // Timeouts of retries, and of first attempts: the latter count only once the endpoint is suspect (see TIMEOUTS_TO_PAUSE).
+  const timeouts = new Map<string, { retries: number; firsts: number }>();
+  for (const a of attempts) {
+    if (!timedOut(a.result) || answered.has(a.endpointId)) continue;
+    const n = timeouts.get(a.endpointId) ?? { retries: 0, firsts: 0 };
+    if (a.attempt > 1) n.retries++;
+    else n.firsts++;
+    timeouts.set(a.endpointId, n);
+  }
   const firstPause = FIRST_PAUSE_TIMEOUTS * timeoutMs;
+  const at = now.getTime();
   const statements = [...timeouts].map(([endpointId, n]) => {
-    const count = sql`(${webhookEndpoints.timeoutsInARow} + ${n})`;
+    const count = sql`(${webhookEndpoints.timeoutsInARow} + ${n.retries} + CASE WHEN ${webhookEndpoints.timeoutsInARow} >= ${TIMEOUTS_TO_PAUSE} THEN ${n.firsts} ELSE 0 END)`;
+    const quiet = sql`(${webhookEndpoints.answeredAt} IS NULL OR ${webhookEndpoints.answeredAt} < ${at - QUIET_TIMEOUTS * timeoutMs})`;
     return db
       .update(webhookEndpoints)
       .set({
         timeoutsInARow: count as unknown as number,
         // SQLite's << doubles the first pause per timeout past the threshold (the shift capped well before it overflows).
         pausedUntil:
-          sql`CASE WHEN ${count} >= ${TIMEOUTS_TO_PAUSE} THEN ${now.getTime()} + MIN(${firstPause} << MIN(${count} - ${TIMEOUTS_TO_PAUSE}, 20), ${MAX_PAUSE_MS}) ELSE ${webhookEndpoints.pausedUntil} END` as unknown as number,
+          sql`CASE WHEN ${count} >= ${TIMEOUTS_TO_PAUSE} AND ${quiet} THEN ${at} + MIN(${firstPause} << MIN(${count} - ${TIMEOUTS_TO_PAUSE}, 20), ${MAX_PAUSE_MS}) ELSE ${webhookEndpoints.pausedUntil} END` as unknown as number,
       })
       .where(eq(webhookEndpoints.id, endpointId));
   });
   if (answered.size > 0) {
+    // Written only when something changes, or the answer last noted is a timeout old: at most once a timeout per endpoint.
     statements.push(
       db
         .update(webhookEndpoints)
-        .set({ timeoutsInARow: 0, pausedUntil: null })
+        .set({ timeoutsInARow: 0, pausedUntil: null, answeredAt: at })
         .where(
-          sql`${webhookEndpoints.id} IN (SELECT value FROM json_each(${JSON.stringify([...answered])})) AND (${webhookEndpoints.timeoutsInARow} > 0 OR ${webhookEndpoints.pausedUntil} IS NOT NULL)`,
+          sql`${webhookEndpoints.id} IN (SELECT value FROM json_each(${JSON.stringify([...answered])})) AND (${webhookEndpoints.timeoutsInARow} > 0 OR ${webhookEndpoints.pausedUntil} IS NOT NULL OR ${webhookEndpoints.answeredAt} IS NULL OR ${webhookEndpoints.answeredAt} < ${at - timeoutMs})`,
         ),
     );
   }
