@@ -600,70 +600,74 @@ describe("delivery", () => {
 describe("an endpoint that keeps timing out is paused (one tenant's hanging endpoints held the consumers' request slots and delayed every tenant's webhooks by minutes)", () => {
   const endpointOf = async (id: string) => (await t.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0]!;
 
-  test(`${TIMEOUTS_TO_PAUSE} timeouts of retries in a row pause it (a first attempt's counts only then): its attempts go back to the Queue unsent (no request, no attempt counted) until the pause ends; an answer, whatever its status, ends the pause`, async () => {
+  test(`${TIMEOUTS_TO_PAUSE} timeouts in a row of an endpoint quiet for ${QUIET_TIMEOUTS} timeouts pause it: its attempts go back to the Queue unsent (no request, no attempt counted) until the pause ends; an answer, whatever its status, ends the pause`, async () => {
     const url = "https://hanging-pause.merchant.example/hook";
     let answer: () => Promise<Response> = () => new Promise<Response>(() => {});
     const setUp = await setup({ [url]: () => answer() });
     // Its own clock, moved without moving the app's (sessions are checked against real time).
-    const clock = fixedClock(t.clock.now());
+    const clock = fixedClock(new Date(Math.max(t.clock.now().getTime(), Date.now())));
     const s = { ...setUp, deps: { ...setUp.deps, clock } };
     const endpointId = s.endpoints[url]!.id;
     const msgs = queuedDeliveries(s);
     expect(msgs).toHaveLength(3);
+    // Registered a while ago (a new endpoint is given the quiet window to answer first).
+    clock.advance(QUIET_TIMEOUTS * s.deps.timeoutMs + 1);
     expect(await processDeliveryBatch(s.deps, msgs)).toEqual([{ ack: true }, { ack: true }, { ack: true }]);
-    // First attempts that time out: not counted yet (an endpoint slow only on an event's first delivery is not dead).
-    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 0, pausedUntil: null });
-    s.queue.messages.length = 0;
-    const retries = msgs.map((m) => ({ ...m, attempt: 2 }));
-    await processDeliveryBatch(s.deps, retries);
-    expect(s.received).toHaveLength(6);
+    expect(s.received).toHaveLength(3);
     // The first pause: 3 delivery timeouts (200 ms here; 30 s in production).
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 3, pausedUntil: clock.now().getTime() + 3 * s.deps.timeoutMs });
 
-    // The last attempts come while it is paused: none is sent, none counted; each goes back until the pause ends.
-    const lasts = msgs.map((m) => ({ ...m, attempt: 3 }));
-    const outcomes = await processDeliveryBatch(s.deps, lasts);
-    expect(s.received).toHaveLength(6);
+    // The retries (attempt 2) come while it is paused: none is sent, none counted; each goes back until the pause ends.
+    s.queue.messages.length = 0;
+    const retries = msgs.map((m) => ({ ...m, attempt: 2 }));
+    const outcomes = await processDeliveryBatch(s.deps, retries);
+    expect(s.received).toHaveLength(3);
     for (const o of outcomes) expect(o).toMatchObject({ ack: false, retryInSeconds: 1 });
     for (const d of await deliveriesOf(s.owner.tenantId)) {
-      expect(d).toMatchObject({ status: "PENDING", attemptCount: 2 });
-      expect(await attemptsOf(d.id)).toHaveLength(2);
+      expect(d).toMatchObject({ status: "PENDING", attemptCount: 1 });
+      expect(await attemptsOf(d.id)).toHaveLength(1);
     }
     // One more timeout once the pause is over doubles it.
     clock.advance(3 * s.deps.timeoutMs);
-    await processDeliveryMessage(s.deps, lasts[0]!);
-    expect(s.received).toHaveLength(7);
+    await processDeliveryMessage(s.deps, retries[0]!);
+    expect(s.received).toHaveLength(4);
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 4, pausedUntil: clock.now().getTime() + 6 * s.deps.timeoutMs });
 
     // It answers again (even with an error): the pause ends at once, and the next attempt goes out.
     clock.advance(6 * s.deps.timeoutMs);
     answer = async () => new Response("down for maintenance", { status: 503 });
-    await processDeliveryMessage(s.deps, lasts[1]!);
+    await processDeliveryMessage(s.deps, retries[1]!);
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 0, pausedUntil: null });
     answer = async () => new Response("ok");
-    await processDeliveryMessage(s.deps, lasts[2]!);
-    expect(s.received).toHaveLength(9);
+    await processDeliveryMessage(s.deps, retries[2]!);
+    expect(s.received).toHaveLength(6);
     expect((await deliveriesOf(s.owner.tenantId)).filter((d) => d.status === "SUCCEEDED")).toHaveLength(1);
   });
 
-  test(`an endpoint that answered within the last ${QUIET_TIMEOUTS} timeouts is not paused by timeouts in a row (a flaky endpoint is not a dead one); once quiet that long, the next timeout pauses it`, async () => {
+  test(`an endpoint that answered, or was registered, within the last ${QUIET_TIMEOUTS} timeouts is not paused by timeouts in a row (a flaky endpoint, or one slow on each event's first delivery, is not dead); once quiet that long, the next timeout pauses it`, async () => {
     const url = "https://flaky-pause.merchant.example/hook";
-    let answer: () => Promise<Response> = async () => new Response("ok");
+    let answer: () => Promise<Response> = () => new Promise<Response>(() => {});
     const setUp = await setup({ [url]: () => answer() });
-    const clock = fixedClock(t.clock.now());
+    const clock = fixedClock(new Date(Math.max(t.clock.now().getTime(), Date.now())));
     const s = { ...setUp, deps: { ...setUp.deps, clock } };
     const endpointId = s.endpoints[url]!.id;
     const [first, ...rest] = queuedDeliveries(s);
-    await processDeliveryMessage(s.deps, first!);
+    // Just registered: 3 timeouts do not pause it.
+    await processDeliveryBatch(s.deps, [first!, ...rest]);
+    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 3, pausedUntil: null });
+    // It answers (a retry), then times out again: still not paused, it answered lately.
+    clock.advance(QUIET_TIMEOUTS * s.deps.timeoutMs + 1);
+    answer = async () => new Response("ok");
+    await processDeliveryMessage(s.deps, { ...first!, attempt: 2 });
     expect(await endpointOf(endpointId)).toMatchObject({ answeredAt: clock.now().getTime(), timeoutsInARow: 0 });
     answer = () => new Promise<Response>(() => {});
-    await processDeliveryBatch(s.deps, rest);
     await processDeliveryBatch(
       s.deps,
       rest.map((m) => ({ ...m, attempt: 2 })),
     );
     await processDeliveryMessage(s.deps, { ...rest[0]!, attempt: 3 });
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 3, pausedUntil: null });
+    // Quiet that long: the next timeout pauses it.
     clock.advance(QUIET_TIMEOUTS * s.deps.timeoutMs + 1);
     await processDeliveryMessage(s.deps, { ...rest[1]!, attempt: 3 });
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 4, pausedUntil: expect.any(Number) });

@@ -9,16 +9,15 @@ import type { AttemptResult } from "./send-attempt.ts";
  * request slots (send-slots.ts) for the whole delivery timeout, and the
  * deliveries queue is shared by every tenant: an audit had one free sandbox
  * tenant's 10 hanging endpoints delay every other tenant's webhooks by
- * minutes, growing for hours. So after TIMEOUTS_TO_PAUSE timeouts in a row of
- * retries (a first attempt's timeout counts only once the endpoint is
- * suspect: an endpoint slow only on an event's first delivery, then quick,
- * is not dead), an endpoint's attempts wait until its `paused_until`, unsent: they go back
+ * minutes, growing for hours. So after TIMEOUTS_TO_PAUSE timeouts in a row,
+ * an endpoint's attempts wait until its `paused_until`, unsent: they go back
  * to the Queue at no slot and count as no attempt (each delivery still gets
  * its 3 real attempts, later). The pause is 3 timeouts long (30 s in
  * production) and doubles with each further timeout, up to 10 minutes. Any
  * answer, whatever its status, ends it, and an endpoint that answered
- * anything within the last QUIET_TIMEOUTS timeouts (60 s) is not paused: a
- * flaky endpoint that times out now and then is not dead. An endpoint that
+ * anything within the last QUIET_TIMEOUTS timeouts (60 s), or was registered
+ * within them, is not paused: a flaky endpoint that times out now and then
+ * (or on each event's first delivery only) is not dead. An endpoint that
  * refuses connections or answers errors at once holds no slot for long and
  * is never paused.
  */
@@ -60,20 +59,14 @@ export function pausedDelaySeconds(until: number, now: Date, random = Math.rando
  */
 export function endpointHealthStatements(db: Db, attempts: { endpointId: string; attempt: number; result: AttemptResult }[], now: Date, timeoutMs: number) {
   const answered = new Set(attempts.filter((a) => a.result.responseStatus !== null).map((a) => a.endpointId));
-  // Timeouts of retries, and of first attempts: the latter count only once the endpoint is suspect (see TIMEOUTS_TO_PAUSE).
-  const timeouts = new Map<string, { retries: number; firsts: number }>();
-  for (const a of attempts) {
-    if (!timedOut(a.result) || answered.has(a.endpointId)) continue;
-    const n = timeouts.get(a.endpointId) ?? { retries: 0, firsts: 0 };
-    if (a.attempt > 1) n.retries++;
-    else n.firsts++;
-    timeouts.set(a.endpointId, n);
-  }
+  const timeouts = new Map<string, number>();
+  for (const a of attempts) if (timedOut(a.result) && !answered.has(a.endpointId)) timeouts.set(a.endpointId, (timeouts.get(a.endpointId) ?? 0) + 1);
   const firstPause = FIRST_PAUSE_TIMEOUTS * timeoutMs;
   const at = now.getTime();
   const statements = [...timeouts].map(([endpointId, n]) => {
-    const count = sql`(${webhookEndpoints.timeoutsInARow} + ${n.retries} + CASE WHEN ${webhookEndpoints.timeoutsInARow} >= ${TIMEOUTS_TO_PAUSE} THEN ${n.firsts} ELSE 0 END)`;
-    const quiet = sql`(${webhookEndpoints.answeredAt} IS NULL OR ${webhookEndpoints.answeredAt} < ${at - QUIET_TIMEOUTS * timeoutMs})`;
+    const count = sql`(${webhookEndpoints.timeoutsInARow} + ${n})`;
+    // Quiet: no answer (or, never answered, no registration) within QUIET_TIMEOUTS timeouts.
+    const quiet = sql`COALESCE(${webhookEndpoints.answeredAt}, ${webhookEndpoints.createdAt}) < ${at - QUIET_TIMEOUTS * timeoutMs}`;
     return db
       .update(webhookEndpoints)
       .set({
