@@ -253,7 +253,8 @@ describe("live EVM transfer", () => {
     const p = port(w.signers, { transport });
     const input = request(w.account.address);
     const sent = await p.transfer(input);
-    expect(sent).toMatchObject({ success: "pending", detail: expect.stringContaining("mined in block") });
+    // Kept, not failed: pending ("mined in block …", or "not mined yet" when Anvil's automine has not sealed it this instant).
+    expect(sent).toMatchObject({ success: "pending", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     await node.test.mine({ blocks: 2 });
     const done = await p.transfer({ ...input, now: new Date() });
     expect(done).toMatchObject({ success: true, txHash: (sent as { txHash: string }).txHash });
