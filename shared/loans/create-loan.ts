@@ -235,7 +235,7 @@ const creationReads = preparedReads((db: Db) => {
  * other out.
  */
 function creationDecision(db: Db, row: LoanRow, reads: UnderwritingReads, pool: PoolRow | null, now: Date): PlannedTransition {
-  const plan = decisionPlan({ loan: row, now, reads, followUp: reservationOnApproval(db, pool, now) });
+  const plan = decisionPlan({ loan: row, now, reads, followUp: reservationOnApproval(db, pool, now, reads) });
   const stillCounted = sql`(${openLoansOfBorrowerQuery(db, { tenantId: row.tenantId, borrowerId: row.borrowerId, mode: row.mode, otherThan: row.id })}) = ${reads.openLoansOfBorrower}`;
   const sameKyc = sql`COALESCE((SELECT ${borrowers.kycStatus} FROM ${borrowers} WHERE ${borrowers.id} = ${row.borrowerId}), 'PENDING') = ${reads.borrowerKycStatus}`;
   return planTransition(db, { ...plan, condition: and(stillCounted, sameKyc) });

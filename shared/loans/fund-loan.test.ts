@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
+import { borrowers } from "../../db/schema/borrowers.ts";
 import { events } from "../../db/schema/events.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
+import { apiKey, createLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DomainError } from "../domain/errors.ts";
 import { processLoan } from "./process-loan.ts";
 
@@ -45,5 +47,46 @@ test("20 concurrent fundings of one loan, bypassing its writer: funded once, poo
   expect(funded).toHaveLength(1);
   const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, owner.tenantId));
   expect(pool!.available).toBe(10_000_000_000n - 300_000_000n);
+  expect(pool!.reserved).toBe(0n);
+});
+
+test("a KYC failure landing between processing's reads and its decision's commit: the reservation made with the decision does not hold, and funding holds the loan on fresh reads (it sent the principal to a FAILED borrower)", async () => {
+  const owner = await sandboxTenant(t);
+  await t.db.update(liquidityPools).set({ available: 0n }).where(eq(liquidityPools.tenantId, owner.tenantId));
+  const created = await createLoan(t, owner.key, { principalAmount: "100.00" });
+  expect(created.status).toBe(201);
+  const ref = created.body.borrowerRef;
+  expect((await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, { body: { status: "VERIFIED", merchantUserId: "c" }, headers: apiKey(owner.key) })).status).toBe(
+    200,
+  );
+  const policy = { requireKycVerified: true, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [] };
+  expect((await t.request("PUT", "/v1/policies", { body: policy, headers: apiKey(owner.key) })).status).toBe(200);
+  // The loan as a creation whose in-batch decision did not hold leaves it: undecided; and the pool refilled.
+  await t.db.update(loans).set({ decisionOutcome: null, decisionReasons: null, decidedAt: null, fundingState: "NONE" }).where(eq(loans.id, created.body.id));
+  await t.db.update(liquidityPools).set({ available: 10_000_000_000n }).where(eq(liquidityPools.tenantId, owner.tenantId));
+  const [row] = await t.db.select().from(loans).where(eq(loans.id, created.body.id));
+
+  // The borrower's KYC fails (PATCH /kyc, another writer) right after processing read it (its first batch).
+  let flipped = false;
+  const db = new Proxy(t.db, {
+    get(target, prop, receiver) {
+      if (prop === "batch") {
+        return async (items: never) => {
+          const out = await target.batch(items);
+          if (!flipped) {
+            flipped = true;
+            await target.update(borrowers).set({ kycStatus: "FAILED" }).where(eq(borrowers.id, row!.borrowerId));
+          }
+          return out;
+        };
+      }
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const after = await processLoan({ db: db as typeof t.db, chain: t.deps.chain, clock: t.clock }, { tenantId: owner.tenantId, loanId: created.body.id });
+  expect(flipped).toBe(true);
+  expect(after).toMatchObject({ status: "CREATED", decisionOutcome: "APPROVED", fundingState: "HELD" });
+  const [pool] = await t.db.select().from(liquidityPools).where(eq(liquidityPools.tenantId, owner.tenantId));
   expect(pool!.reserved).toBe(0n);
 });

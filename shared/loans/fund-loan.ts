@@ -127,16 +127,15 @@ const waitsForKyc = (loan: LoanRow): boolean => loan.requiresKycGate && (!loan.k
  * as it would (reporting the wait).
  */
 export const reservationOnApproval =
-  (db: Db, pool: PoolRow | null, now: Date) =>
-  (decided: LoanRow): FollowUp | null =>
-    pool &&
-    decided.status === "CREATED" &&
-    decided.decisionOutcome === "APPROVED" &&
-    decided.fundingState === "NONE" &&
-    decided.mode !== "live" &&
-    !waitsForKyc(decided)
-      ? reservation(db, decided, pool, now)
-      : null;
+  (db: Db, pool: PoolRow | null, now: Date, judged: UnderwritingReads) =>
+  (decided: LoanRow): FollowUp | null => {
+    if (!pool || decided.status !== "CREATED" || decided.decisionOutcome !== "APPROVED" || decided.fundingState !== "NONE") return null;
+    if (decided.mode === "live" || waitsForKyc(decided)) return null;
+    const reserved = reservation(db, decided, pool, now);
+    // Only while what the decision read still holds (the borrower's KYC, the policy's version, the setting): else the
+    // decision commits alone and funding judges its hold on fresh reads, as for any reservation (`reserve`).
+    return { ...reserved, condition: and(reserved.condition, holdFactsUnchanged(decided, judged)) };
+  };
 
 /**
  * The loan waits for liquidity (or, live, for its sender's wallet, signer or

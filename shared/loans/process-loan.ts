@@ -47,7 +47,7 @@ export async function processLoan(deps: LoanContext, input: { tenantId: string; 
   if (loan.status === "CREATED" && loan.decisionOutcome === null) {
     const now = clock.now();
     // An approval that funding would follow commits with its reservation (one batch); fundLoan then goes on from RESERVED.
-    loan = await decideLoan(deps, { loan, now, reads: underwriting, followUp: reservationOnApproval(deps.db, pool, now) });
+    loan = await decideLoan(deps, { loan, now, reads: underwriting, followUp: reservationOnApproval(deps.db, pool, now, underwriting) });
   }
   return fundLoan(deps, { loan, tenant, now: clock.now(), pool, reads: underwriting });
 }

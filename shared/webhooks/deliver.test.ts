@@ -8,7 +8,7 @@ import { notifications, webhookAttempts, webhookDeliveries, webhookEndpoints } f
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createKey, createSandboxLoan, insertWebhookEndpoint, signUpTenant } from "../testing/fixtures.ts";
 import { DEV_SECRETS_KEY } from "../crypto/secret-box.ts";
-import { newId } from "../domain/ids.ts";
+import { deterministicUuid, newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { consoleLogger } from "../observability/logger.ts";
 import { fixedClock } from "../domain/clock.ts";
@@ -700,6 +700,31 @@ describe("messages of attempts already recorded are handled in bulk (500 stale c
     expect(sends).toBe(1);
     expect(s.queue.messages.map((m) => (m as unknown as { body: { attempt: number } }).body.attempt)).toEqual([2, 2, 2]);
     expect(s.received).toHaveLength(3);
+  });
+});
+
+describe("a repeat of a delivery's next attempt in one batch", () => {
+  test("the Queue's retry of the message that holds the attempt's claim, batched after another copy: it resumes the claim and sends; the attempt is never counted as interrupted with nothing sent", async () => {
+    const url = "https://dup-claim.merchant.example/hook";
+    const s = await setup({ [url]: async () => new Response("ok") });
+    const [first] = queuedDeliveries(s);
+    const deliveryId = first!.deliveryId;
+    const clock = fixedClock(new Date(Math.max(t.clock.now().getTime(), Date.now())));
+    const deps = { ...s.deps, clock };
+    const [d] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    // Message m2 claimed attempt 1 and then its bookkeeping failed (the Queue retries it); another copy, m1, came too.
+    await t.db
+      .insert(webhookAttempts)
+      .values({ id: await deterministicUuid(`webhook-attempt:m2:${deliveryId}:1`), tenantId: d!.tenantId, deliveryId, attempt: 1, startedAt: clock.now() });
+    await processDeliveryBatch(deps, [
+      { deliveryId, attempt: 1, messageId: "m1" },
+      { deliveryId, attempt: 1, messageId: "m2" },
+    ]);
+    clock.advance(60_000);
+    await processDeliveryMessage(deps, { deliveryId, attempt: 1, messageId: "m1" });
+    const [attempt] = await attemptsOf(deliveryId);
+    expect(attempt).toMatchObject({ attempt: 1, responseStatus: 200 });
+    expect(s.received).toHaveLength(1);
   });
 });
 

@@ -102,6 +102,7 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
   // Messages of attempts already recorded, in bulk (one at a time, 500 of them were 1,000 calls, past an invocation's
   // budget): the latest one's next attempt is scheduled again, once, in one send for all (so none is lost); the rest are done.
   const rescheduled = new Map<string, { body: DeliveryMessage; delaySeconds: number }>();
+  const repeats = new Map<string, number[]>();
   for (const [i, msg] of msgs.entries()) {
     const l = loaded.get(msg.deliveryId);
     if (!l || l.delivery.status !== "PENDING") continue;
@@ -112,15 +113,21 @@ export async function processDeliveryBatch(deps: DeliveryDeps, msgs: DeliveryReq
       }
       continue;
     }
-    // Not the next attempt (a message from the future), or the next one again in this batch (its first copy goes now): done.
-    if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS || taken.has(msg.deliveryId)) continue;
+    // Not the next attempt (a message from the future): done.
+    if (msg.attempt !== d.attemptCount + 1 || msg.attempt > MAX_ATTEMPTS) continue;
+    // The next one again in this batch: its first copy goes now. Kept aside: should that copy not get the claim (this
+    // one is the Queue's retry of the message that holds it), this one resumes it (processDeliveryMessage).
+    if (taken.has(msg.deliveryId)) {
+      repeats.set(msg.deliveryId, [...(repeats.get(msg.deliveryId) ?? []), i]);
+      continue;
+    }
     taken.add(msg.deliveryId);
     fresh.push({ i, loaded: l, attempt: msg.attempt, attemptId: await claimIdOf(msg) });
   }
   for (const part of chunk([...rescheduled.values()], 100)) await deps.queue.sendBatch(part);
 
   const claimed = await claimAttempts(deps, fresh);
-  for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i);
+  for (const f of fresh) if (!claimed.has(f.attemptId)) single.push(f.i, ...(repeats.get(f.loaded.delivery.id) ?? []));
   const mine = fresh.filter((f) => claimed.has(f.attemptId));
   // Each endpoint's secret opened once for the batch (a page of events mostly goes to a few endpoints).
   const opened = new Map<string, Promise<string>>();

@@ -410,7 +410,11 @@ export function startFlow(d: FlowDeps): void {
           ? `${merchant} is reviewing your loan. You can close this window; the funds arrive in your wallet once it's approved.`
           : loan.fundingState === "AWAITING_LIQUIDITY"
             ? "Your loan is approved and waiting for funds to be available. It will be sent automatically."
-            : "Sending the funds to your wallet…";
+            : loan.fundingState === "HELD"
+              ? `Your loan is approved, but ${merchant} has put its funding on hold. You can close this window; ${merchant} will be in touch.`
+              : loan.fundingState === "WAITING_KYC"
+                ? `Your loan is approved and waits for ${merchant} to confirm your identity. You can close this window.`
+                : "Sending the funds to your wallet…";
       await new Promise((resolve) => setTimeout(resolve, i < 40 ? LOAN_POLL_MS : LOAN_POLL_MS * 4));
       loan = (await api.loan(loan.id)).loan;
     }
