@@ -16,7 +16,7 @@ import type { VerbDeps } from "../verbs.ts";
 export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
 
 /** What an endpoint shows of itself: never the secret or its ciphertext. */
-export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "mode" | "secretPrefix" | "createdAt">;
+export type WebhookEndpointSummary = Pick<WebhookEndpoint, "id" | "url" | "events" | "mode" | "secretPrefix" | "createdAt" | "pausedUntil">;
 
 /**
  * Endpoints a tenant may hold per mode. Every event goes to each subscribed
@@ -37,6 +37,7 @@ const summaryColumns = {
   mode: webhookEndpoints.mode,
   secretPrefix: webhookEndpoints.secretPrefix,
   createdAt: webhookEndpoints.createdAt,
+  pausedUntil: webhookEndpoints.pausedUntil,
 };
 
 /**
@@ -99,7 +100,10 @@ export async function createEndpoint(
       `This tenant already has ${MAX_WEBHOOK_ENDPOINTS} ${input.mode} webhook endpoints, the most it may hold; delete one (DELETE /v1/webhooks/:id) before registering another`,
     );
   }
-  return { endpoint: { id: row.id, url: row.url, events: row.events, mode: row.mode, secretPrefix: row.secretPrefix, createdAt: row.createdAt }, secret };
+  return {
+    endpoint: { id: row.id, url: row.url, events: row.events, mode: row.mode, secretPrefix: row.secretPrefix, createdAt: row.createdAt, pausedUntil: null },
+    secret,
+  };
 }
 
 /** The tenant's live endpoints (of one mode, if given), newest first (keyset pagination), without secrets. */

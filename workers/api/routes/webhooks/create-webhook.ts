@@ -35,5 +35,5 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       { db },
       { tenantId: principal.tenant.id, mode: modeScope(principal, mode) ?? mode ?? "sandbox", url, events, environment, secretsKey, now: clock.now() },
     );
-    return c.json({ ...endpointView(endpoint), secret }, 201);
+    return c.json({ ...endpointView(endpoint, clock.now()), secret }, 201);
   });

@@ -28,5 +28,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const principal = c.get("principal");
     const { mode, ...query } = c.req.valid("query");
     const page = await listEndpoints(c.get("deps"), { tenantId: principal.tenant.id, ...query, mode: modeScope(principal, mode) ?? undefined });
-    return c.json({ data: page.data.map(endpointView), nextCursor: page.nextCursor }, 200);
+    const now = c.get("deps").clock.now();
+    return c.json({ data: page.data.map((e) => endpointView(e, now)), nextCursor: page.nextCursor }, 200);
   });

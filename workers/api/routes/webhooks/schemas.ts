@@ -5,6 +5,7 @@ import { iso, isoOrNull, ModeQuerySchema, PageQuerySchema, TimestampSchema } fro
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from "../../../../shared/domain/webhook-urls.ts";
 import type { DeliveryRecord } from "../../../../shared/webhooks/delivery-history.ts";
 import type { WebhookEndpointSummary } from "../../../../shared/webhooks/endpoints.ts";
+import { pausedUntil } from "../../../../shared/webhooks/endpoint-pause.ts";
 
 const EventTypeOrAllSchema = z.enum(["*", ...EVENT_TYPES]);
 
@@ -48,6 +49,10 @@ export const WebhookEndpointSchema = z
     mode: z.enum(TENANT_MODES).openapi({ description: "It receives this mode's events only." }),
     secretPrefix: z.string().openapi({ description: "The secret's first 12 characters, to tell endpoints apart.", example: "whsec_3kT9aB" }),
     createdAt: TimestampSchema,
+    pausedUntil: TimestampSchema.nullable().openapi({
+      description:
+        "Set while the endpoint is paused: after 3 delivery timeouts in a row, with no answer of any kind for 6 timeouts (60 s), its deliveries wait unsent, and uncounted as attempts, until this time (plus up to half the pause again). The pause is 30 s, doubling with each further timeout, at most 10 minutes. Any answer ends it, whatever its status. Each delivery still gets its 3 real attempts. Null when the endpoint is not paused.",
+    }),
   })
   .openapi("WebhookEndpoint");
 
@@ -58,14 +63,19 @@ export const CreatedWebhookEndpointSchema = WebhookEndpointSchema.extend({
   }),
 }).openapi("CreatedWebhookEndpoint");
 
-export const endpointView = (e: WebhookEndpointSummary) => ({
-  id: e.id,
-  url: e.url,
-  events: e.events,
-  mode: e.mode,
-  secretPrefix: e.secretPrefix,
-  createdAt: iso(e.createdAt),
-});
+/** The endpoint as the API shows it; `pausedUntil` only while the pause lasts at `now` (endpoint-pause.ts). */
+export const endpointView = (e: WebhookEndpointSummary, now: Date) => {
+  const paused = pausedUntil(e.pausedUntil, now);
+  return {
+    id: e.id,
+    url: e.url,
+    events: e.events,
+    mode: e.mode,
+    secretPrefix: e.secretPrefix,
+    createdAt: iso(e.createdAt),
+    pausedUntil: paused === null ? null : new Date(paused).toISOString(),
+  };
+};
 
 const AttemptSchema = z
   .object({

@@ -39,6 +39,7 @@ describe("webhooks: happy path", () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       secretPrefix: res.body.secret.slice(0, 12),
       createdAt: t.clock.now().toISOString(),
+      pausedUntil: null,
     });
     const { secret } = res.body;
 
@@ -70,8 +71,9 @@ describe("webhooks: happy path", () => {
           mode: "sandbox",
           secretPrefix: b.secretPrefix,
           createdAt: b.createdAt,
+          pausedUntil: null,
         },
-        { id: a.id, url: HOOK, events: ["*"], mode: "sandbox", secretPrefix: a.secretPrefix, createdAt: a.createdAt },
+        { id: a.id, url: HOOK, events: ["*"], mode: "sandbox", secretPrefix: a.secretPrefix, createdAt: a.createdAt, pausedUntil: null },
       ],
       nextCursor: null,
     });
@@ -81,6 +83,17 @@ describe("webhooks: happy path", () => {
       expect(t.logs.join("\n")).not.toContain(s.slice(6));
     }
     expect(a.secret).not.toBe(b.secret);
+  });
+
+  test("an endpoint paused for timing out shows until when (pausedUntil), and null once the pause is over", async () => {
+    const m = await sandboxTenant(t);
+    const a = (await register(apiKey(m.key), { url: HOOK, events: ["*"] })).body;
+    const until = t.clock.now().getTime() + 30_000;
+    await t.db.update(webhookEndpoints).set({ timeoutsInARow: 3, pausedUntil: until }).where(eq(webhookEndpoints.id, a.id));
+    expect((await list(apiKey(m.key))).body.data).toEqual([expect.objectContaining({ id: a.id, pausedUntil: new Date(until).toISOString() })]);
+    // The pause over (the time is past): null.
+    await t.db.update(webhookEndpoints).set({ pausedUntil: t.clock.now().getTime() }).where(eq(webhookEndpoints.id, a.id));
+    expect((await list(bearer(m.token))).body.data).toEqual([expect.objectContaining({ id: a.id, pausedUntil: null })]);
   });
 
   test('`["*"]` and every event type are accepted; the URL is stored as the URL standard normalizes it', async () => {

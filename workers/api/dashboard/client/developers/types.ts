@@ -12,7 +12,15 @@ export type ApiKey = {
 /** The create answer: the key's fields, its secret, and neither `revokedAt` nor `createdBy`. */
 export type CreatedApiKey = Omit<ApiKey, "revokedAt" | "createdBy"> & { key: string };
 
-export type WebhookEndpoint = { id: string; url: string; events: string[]; mode: "sandbox" | "live"; secretPrefix: string; createdAt: string };
+export type WebhookEndpoint = {
+  id: string;
+  url: string;
+  events: string[];
+  mode: "sandbox" | "live";
+  secretPrefix: string;
+  createdAt: string;
+  pausedUntil: string | null;
+};
 export type CreatedWebhookEndpoint = WebhookEndpoint & { secret: string };
 
 export type DeliveryAttempt = {

@@ -52,7 +52,9 @@ export async function webhooksSection(ctx: Ctx, onDelivered: () => void): Promis
       ),
     );
   const rows = page.data.map((w) => [
-    el("span", { class: "mono" }, w.url),
+    w.pausedUntil
+      ? el("span", {}, el("span", { class: "mono" }, w.url), el("br"), el("strong", {}, `Paused until ${when(w.pausedUntil)}: it kept timing out.`))
+      : el("span", { class: "mono" }, w.url),
     w.events.join(", "),
     el("span", { class: "mono" }, `${w.secretPrefix}…`),
     when(w.createdAt),
