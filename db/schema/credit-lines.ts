@@ -29,5 +29,10 @@ export const creditLines = sqliteTable(
     createdAt: timestamp("created_at").notNull(),
     updatedAt: timestamp("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("credit_lines_program_wallet_idx").on(t.programId, t.walletAddress), index("credit_lines_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [
+    uniqueIndex("credit_lines_program_wallet_idx").on(t.programId, t.walletAddress),
+    index("credit_lines_tenant_idx").on(t.tenantId, t.createdAt),
+    // A borrower's KYC failed withdraws its lines' confirmation (migration 0047).
+    index("credit_lines_tenant_borrower_idx").on(t.tenantId, t.borrowerRef),
+  ],
 );

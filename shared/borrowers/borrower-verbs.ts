@@ -1,7 +1,8 @@
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { borrowerKycAudit, borrowers } from "../../db/schema/borrowers.ts";
+import { creditLines } from "../../db/schema/credit-lines.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { isUuid, newId } from "../domain/ids.ts";
 import type { KycStatus } from "../domain/underwriting.ts";
@@ -74,7 +75,14 @@ export type SetKycInput = {
  * same batch as the change. An unknown ref creates the borrower, as a loan
  * would, already with this status; its first audit row reads from PENDING.
  *
- * Both writes are conditional on the row as it was read, and `updatedAt`
+ * A status other than VERIFIED also withdraws the merchant's KYC confirmation
+ * of every credit line booked under the borrower (DECISIONS.md
+ * `POST /v1/credit-lines/:id/kyc-confirmation`), in the same batch: the
+ * widget asks for KYC again (`requiresKyc`) and refuses draws until the
+ * merchant confirms again. Before, a borrower the merchant failed kept
+ * drawing through the widget, each draw funded.
+ *
+ * Every write is conditional on the row as it was read, and `updatedAt`
  * strictly increases with every change, so of two concurrent calls one
  * commits and the other re-reads and applies on top of it: every call gets
  * its own audit row with the true previous status, never a lost update.
@@ -97,6 +105,12 @@ export async function setBorrowerKyc({ db }: Pick<VerbDeps, "db">, input: SetKyc
       guard,
     );
   const kyc = { kycStatus: input.status, verifiedAt: input.now, merchantUserId: input.merchantUserId };
+  const withdrawLines = (borrowerRef: string, guard: SQL) =>
+    db
+      .update(creditLines)
+      .set({ kycConfirmedAt: null, updatedAt: input.now })
+      .where(and(eq(creditLines.tenantId, input.tenantId), eq(creditLines.borrowerRef, borrowerRef), isNotNull(creditLines.kycConfirmedAt), guard));
+  const withdraws = input.status !== "VERIFIED";
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await findBorrower(db, input.tenantId, input.idOrRef);
@@ -105,28 +119,34 @@ export async function setBorrowerKyc({ db }: Pick<VerbDeps, "db">, input: SetKyc
       // status every borrower starts with. If the same ref is created concurrently, the insert does
       // nothing, neither does the audit row (it needs this row's fresh id), and the next round updates.
       const id = newId();
+      const born = sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${borrowers.id} = ${id})`;
       const [created] = await db.batch([
         db
           .insert(borrowers)
           .values({ id, tenantId: input.tenantId, borrowerRef: input.idOrRef, ...kyc, createdAt: input.now, updatedAt: input.now })
           .onConflictDoNothing({ target: [borrowers.tenantId, borrowers.borrowerRef] })
           .returning(),
-        audit(id, "PENDING", sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${borrowers.id} = ${id})`),
+        audit(id, "PENDING", born),
+        // A line may name a ref before its borrower exists (a sandbox key's confirmation once certified).
+        ...(withdraws ? [withdrawLines(input.idOrRef, born)] : []),
       ]);
       if (created.length === 1) return { borrower: created[0]!, audit: await auditOf(db, input.tenantId, id) };
       continue;
     }
     // Strictly later than the read, even within one millisecond: the next writer's condition must see a change.
     const updatedAt = new Date(Math.max(input.now.getTime(), current.updatedAt.getTime() + 1));
-    const [, updated] = await db.batch([
-      // The audit row first: both statements test the same, not yet changed, row.
-      audit(current.id, current.kycStatus, sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`),
+    const unchanged = sql`EXISTS (SELECT 1 FROM ${borrowers} WHERE ${unchangedSince(current)})`;
+    const results = await db.batch([
+      // The audit row and the lines first: they test the same, not yet changed, row as the update.
+      audit(current.id, current.kycStatus, unchanged),
+      ...(withdraws ? [withdrawLines(current.borrowerRef, unchanged)] : []),
       db
         .update(borrowers)
         .set({ ...kyc, updatedAt })
         .where(unchangedSince(current))
         .returning(),
     ]);
+    const updated = results.at(-1) as BorrowerRow[];
     if (updated.length === 1) return { borrower: updated[0]!, audit: await auditOf(db, input.tenantId, current.id) };
   }
   throw conflict("The borrower's KYC changed at the same time, repeatedly; retry");

@@ -181,4 +181,20 @@ describe("fundingHoldReasons: the decline rules applied again when funding start
     expect(fundingHoldReasons(relaxed, { ...CLEAN, live: true, requiresKycBeforeFunding: true })).toEqual([]);
     expect(fundingHoldReasons(relaxed, CLEAN)).toEqual([]);
   });
+
+  test("a FAILED borrower is held when the tenant requires KYC before funding, whatever the policy (the merchant failed it after the loan's or line's confirmation); PENDING is not (the loan's own confirmation is the gate)", () => {
+    const relaxed = { ...DEFAULT_POLICY, version: 3 };
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, borrowerKycStatus: "FAILED", requiresKycBeforeFunding: true })).toEqual([
+      { code: "KYC_NOT_VERIFIED", message: "Borrower KYC status is FAILED; KYC is required before funding (requiresKycBeforeFunding)" },
+    ]);
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, borrowerKycStatus: "FAILED", requiresKycBeforeFunding: true, live: true }).map((r) => r.code)).toEqual([
+      "KYC_NOT_VERIFIED",
+    ]);
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, borrowerKycStatus: "PENDING", requiresKycBeforeFunding: true })).toEqual([]);
+    expect(fundingHoldReasons(relaxed, { ...CLEAN, borrowerKycStatus: "FAILED" })).toEqual([]);
+    // The policy's own message when both apply.
+    expect(fundingHoldReasons(STRICT, { ...CLEAN, borrowerKycStatus: "FAILED", requiresKycBeforeFunding: true })[0]!.message).toBe(
+      "Borrower KYC status is FAILED; the policy requires VERIFIED",
+    );
+  });
 });

@@ -148,6 +148,11 @@ export function underwrite(policy: UnderwritingPolicy, input: UnderwritingInput,
  * MAX_OPEN_LOANS (loans made after this one would count against it) nor the
  * review threshold (a reviewer or the decision already ruled on the amount).
  * The decision stays as recorded (SPEC.md: one decision); funding is held.
+ * At funding, KYC_NOT_VERIFIED also fires for a borrower whose KYC is FAILED
+ * when the tenant requires KYC before funding (the setting, or the loan's own
+ * gate), whatever the policy: a merchant who failed the borrower after the
+ * loan's KYC confirmation (of the loan, or of its widget credit line) never
+ * wants the principal sent.
  */
 export const RECHECKED_AT_FUNDING: readonly UnderwritingRuleCode[] = ["KYC_NOT_VERIFIED", "WALLET_BLOCKED", "LIVE_KYC_POLICY_REQUIRED"];
 
@@ -160,7 +165,13 @@ export const RECHECKED_AT_FUNDING: readonly UnderwritingRuleCode[] = ["KYC_NOT_V
  */
 export function fundingHoldReasons(policy: UnderwritingPolicy, input: UnderwritingInput): DecisionReason[] {
   return UNDERWRITING_RULES.filter((rule) => RECHECKED_AT_FUNDING.includes(rule.code)).flatMap((rule) => {
-    const message = CHECKS[rule.code](policy, input);
+    const message = CHECKS[rule.code](policy, input) ?? (rule.code === "KYC_NOT_VERIFIED" ? failedUnderFundingGate(input) : null);
     return message === null ? [] : [{ code: rule.code, message }];
   });
 }
+
+/** At funding: a FAILED borrower while the tenant (or the loan's own gate) requires KYC before funding. */
+const failedUnderFundingGate = (i: UnderwritingInput): string | null =>
+  i.requiresKycBeforeFunding && i.borrowerKycStatus === "FAILED"
+    ? "Borrower KYC status is FAILED; KYC is required before funding (requiresKycBeforeFunding)"
+    : null;

@@ -579,6 +579,78 @@ describe("quote and accept (EVM)", () => {
     expect(ok.status).toBe(201);
     expect(ok.body.loan.status).toBe("ACTIVE");
   });
+
+  test("the merchant failing the borrower's KYC (PATCH /v1/borrowers/:ref/kyc) withdraws the line's confirmation: bootstrap asks for KYC again, the next draw is 409 and nothing is funded; a new confirmation draws again (an audit drew a funded loan for a FAILED borrower)", async () => {
+    const m = await merchant();
+    await t.request("PUT", "/v1/settings", {
+      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+      headers: bearer(m.owner.token),
+    });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const bootstrap = async () => (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body;
+    const line = (await bootstrap()).creditLine;
+    const confirm = () =>
+      t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, {
+        body: { verified: true, merchantUserId: "ops-1", borrowerRef: "customer-7" },
+        headers: { "x-api-key": m.key },
+      });
+    expect((await confirm()).status).toBe(200);
+    const first = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "50.00")));
+    expect(first.status).toBe(201);
+    expect(first.body.loan.status).toBe("ACTIVE");
+
+    const failed = await t.request("PATCH", "/v1/borrowers/customer-7/kyc", {
+      body: { status: "FAILED", merchantUserId: "ops-1" },
+      headers: { "x-api-key": m.key },
+    });
+    expect(failed.status).toBe(200);
+    expect(failed.body.kyc.status).toBe("FAILED");
+    expect(await bootstrap()).toMatchObject({ requiresKyc: true, agreementAccepted: true });
+    const refused = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "50.00")));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ statusCode: 409, error: "Conflict" });
+    expect((await t.db.select().from(loans).where(eq(loans.programId, m.programId))).map((l) => l.status)).toEqual(["ACTIVE"]);
+
+    // PENDING (a re-verification) withdraws it too; VERIFIED by itself does not confirm a line again: the merchant does.
+    expect((await confirm()).status).toBe(200);
+    expect((await bootstrap()).requiresKyc).toBe(false);
+    await t.request("PATCH", "/v1/borrowers/customer-7/kyc", { body: { status: "PENDING", merchantUserId: "ops-1" }, headers: { "x-api-key": m.key } });
+    expect((await bootstrap()).requiresKyc).toBe(true);
+    await t.request("PATCH", "/v1/borrowers/customer-7/kyc", { body: { status: "VERIFIED", merchantUserId: "ops-1" }, headers: { "x-api-key": m.key } });
+    expect((await bootstrap()).requiresKyc).toBe(true);
+    expect((await confirm()).status).toBe(200);
+    const again = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "50.00")));
+    expect(again.status).toBe(201);
+    expect(again.body.loan.status).toBe("ACTIVE");
+  });
+
+  test("a widget loan drawn while the pool was empty, its borrower then failed by the merchant: when liquidity comes its funding is held (HELD, loan.funding_failed naming KYC_NOT_VERIFIED), nothing sent", async () => {
+    const m = await merchant();
+    await t.request("PUT", "/v1/settings", {
+      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+      headers: bearer(m.owner.token),
+    });
+    const account = privateKeyToAccount(generatePrivateKey());
+    const line = (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body.creditLine;
+    await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, {
+      body: { verified: true, borrowerRef: "customer-9" },
+      headers: { "x-api-key": m.key },
+    });
+    expect((await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "0.00" }, headers: { "x-api-key": m.key } })).status).toBe(200);
+    const drawn = await call(m, "POST", "/accept", await signedAccept(m, account));
+    expect(drawn.status).toBe(201);
+    expect(drawn.body.loan).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY" });
+    await t.request("PATCH", "/v1/borrowers/customer-9/kyc", { body: { status: "FAILED", merchantUserId: "ops-1" }, headers: { "x-api-key": m.key } });
+    expect((await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "500.00" }, headers: { "x-api-key": m.key } })).status).toBe(200);
+    const [loan] = await t.db.select().from(loans).where(eq(loans.programId, m.programId));
+    expect(loan).toMatchObject({ status: "CREATED", fundingState: "HELD", fundedAt: null });
+    const failedEvents = (await t.db.select().from(events).where(eq(events.loanId, loan!.id))).filter((ev) => ev.type === "loan.funding_failed");
+    // The first when the pool was empty; the second when the hold began.
+    expect(failedEvents.map((ev) => (ev.envelope as { data: { reasons?: { code: string }[] } }).data.reasons?.map((r) => r.code) ?? null)).toEqual([
+      null,
+      ["KYC_NOT_VERIFIED"],
+    ]);
+  });
 });
 
 describe("TON Connect signatures", () => {
