@@ -267,6 +267,32 @@ describe("e-mail verification", () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => t.request("POST", "/v1/auth/resend-verification", { headers: bearer(member.token) })));
     expect(results.map((r) => r.status).sort()).toEqual([202, 429, 429, 429, 429]);
   });
+
+  test("signup's link counts against the address's budget too: signing up, adding a second OWNER and removing itself, again and again, mails a stranger's address once a minute at most (an audit's loop sent one per signup)", async () => {
+    const victim = uniqueEmail("victim");
+    const rounds = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const signup = await t.request("POST", "/v1/auth/signup", { body: { email: victim, password: PASSWORD, companyName: `Spam ${i}` } });
+        expect(signup.status).toBe(201);
+        const token = signup.body.accessToken as string;
+        const other = await t.request("POST", "/v1/users", { body: { email: uniqueEmail("accomplice"), password: PASSWORD, role: "OWNER" }, headers: bearer(token) });
+        expect(other.status).toBe(201);
+        expect((await t.request("DELETE", `/v1/users/${signup.body.user.id}`, { headers: bearer(token) })).status).toBe(204);
+      }
+    };
+    await rounds(4);
+    expect(await mailTo(victim)).toHaveLength(1);
+    // A minute on (the links sent so far made a minute older: sessions are checked against real time), one more;
+    // never past 5 in 24 hours.
+    for (let minute = 0; minute < 7; minute++) {
+      await t.db
+        .update(emailVerifications)
+        .set({ createdAt: sql`${emailVerifications.createdAt} - 61000` as never })
+        .where(eq(emailVerifications.email, victim));
+      await rounds(2);
+    }
+    expect(await mailTo(victim)).toHaveLength(5);
+  });
 });
 
 describe("rate limits of signup and login", () => {
