@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
+import { users } from "../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { signUpTenant, verificationTokenFor } from "../testing/fixtures.ts";
 import { newId } from "../domain/ids.ts";
@@ -166,6 +167,15 @@ test("nothing is sent to an owner whose address is not verified: SKIPPED with th
   expect(await sendNotificationEmail(deps, later)).toEqual({ ack: true });
   expect(sends).toBe(1);
   expect(await row(later)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
+});
+
+test("an owner demoted to MEMBER before the e-mail is sent gets nothing: SKIPPED, the recipient is no longer an owner (an audit had a locked-out owner still receive the tenant's loan e-mails)", async () => {
+  const owner = await signUpTenant(t);
+  const { id } = await notification(owner);
+  await t.db.update(users).set({ role: "MEMBER" }).where(eq(users.email, owner.email.toLowerCase()));
+  expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "recipient is no longer an owner", emailAttempts: 0 });
+  expect(await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).toEqual([]);
 });
 
 test("an address verified by a user of another tenant does not let this tenant's e-mail through", async () => {

@@ -9,6 +9,8 @@ import type { MailProvider } from "./mail-provider.ts";
 export const MAX_EMAIL_ATTEMPTS = 3;
 /** The reason shown on a notification whose e-mail was not sent because the address is unproven. */
 export const OWNER_EMAIL_NOT_VERIFIED = "owner e-mail not verified";
+/** The reason shown when the owner it was addressed to is no longer an OWNER of the tenant when it is sent. */
+export const RECIPIENT_NOT_OWNER = "recipient is no longer an owner";
 /** Delays before e-mail retries 2 and 3. */
 export const EMAIL_RETRY_SECONDS = [30, 300];
 /**
@@ -27,8 +29,11 @@ export const EMAIL_LEASE_MS = 15_000;
  * and retried up to 3 times in all. D1's transient errors during this
  * bookkeeping spend no attempt and send nothing twice (`claimAttempt`,
  * `recordPersistently`).
- * Nothing goes to an address that no user of the tenant has verified: such
- * an e-mail is marked SKIPPED (the notification itself stays).
+ * Nothing goes to an address that no user of the tenant has verified, nor to
+ * one whose user is no longer an OWNER (an owner demoted, by another owner
+ * locking a departing one out, while its e-mails waited: an audit had them
+ * still sent to it): such an e-mail is marked SKIPPED with the reason (the
+ * notification itself stays).
  */
 export async function sendNotificationEmail(
   deps: { db: Db; mail: MailProvider; clock: Clock; retrySeconds?: number[] },
@@ -37,15 +42,15 @@ export async function sendNotificationEmail(
   const { db } = deps;
   const [n] = await db.select().from(notifications).where(eq(notifications.id, notificationId)).limit(1);
   if (!n || n.emailStatus !== "PENDING" || !n.emailTo) return { ack: true };
-  const [verified] = await db
-    .select({ id: users.id })
+  const [recipient] = await db
+    .select({ role: users.role })
     .from(users)
     .where(and(eq(users.tenantId, n.tenantId), eq(users.email, n.emailTo.toLowerCase()), isNotNull(users.emailVerifiedAt)))
     .limit(1);
-  if (!verified) {
+  if (!recipient || recipient.role !== "OWNER") {
     await db
       .update(notifications)
-      .set({ emailStatus: "SKIPPED", emailError: OWNER_EMAIL_NOT_VERIFIED })
+      .set({ emailStatus: "SKIPPED", emailError: recipient ? RECIPIENT_NOT_OWNER : OWNER_EMAIL_NOT_VERIFIED })
       .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING")));
     return { ack: true };
   }

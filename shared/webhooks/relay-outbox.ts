@@ -154,7 +154,11 @@ async function relayPage(
   const read = pending.length;
   if (read === 0) return { events: 0, messages: 0, read };
   const ownerOf = new Map<string, { email: string; verified: boolean }>();
-  for (const o of owners) if (!ownerOf.has(o.tenantId)) ownerOf.set(o.tenantId, { email: o.email, verified: o.verified !== null });
+  // The oldest OWNER whose address is verified, else the oldest OWNER (its e-mails SKIPPED until it verifies).
+  for (const o of owners) {
+    const seen = ownerOf.get(o.tenantId);
+    if (!seen || (!seen.verified && o.verified !== null)) ownerOf.set(o.tenantId, { email: o.email, verified: o.verified !== null });
+  }
 
   const deliveryRows = pending.flatMap((e) =>
     // The mode from the column: envelopes stored before modes lack it.

@@ -275,7 +275,10 @@ describe("e-mail verification", () => {
         const signup = await t.request("POST", "/v1/auth/signup", { body: { email: victim, password: PASSWORD, companyName: `Spam ${i}` } });
         expect(signup.status).toBe(201);
         const token = signup.body.accessToken as string;
-        const other = await t.request("POST", "/v1/users", { body: { email: uniqueEmail("accomplice"), password: PASSWORD, role: "OWNER" }, headers: bearer(token) });
+        const other = await t.request("POST", "/v1/users", {
+          body: { email: uniqueEmail("accomplice"), password: PASSWORD, role: "OWNER" },
+          headers: bearer(token),
+        });
         expect(other.status).toBe(201);
         expect((await t.request("DELETE", `/v1/users/${signup.body.user.id}`, { headers: bearer(token) })).status).toBe(204);
       }

@@ -59,6 +59,18 @@ describe("notifications: happy path", () => {
     expect((await list(bearer(m.token))).body).toEqual(res.body);
   });
 
+  test("the e-mail goes to the oldest OWNER whose address is verified: a first owner who never verified does not leave every e-mail SKIPPED while a second owner has", async () => {
+    const first = await signUpTenant(t, "Acme Pay", { verifyEmail: false });
+    const second = await addUserWithRole(t, first.token, "OWNER");
+    expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(second.token) })).status).toBe(202);
+    expect((await t.request("POST", "/v1/auth/verify-email", { body: { token: await verificationTokenFor(t, second.email) } })).status).toBe(200);
+    const { key } = await createKey(t, first.token);
+    await createdLoan(t, key);
+    const emails = (await list(apiKey(key))).body.data.map((n: { email: unknown }) => n.email);
+    expect(emails).toHaveLength(3);
+    for (const e of emails) expect(e).toMatchObject({ to: second.email.toLowerCase(), status: "PENDING" });
+  });
+
   test("the e-mail's status, attempts, error and time are shown as recorded", async () => {
     const m = await tenantWithNotifications();
     const [funded, decision] = (await list(apiKey(m.key))).body.data;
