@@ -14,7 +14,8 @@ const ALLOW_METHODS = "GET, POST, OPTIONS";
  * 404); a browser `Origin` must be one of the program's allowed origins
  * exactly, or the widget's own origin (its iframe and hosted pages call
  * from there), else 403 and no CORS grant; calls without an Origin, from a
- * server, pass; calls are limited per embed key and client IP (429). The
+ * server, pass; calls are limited per embed key and client IP (429), before
+ * anything is read, so refused origins and unknown keys spend it too. The
  * grant is the exact origin, never `*`, and never with credentials.
  */
 /**
@@ -37,6 +38,10 @@ async function programOf(deps: EmbedDeps, embedKey: string, readOnly: boolean) {
 export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => {
   const deps = c.get("deps");
   const embedKey = c.req.param("embedKey") ?? "";
+  // Limited first, before the program's reads: a refused origin spent nothing before (an audit read the program
+  // four statements at a time, unlimited, with a foreign Origin).
+  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+  if (!(await deps.limiter.limit({ key: `embed:${embedKey}:${ip}` })).success) throw rateLimited(deps.limitPeriodSeconds);
   const program = await programOf(deps, embedKey, c.req.method === "GET");
   const origin = c.req.header("origin");
   // The widget's own pages: its configured host, and whatever host this request reached (a page calling its own origin).
@@ -44,8 +49,6 @@ export const programAccess: MiddlewareHandler<EmbedAppEnv> = async (c, next) => 
   if (origin !== undefined && !program.program.allowedOrigins.includes(origin) && !own.includes(origin)) {
     throw forbidden("This origin is not allowed to use this widget program");
   }
-  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
-  if (!(await deps.limiter.limit({ key: `embed:${embedKey}:${ip}` })).success) throw rateLimited(deps.limitPeriodSeconds);
   c.set("program", program);
   const cors: Record<string, string> = origin
     ? { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": BOOKMARK_HEADER, Vary: "Origin" }

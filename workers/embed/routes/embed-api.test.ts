@@ -112,6 +112,21 @@ describe("access", () => {
     expect(third.status).toBe(429);
     expect(third.headers.get("retry-after")).toBe("60");
   });
+
+  test("a refused origin spends the key and IP's budget too: 403s, then 429, never an unlimited flood of program reads", async () => {
+    const limited = createEmbedTestApp(t, { limit: 3, missLimit: 3 });
+    const m = await merchant();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await limited.request("POST", `/v1/embed/${m.embedKey}/quote`, {
+        body: { walletAddress: privateKeyToAccount(generatePrivateKey()).address, amount: "100.00", tenureDays: 7 },
+        headers: { origin: "https://evil.example", "cf-connecting-ip": "198.51.100.7" },
+      });
+      expect(res.body.statusCode).toBe(res.status);
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([403, 403, 403, 429, 429, 429]);
+  });
 });
 
 describe("limits", () => {
