@@ -5,6 +5,7 @@ import { parseTransaction, type Hex } from "viem";
 import { axeViolations } from "./accessibility.ts";
 import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
+import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 import { debugPage, focused, merchantPage, noHorizontalOverflow, recordingFailure, refuseOffsite, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
 
@@ -237,6 +238,38 @@ test("a draw the pool cannot fund yet: the widget says it waits for funds, then 
   );
   await context.close();
 }, 90_000);
+
+test("the hosted repay page names the wallet that borrowed and refuses to pay from another connected account: nothing is signed or sent (the pool credits any payer, so a link sent to someone else had them pay this loan instead of their own)", async () => {
+  const m = await signUpMerchant(stack, "Repay Shop");
+  const borrower = evmBorrower();
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const drawn = await widgetCalls(post).draw(borrower, { amount: "100.00", tenureDays: 7 });
+  expect(drawn.status).toBe(201);
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const other = privateKeyToAccount(generatePrivateKey());
+  const wallet = await installInjectedWallet(context, {
+    account: other,
+    chainId: 80002,
+    sendRawTransaction: async () => {
+      throw new Error("nothing may be sent from another wallet");
+    },
+  });
+  const page = await context.newPage();
+  await page.goto(`${stack.embedUrl}/embed/${m.embedKey}/repay/${drawn.body.loan.id}`);
+  expect((await page.getByTestId("borrower-wallet").textContent())?.toLowerCase()).toBe(borrower.address.toLowerCase());
+  await page.getByRole("button", { name: "Repay with my wallet" }).click();
+  await page.getByText("Connect the wallet that borrowed").waitFor({ timeout: 10_000 });
+  expect(wallet.calls.map((c) => c.method)).toEqual(["eth_requestAccounts"]);
+  expect(await page.getByRole("button", { name: "Repay with my wallet" }).isEnabled()).toBe(true);
+  await context.close();
+}, 60_000);
 
 test("a page on a disallowed origin can neither frame the widget (CSP frame-ancestors) nor call the embed API (403)", async () => {
   const dir = await artifactsDir("widget");

@@ -80,6 +80,9 @@ test("EVM: amount due, due date, the wallet button with its instructions, brandi
   expect(html).toContain(">102.00 USDC<");
   expect(html).toContain(`datetime="${m.loan.dueAt}"`);
   expect(html).toContain('id="pay-evm"');
+  // The wallet that borrowed, shown, and the only account the button pays from.
+  expect(html).toContain(`<code data-testid="borrower-wallet" style="word-break:break-all">${m.loan.borrowerWalletAddress}</code>`);
+  expect(html).toContain(`var borrower="${m.loan.borrowerWalletAddress}";`);
   const instructions = JSON.parse(/<script type="application\/json" id="instructions">(.*?)<\/script>/s.exec(html)![1]!);
   expect(instructions).toMatchObject({
     chain: "POLYGON_AMOY",

@@ -11,7 +11,7 @@ import { HtmlPage } from "./html-page.tsx";
 export type RepayPageInput = {
   nonce: string;
   branding: Branding;
-  loan: { id: string; status: string; chain: string; stablecoin: string; amountDue: string; dueAt: string | null };
+  loan: { id: string; status: string; chain: string; stablecoin: string; amountDue: string; dueAt: string | null; borrowerWalletAddress: string };
   instructions: RepaymentInstructions | null;
   embedKey: string;
   /** The framing page's origin (already checked against the program's); null: post nothing. */
@@ -119,6 +119,13 @@ export function RepayPage(p: RepayPageInput) {
                   Due date: <time datetime={p.loan.dueAt}>{new Date(p.loan.dueAt).toUTCString()}</time>
                 </p>
               ) : null}
+              <p>
+                Borrowed by wallet{" "}
+                <code data-testid="borrower-wallet" style="word-break:break-all">
+                  {p.loan.borrowerWalletAddress}
+                </code>
+                . Pay from that wallet: this page is for that loan only.
+              </p>
               {"transactions" in i ? (
                 <div>
                   <p>Your wallet signs two transactions: an approval of the stablecoin for the pool, then the repayment.</p>
@@ -161,7 +168,7 @@ export function RepayPage(p: RepayPageInput) {
           )}
         </main>
         <footer>{POWERED_BY}</footer>
-        <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id, p.parentOrigin) }} />
+        <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: pageScript(p.embedKey, p.loan.id, p.parentOrigin, p.loan.borrowerWalletAddress) }} />
       </body>
     </HtmlPage>
   );
@@ -171,14 +178,18 @@ export function RepayPage(p: RepayPageInput) {
  * The page's only script (nonce'd): in the widget's frame, `svc:resize` and
  * `svc:loan-repaid` to the parent's exact origin; copy buttons; and the EVM flow with the
  * wallet the browser offers (EIP-6963 discovery, else window.ethereum):
- * switch to the chain, send approve then repay, then poll the loan until it
+ * only from the wallet that borrowed (another connected account is refused
+ * before anything is signed: the pool credits any payer, so a link sent to
+ * someone else would have them pay this loan instead of their own), switch
+ * to the chain, send approve then repay, then poll the loan until it
  * is REPAID, each poll sending back the last answer's `x-d1-bookmark` (it
  * reads a replica never older than the last answer; db/read-session.ts).
  */
-function pageScript(embedKey: string, loanId: string, parentOrigin: string | null): string {
+function pageScript(embedKey: string, loanId: string, parentOrigin: string | null, borrower: string): string {
   const parent = JSON.stringify(parentOrigin).replace(/</g, "\\u003c");
+  const wallet = JSON.stringify(borrower).replace(/</g, "\\u003c");
   return `(function(){
-var parentOrigin=${parent};var framed=parentOrigin&&window.parent!==window;
+var parentOrigin=${parent};var borrower=${wallet};var framed=parentOrigin&&window.parent!==window;
 function post(m){if(framed)window.parent.postMessage(m,parentOrigin);}
 if(framed){var last=0;var size=function(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h!==last){last=h;post({type:"svc:resize",height:h});}};new ResizeObserver(size).observe(document.documentElement);size();}
 document.querySelectorAll("[data-copy]").forEach(function(b){b.addEventListener("click",function(){var el=document.getElementById(b.getAttribute("data-copy"));if(el&&navigator.clipboard){navigator.clipboard.writeText(el.value).then(function(){b.textContent="Copied";});}});});
@@ -190,6 +201,7 @@ btn.addEventListener("click",async function(){
   var provider=providers[0]||window.ethereum;if(!provider){say("No wallet found in this browser.");return;}
   try{
     btn.disabled=true;var accounts=await provider.request({method:"eth_requestAccounts"});var from=accounts[0];
+    if(!from||String(from).toLowerCase()!==borrower.toLowerCase()){say("Connect the wallet that borrowed ("+borrower+"): the connected one, "+from+", would pay this loan, not its own.");btn.disabled=false;return;}
     var chainHex="0x"+ins.chainId.toString(16);
     try{await provider.request({method:"wallet_switchEthereumChain",params:[{chainId:chainHex}]});}catch(e){}
     for(var i=0;i<ins.transactions.length;i++){var tx=ins.transactions[i];say(tx.description+"…");await provider.request({method:"eth_sendTransaction",params:[{from:from,to:tx.to,data:tx.data,value:"0x0"}]});}

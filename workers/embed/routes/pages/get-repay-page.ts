@@ -51,7 +51,15 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const page = RepayPage({
       nonce,
       branding: program.settings.branding,
-      loan: { id: loan.id, status: loan.status, chain: loan.chain, stablecoin: loan.stablecoin, amountDue: view.amountDue, dueAt: view.dueAt },
+      loan: {
+        id: loan.id,
+        status: loan.status,
+        chain: loan.chain,
+        stablecoin: loan.stablecoin,
+        amountDue: view.amountDue,
+        dueAt: view.dueAt,
+        borrowerWalletAddress: loan.borrowerWalletAddress,
+      },
       instructions,
       embedKey: program.program.embedKey,
       parentOrigin: parentOriginFor(program, c.req.query("parent")),
