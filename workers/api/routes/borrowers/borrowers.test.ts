@@ -32,6 +32,10 @@ describe("borrowers: happy path", () => {
     expect(res.body).toEqual({
       id: expect.any(String),
       borrowerRef: "user-42",
+      // SPEC.md's Borrower table: KYC `status`, `verifiedAt`, `merchantUserId`; grouped again under `kyc`.
+      status: "VERIFIED",
+      verifiedAt: now,
+      merchantUserId: "kyc-ops-7",
       kyc: { status: "VERIFIED", verifiedAt: now, merchantUserId: "kyc-ops-7" },
       kycAudit: [
         { id: expect.any(String), fromStatus: "PENDING", toStatus: "VERIFIED", merchantUserId: "kyc-ops-7", actor: `apiKey:${m.keyId}`, createdAt: now },

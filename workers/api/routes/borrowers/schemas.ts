@@ -42,6 +42,14 @@ export const BorrowerSchema = z
   .object({
     id: z.uuid(),
     borrowerRef: z.string(),
+    status: KycStatusSchema.openapi({ description: 'The KYC status (SPEC.md "Borrower": KYC `status`); the same as `kyc.status`.' }),
+    verifiedAt: TimestampSchema.nullable().openapi({
+      description: "Stamped by the service (the tenant's clock) on every KYC update; null before the first. The same as `kyc.verifiedAt`.",
+    }),
+    merchantUserId: z
+      .string()
+      .nullable()
+      .openapi({ description: "Who or what performed the last KYC check, in your words; the same as `kyc.merchantUserId`." }),
     kyc: z.object({
       status: KycStatusSchema,
       verifiedAt: TimestampSchema.nullable().openapi({
@@ -58,6 +66,10 @@ export const BorrowerSchema = z
 export const borrowerView = ({ borrower, audit }: BorrowerWithAudit) => ({
   id: borrower.id,
   borrowerRef: borrower.borrowerRef,
+  // SPEC.md's Borrower fields at the top, as the table names them; `kyc` groups the same three.
+  status: borrower.kycStatus,
+  verifiedAt: isoOrNull(borrower.verifiedAt),
+  merchantUserId: borrower.merchantUserId,
   kyc: { status: borrower.kycStatus, verifiedAt: isoOrNull(borrower.verifiedAt), merchantUserId: borrower.merchantUserId },
   kycAudit: audit.map((a) => ({
     id: a.id,
