@@ -4,6 +4,7 @@ import { equalsTerm } from "../../db/index-terms.ts";
 import { liquidityPools } from "../../db/schema/liquidity-pools.ts";
 import { settlements } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
+import { displayAmount } from "../domain/money.ts";
 import { commitTransition } from "../loans/commit-transition.ts";
 import { loadLoan } from "../loans/load-loan.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -71,7 +72,8 @@ export async function reverseRepayment(
         txHash: input.payment.txHash,
         logIndex: input.payment.logIndex,
         blockNumber: input.payment.blockNumber,
-        amount: String(applied + surplus),
+        // A decimal string in stablecoin units, as every amount in JSON (it read "102000000" for 102.00).
+        amount: displayAmount(applied + surplus),
       },
     },
     statements: (guard) => [
