@@ -56,5 +56,5 @@ test("createEndpoint judges the URL for its environment and stores it normalized
   expect(local.endpoint.url).toBe("http://localhost:4000/");
   const page = await listEndpoints({ db: t.db }, { tenantId: a.tenantId, limit: 10 });
   expect(page.data).toEqual([local.endpoint]);
-  expect(Object.keys(page.data[0]!).sort()).toEqual(["createdAt", "events", "id", "mode", "secretPrefix", "url"]);
+  expect(Object.keys(page.data[0]!).sort()).toEqual(["createdAt", "events", "id", "mode", "pausedUntil", "secretPrefix", "url"]);
 });

@@ -248,7 +248,7 @@ test("the hosted repay page names the wallet that borrowed and refuses to pay fr
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), headers: res.headers };
   };
   const drawn = await widgetCalls(post).draw(borrower, { amount: "100.00", tenureDays: 7 });
   expect(drawn.status).toBe(201);
