@@ -105,9 +105,14 @@ export const LoanSchema = z
       .openapi({ description: 'sandbox or live, from the chain (DECISIONS.md "Modes"); its events, settlements and notifications carry it' }),
     stablecoin: StablecoinSchema,
     principalAmount: Money,
-    processingFee: Money,
+    processingFee: Money.openapi({
+      description: "The product's processing fee: FIXED as configured, or PERCENTAGE of the principal rounded half up to the cent (2% of 333.33 is 6.67)",
+    }),
     lateFee: Money.openapi({ description: "Late fees accrued so far (per started day past dueAt, until repaid or defaulted)" }),
-    dailyLateFee: Money,
+    dailyLateFee: Money.openapi({
+      description:
+        "The late fee of one started day: FIXED as configured, or PERCENTAGE of the principal rounded half up to the cent once (0.33% of 333.33 is 1.10 a day)",
+    }),
     lateFeeDays: z.number().int(),
     totalDue: Money.openapi({ description: "principal + processing fee + accrued late fees, now" }),
     amountPaid: z.string().openapi({

@@ -168,6 +168,16 @@ describe("servers, security, tags, errors", () => {
   });
 });
 
+describe("money", () => {
+  test("how a percentage fee is rounded is said where fees are configured, shown and quoted (half up to the cent)", () => {
+    const schemas = (doc: typeof api) => doc.components?.schemas as Record<string, { properties?: Record<string, { description?: string }> }>;
+    expect(schemas(api).FeeInput?.properties?.value?.description).toContain("rounded half up to the cent");
+    expect(schemas(api).Loan?.properties?.processingFee?.description).toContain("rounded half up to the cent");
+    expect(schemas(api).Loan?.properties?.dailyLateFee?.description).toContain("rounded half up to the cent");
+    expect(JSON.stringify(embed)).toContain("PERCENTAGE of the amount rounded half up to the cent");
+  });
+});
+
 describe("request-body examples", () => {
   test("the main request bodies carry one", () => {
     const byId = new Map(operations.map((o) => [o.op.operationId!, o.op]));

@@ -28,7 +28,10 @@ export const QuoteBodySchema = z.object({ walletAddress: z.string().trim().min(1
 export const QuoteSchema = z.object({
   amount: z.string(),
   tenureDays: z.number().int(),
-  processingFee: z.string(),
+  processingFee: z.string().openapi({
+    description: "FIXED as the merchant configured it, or PERCENTAGE of the amount rounded half up to the cent (2% of 333.33 is 6.67)",
+    example: "2.00",
+  }),
   totalDue: z.string(),
   dueAt: IsoTime,
   agreementChallenge: z.object({ id: z.string(), message: z.string(), expiresAt: IsoTime }),

@@ -17,7 +17,8 @@ const FeeInputSchema = z
   .object({
     type: z.enum(FEE_TYPES),
     value: BoundedAmountSchema.openapi({
-      description: "Stablecoin units for FIXED (at most 1000.00), percent for PERCENTAGE (at most 100). At most 2 decimals.",
+      description:
+        "Stablecoin units for FIXED (at most 1000.00), percent for PERCENTAGE (at most 100). At most 2 decimals. A percentage is of the principal, rounded half up to the cent: the processing fee once per loan, the late fee once per day's amount (2% of 333.33 is 6.67).",
       example: "2.00",
     }),
   })
