@@ -170,7 +170,8 @@ describe("servers, security, tags, errors", () => {
 
 describe("money", () => {
   test("how a percentage fee is rounded is said where fees are configured, shown and quoted (half up to the cent)", () => {
-    const schemas = (doc: typeof api) => doc.components?.schemas as Record<string, { properties?: Record<string, { description?: string }> }>;
+    const schemas = (doc: Doc) =>
+      (doc as Doc & { components?: { schemas?: Record<string, { properties?: Record<string, { description?: string }> }> } }).components?.schemas ?? {};
     expect(schemas(api).FeeInput?.properties?.value?.description).toContain("rounded half up to the cent");
     expect(schemas(api).Loan?.properties?.processingFee?.description).toContain("rounded half up to the cent");
     expect(schemas(api).Loan?.properties?.dailyLateFee?.description).toContain("rounded half up to the cent");

@@ -358,8 +358,14 @@ describe("live TON: funding and repayment against the emulator", () => {
     const listed = (await t.request("GET", "/v1/settlements/unmatched?limit=20", { headers: bearer(m.token) })).body.data as {
       token: string;
       settles: boolean;
+      amount: string;
     }[];
     expect(listed.map((u) => u.settles).sort()).toEqual([false, false, false, true]);
+    // Each in its own asset: 3 TON is "3.00" (it read "3000.00", nanotons shown as 10^-6 units); another jetton's
+    // base units as they are (its decimals unknown); the settlement USDT in stablecoin units.
+    expect(listed.find((u) => u.token === "TON")?.amount).toBe("3.00");
+    expect(listed.find((u) => u.token === fakeJettonWallet)?.amount).toBe(String(USDT(110)));
+    expect(listed.find((u) => u.token === usdt.master.toRawString())?.amount).toBe("110.00");
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "ACTIVE" });
     const real = kept.find((k) => k.token === usdt.master.toRawString())!;
     expect(real.settles).toBe(true);

@@ -15,7 +15,10 @@ export const UnmatchedSchema = z
     from: z.string(),
     to: z.string(),
     token: z.string(),
-    amount: z.string().openapi({ description: "What arrived: 2 decimals, or 6 when it is not a whole number of cents" }),
+    amount: z.string().openapi({
+      description:
+        "What arrived, in its own asset's units: the settlement stablecoin with 2 decimals, or 6 when it is not a whole number of cents; TON (`token` TON) in TON with up to 9 decimals; another jetton (`token` its jetton wallet, decimals unknown) as the integer count of its base units",
+    }),
     comment: z.string().nullable(),
     claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
     reason: z.string(),
@@ -34,6 +37,22 @@ export const UnmatchedSchema = z
   })
   .openapi("UnmatchedPayment");
 
+/** Nanotons in one TON. */
+const NANO_PER_TON = 1_000_000_000n;
+
+/**
+ * An unmatched payment's amount in its own asset: only the settlement
+ * stablecoin is in 10^-6 units. A TON transfer is kept in nanotons (3 TON
+ * read "3000.00" before), and another jetton in base units of decimals
+ * unknown here.
+ */
+function amountOf(r: UnmatchedRow): string {
+  if (r.settles) return displayAmount(r.amount);
+  if (r.token !== "TON") return r.amount.toString();
+  const frac = (r.amount % NANO_PER_TON).toString().padStart(9, "0").replace(/0+$/, "").padEnd(2, "0");
+  return `${r.amount / NANO_PER_TON}.${frac}`;
+}
+
 export const unmatchedView = (r: UnmatchedRow) => ({
   id: r.id,
   chain: r.chain,
@@ -44,7 +63,7 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   from: r.fromAddress,
   to: r.toAddress,
   token: r.token,
-  amount: displayAmount(r.amount),
+  amount: amountOf(r),
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,

@@ -1,0 +1,32 @@
+import { expect, test } from "bun:test";
+import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
+import { unmatchedView } from "./unmatched-schemas.ts";
+
+const row = (r: Partial<UnmatchedRow>) =>
+  ({
+    id: crypto.randomUUID(),
+    chain: "TON",
+    txHash: "tx",
+    logIndex: 0,
+    blockNumber: 1,
+    fromAddress: "0:aa",
+    toAddress: "0:bb",
+    comment: null,
+    claimedLoanId: null,
+    reason: "a TON transfer, not USDT",
+    attributedLoanId: null,
+    attributedAt: null,
+    attributedBy: null,
+    paidAt: new Date(0),
+    createdAt: new Date(0),
+    ...r,
+  }) as UnmatchedRow;
+
+test("an unmatched payment's amount is in its own asset: the stablecoin in its units, TON in TON (nanotons read as 10^-6 units showed 3 TON as 3000.00), another jetton in base units", () => {
+  expect(unmatchedView(row({ token: "TON", settles: false, amount: 3_000_000_000n })).amount).toBe("3.00");
+  expect(unmatchedView(row({ token: "TON", settles: false, amount: 10_200_000n })).amount).toBe("0.0102");
+  expect(unmatchedView(row({ token: "TON", settles: false, amount: 1n })).amount).toBe("0.000000001");
+  expect(unmatchedView(row({ token: "0:cc", settles: false, amount: 110_000_000n })).amount).toBe("110000000");
+  expect(unmatchedView(row({ token: "0:dd", settles: true, amount: 110_000_000n })).amount).toBe("110.00");
+  expect(unmatchedView(row({ token: "0:dd", settles: true, amount: 101_999_999n })).amount).toBe("101.999999");
+});
