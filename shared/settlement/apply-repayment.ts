@@ -6,6 +6,7 @@ import { settlements } from "../../db/schema/loan-records.ts";
 import type { LoanRow } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { newId } from "../domain/ids.ts";
+import { displayAmount } from "../domain/money.ts";
 import { commitTransition } from "../loans/commit-transition.ts";
 import { owedAt } from "../loans/loan-view.ts";
 import { loadLoan } from "../loans/load-loan.ts";
@@ -159,8 +160,10 @@ export async function applyRepayment(
 
 /**
  * A repayment transaction that failed (reverted, or a transfer the sender
- * could not cover): a FAILED settlement and `loan.repayment_failed`; the loan
- * stays as it was. Once per transaction.
+ * could not cover): a FAILED settlement and `loan.repayment_failed`, whose
+ * `data.payment` names the transaction and the amount it tried to pay (a
+ * merchant had only the loan to go on); the loan stays as it was. Once per
+ * transaction.
  */
 export async function applyRepaymentFailure({ db }: Pick<VerbDeps, "db">, input: { tenant: LoadedTenant; loanId: string; payment: Observation; now: Date }) {
   const loan = await loadLoan(db, input.tenant.id, input.loanId);
@@ -170,6 +173,16 @@ export async function applyRepaymentFailure({ db }: Pick<VerbDeps, "db">, input:
     loan,
     trigger: { kind: "REPAYMENT_FAILED" },
     now: input.now,
+    eventData: {
+      payment: {
+        chain: input.payment.chain,
+        txHash: input.payment.txHash,
+        logIndex: input.payment.logIndex,
+        blockNumber: input.payment.blockNumber,
+        from: input.payment.from,
+        amount: displayAmount(input.payment.amount),
+      },
+    },
     extraEvents: () => [],
     statements: (guard) => [insertIf(db, settlements, settlementRow(loan, input.payment, "REPAYMENT", "FAILED", input.payment.amount, input.now), guard)],
   });

@@ -743,6 +743,8 @@ describe("a repayment that reverts", () => {
     expect(await typesOf(m.key, loanId)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repayment_failed"]);
     const [failedEvent] = await eventsOf(m.key, loanId, "loan.repayment_failed");
     expect(failedEvent.data.loan).toMatchObject({ id: loanId, status: "ACTIVE" });
+    // The transaction and what it tried to pay (a merchant had only the loan to go on).
+    expect(failedEvent.data.payment).toMatchObject({ txHash, amount, chain: failedEvent.data.loan.chain, from: expect.any(String) });
     expect((await settlementsOf(m.key, loanId)).map((s) => [s.kind, s.status, s.amount, s.txHash])).toEqual([
       ["FUNDING", "CONFIRMED", "100.00", expect.any(String)],
       ["REPAYMENT", "FAILED", amount, txHash],
