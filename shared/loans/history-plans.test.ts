@@ -96,7 +96,7 @@ const plans = async () => {
     unreadOfMode: await planOf(notificationsPageQuery(db, { tenantId, mode: "sandbox", unread: true, limit: 20 }, null)),
     unreadBothModes: await planOf(notificationsPageQuery(db, { tenantId, unread: true, limit: 20 }, 100)),
     notificationsOfMode: await planOf(notificationsPageQuery(db, { tenantId, mode: "sandbox", limit: 20 }, 100)),
-    markAllRead: await planOf(markAllReadStatement(db, { tenantId, mode: "sandbox", now: new Date() })),
+    markAllRead: await planOf(markAllReadStatement(db, { tenantId, mode: "sandbox", now: { sandbox: new Date(), live: new Date() } })),
     // The dashboard Home's numbers: today's per stablecoin, the outstanding ACTIVE loans, the review queue's count.
     todayStats: await Promise.all(todayStatsQueries(db, { tenantId, mode: "sandbox", now: new Date() }).map(planOf)),
     loanEvents: await planOf(eventsPageQuery(db, { tenantId, mode: "sandbox", loanId: "l", limit: 20 }, null)),

@@ -59,9 +59,19 @@ export async function listNotifications(
  * Marks one notification read. Idempotent: the update only touches an
  * unread row, so the first `readAt` is kept. Another tenant's: not found.
  */
+/**
+ * The time a notification is read, on its own mode's clock, as it was
+ * created: a sandbox notification on the tenant's sandbox clock (moved by
+ * POST /v1/sandbox/clock/advance), a live one on the system clock. On one
+ * clock for both, a notification read after a clock advance read a day
+ * before it was created.
+ */
+export type NowByMode = Record<TenantMode, Date>;
+const readAtOf = (now: NowByMode) => sql`CASE WHEN ${notifications.mode} = 'live' THEN ${now.live.getTime()} ELSE ${now.sandbox.getTime()} END`;
+
 export async function markNotificationRead(
   { db }: Pick<VerbDeps, "db">,
-  input: { tenantId: string; mode?: TenantMode; id: string; now: Date },
+  input: { tenantId: string; mode?: TenantMode; id: string; now: NowByMode },
 ): Promise<Notification> {
   if (!isUuid(input.id)) throw notFound("Notification");
   // An API key's mode too: another mode's notification is not found, like another tenant's.
@@ -69,7 +79,7 @@ export async function markNotificationRead(
   const [, [row]] = await db.batch([
     db
       .update(notifications)
-      .set({ readAt: input.now })
+      .set({ readAt: readAtOf(input.now) as unknown as Date })
       .where(and(mine, isNull(notifications.readAt))),
     db.select().from(notifications).where(mine).limit(1),
   ]);
@@ -80,17 +90,17 @@ export async function markNotificationRead(
 /** Marks every unread notification of the tenant (of one mode, for an API key) read; returns how many changed. */
 export async function markAllNotificationsRead(
   { db }: Pick<VerbDeps, "db">,
-  input: { tenantId: string; mode?: TenantMode; now: Date },
+  input: { tenantId: string; mode?: TenantMode; now: NowByMode },
 ): Promise<{ updated: number }> {
   const changed = await markAllReadStatement(db, input).returning({ id: notifications.id });
   return { updated: changed.length };
 }
 
 /** The update of `markAllNotificationsRead`: through the unread index only (`+mode`, as the unread list). */
-export const markAllReadStatement = (db: Db, input: { tenantId: string; mode?: TenantMode; now: Date }) =>
+export const markAllReadStatement = (db: Db, input: { tenantId: string; mode?: TenantMode; now: NowByMode }) =>
   db
     .update(notifications)
-    .set({ readAt: input.now })
+    .set({ readAt: readAtOf(input.now) as unknown as Date })
     .where(and(eq(notifications.tenantId, input.tenantId), equalsTerm(notifications.mode, input.mode, true), isNull(notifications.readAt)));
 
 export type MailboxMessage = typeof mailbox.$inferSelect;

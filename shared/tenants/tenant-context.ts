@@ -30,3 +30,9 @@ export async function loadTenant(db: Db, tenantId: string) {
 }
 
 export type LoadedTenant = Awaited<ReturnType<typeof loadTenant>>;
+
+/** Now on each mode's clock of the tenant: the sandbox's (moved by the sandbox clock) and the live one's (the system's). */
+export const nowByMode = (system: Clock, tenant: { clockOffsetMs: number }): Record<TenantMode, Date> => ({
+  sandbox: tenantClock(system, tenant, "sandbox").now(),
+  live: tenantClock(system, tenant, "live").now(),
+});

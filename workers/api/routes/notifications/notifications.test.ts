@@ -71,6 +71,20 @@ describe("notifications: happy path", () => {
     for (const e of emails) expect(e).toMatchObject({ to: second.email.toLowerCase(), status: "PENDING" });
   });
 
+  test("a notification is read on its mode's clock, as it was created: after the sandbox clock moved a day, readAt is never before createdAt (it read a day earlier)", async () => {
+    const m = await sandboxTenant(t);
+    expect((await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 86_400 }, headers: apiKey(m.key) })).status).toBe(200);
+    await createdLoan(t, m.key);
+    const [first, ...rest] = (await list(apiKey(m.key))).body.data as { id: string; createdAt: string }[];
+    const one = await read(apiKey(m.key), first!.id);
+    expect(one.status).toBe(200);
+    expect((await readAll(bearer(m.token))).body).toEqual({ updated: rest.length });
+    // The test's clock stands still, and a loan's events are stamped a millisecond apart: within a second, not a day.
+    for (const n of (await list(apiKey(m.key))).body.data as { createdAt: string; readAt: string }[]) {
+      expect(Math.abs(Date.parse(n.readAt) - Date.parse(n.createdAt))).toBeLessThan(1_000);
+    }
+  });
+
   test("the e-mail's status, attempts, error and time are shown as recorded", async () => {
     const m = await tenantWithNotifications();
     const [funded, decision] = (await list(apiKey(m.key))).body.data;

@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { nowByMode } from "../../../../shared/tenants/tenant-context.ts";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { markAllNotificationsRead } from "../../../../shared/notifications/notification-verbs.ts";
 import type { AppEnv } from "../../context.ts";
@@ -26,7 +27,10 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const { db, clock } = c.get("deps");
     return c.json(
-      await markAllNotificationsRead({ db }, { tenantId: c.get("principal").tenant.id, mode: modeScope(c.get("principal")) ?? undefined, now: clock.now() }),
+      await markAllNotificationsRead(
+        { db },
+        { tenantId: c.get("principal").tenant.id, mode: modeScope(c.get("principal")) ?? undefined, now: nowByMode(clock, c.get("principal").tenant) },
+      ),
       200,
     );
   });

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { nowByMode } from "../../../../shared/tenants/tenant-context.ts";
 import { modeScope } from "../../../../shared/auth/principal.ts";
 import { markNotificationRead } from "../../../../shared/notifications/notification-verbs.ts";
 import { IdParamSchema } from "../../../../shared/schemas/common.ts";
@@ -30,7 +31,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
         tenantId: c.get("principal").tenant.id,
         mode: modeScope(c.get("principal")) ?? undefined,
         id: c.req.valid("param").id,
-        now: clock.now(),
+        now: nowByMode(clock, c.get("principal").tenant),
       },
     );
     return c.json(notificationView(notification), 200);
