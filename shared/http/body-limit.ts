@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import { DomainError } from "../domain/errors.ts";
 
 /** The largest request body any worker reads; every JSON body of the API is far smaller. */
@@ -54,4 +55,27 @@ export const limitBodySize = (): MiddlewareHandler => {
     }
     return limit(c, next);
   };
+};
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A JSON body must be UTF-8 (RFC 8259): bytes that are not are refused with
+ * 400 "Malformed JSON in request body", as any other malformed JSON.
+ * Without this the runtime's lenient decoding stored U+FFFD in place of
+ * them, in a merchant's borrowerRef for instance, which then never matched
+ * the reference the merchant holds. The bytes read here are kept for the
+ * route's own parsing (Hono caches the body).
+ */
+export const requireUtf8Json = (): MiddlewareHandler => async (c, next) => {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && /^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    try {
+      strictUtf8.decode(await c.req.arrayBuffer());
+    } catch (err) {
+      // Answered as every malformed JSON body is (shared/http/errors.ts).
+      if (err instanceof TypeError) throw new HTTPException(400, { message: "Malformed JSON in request body" });
+      throw err;
+    }
+  }
+  return next();
 };

@@ -67,10 +67,10 @@ export async function createTestApp(
   async function request<T = any>(
     method: string,
     path: string,
-    init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+    init: { body?: unknown; rawBody?: string | Uint8Array<ArrayBuffer>; headers?: Record<string, string> } = {},
   ): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...init.headers };
-    let body: string | undefined;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
     if (init.rawBody !== undefined) body = init.rawBody;
     else if (init.body !== undefined) {
       body = JSON.stringify(init.body);

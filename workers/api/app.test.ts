@@ -3,6 +3,7 @@ import { createApiApp, MAX_BODY_BYTES } from "./app.ts";
 import type { ApiEnv } from "./deps.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
 import { createKey, PASSWORD, signUpTenant } from "../../shared/testing/fixtures.ts";
+import { apiKey, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -43,6 +44,21 @@ describe("errors always have the spec's body", () => {
     const res = await t.request("POST", "/v1/auth/login", { rawBody: '{"email": ', headers: { "content-type": "application/json" } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ statusCode: 400, message: "Malformed JSON in request body", error: "Bad Request" });
+  });
+
+  test("a JSON body that is not UTF-8: 400 as malformed JSON, nothing stored (the bytes were read as U+FFFD, and a loan kept a borrowerRef no merchant could match)", async () => {
+    const m = await sandboxTenant(t);
+    const prefix = new TextEncoder().encode(
+      `{"loanProductId":"${m.loanProductId}","borrowerWalletAddress":"0x000000000000000000000000000000000000dEaD","chain":"POLYGON_AMOY","principalAmount":"20.00","idempotencyKey":"utf8-${crypto.randomUUID()}","borrowerRef":"ref-`,
+    );
+    const raw = new Uint8Array([...prefix, 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const res = await t.request("POST", "/v1/loans", { rawBody: raw, headers: { "content-type": "application/json", ...apiKey(m.key) } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: "Malformed JSON in request body", error: "Bad Request" });
+    expect((await t.request("GET", "/v1/loans", { headers: apiKey(m.key) })).body.data).toEqual([]);
+    // The same body in UTF-8 (the bytes of "é") goes through.
+    const ok = new Uint8Array([...prefix, 0xc3, 0xa9, ...new TextEncoder().encode('"}')]);
+    expect((await t.request("POST", "/v1/loans", { rawBody: ok, headers: { "content-type": "application/json", ...apiKey(m.key) } })).status).toBe(201);
   });
 
   test("a body that is not JSON: 415 with the error body", async () => {

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
-import { limitBodySize } from "../../shared/http/body-limit.ts";
+import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
@@ -26,6 +26,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     return next();
   });
   app.use("*", limitBodySize());
+  app.use("*", requireUtf8Json());
 
   app.use("*", relayAfterWrite);
   for (const { register } of ROUTES) register(app);

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { errorBodyForStatus } from "../../shared/domain/errors.ts";
-import { limitBodySize } from "../../shared/http/body-limit.ts";
+import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import type { EmbedAppEnv, EmbedDeps, EmbedEnv } from "./env.ts";
@@ -26,6 +26,7 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   });
   // The same cap as the api worker's, before the key is looked up: an oversized body is never parsed (413).
   app.use("*", limitBodySize());
+  app.use("*", requireUtf8Json());
   app.use("/v1/embed/*", embedFailureGate);
   app.use("/embed/*", embedFailureGate);
   // The embed document on the api host too: `{base_url}/v1/embed/openapi.json` reaches this worker (the
