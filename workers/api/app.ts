@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { noRoute } from "../../shared/http/no-route.ts";
 import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
@@ -53,35 +53,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
   registerDocs(app);
   registerDashboard(app);
 
-  app.notFound((c) => {
-    const allowed = methodsForPath(app, c.req.path);
-    if (allowed.length > 0) {
-      return c.json(errorBodyForStatus(405, `Method ${c.req.method} is not allowed on ${c.req.path}`), 405, {
-        Allow: allowed.join(", "),
-      });
-    }
-    return c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404);
-  });
+  app.notFound(noRoute(app));
   app.onError(handleError);
   return app;
-}
-
-const patternCache = new WeakMap<object, { re: RegExp; method: string }[]>();
-
-/**
- * The methods registered for a concrete path, to tell 405 from 404. Paths match exactly: `/v1/loans/` is
- * no route (404), rather than a 405 whose Allow would name the very method that was sent.
- */
-function methodsForPath(app: OpenAPIHono<AppEnv>, path: string): string[] {
-  let patterns = patternCache.get(app);
-  if (!patterns) {
-    patterns = app.routes
-      .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
-      .map((r) => ({
-        method: r.method,
-        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`),
-      }));
-    patternCache.set(app, patterns);
-  }
-  return [...new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method))];
 }

@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { errorBodyForStatus } from "../../shared/domain/errors.ts";
+import { noRoute } from "../../shared/http/no-route.ts";
 import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
@@ -38,7 +38,7 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
   app.use("/embed/:embedKey/*", pageLimit);
   for (const register of ROUTES) register(app);
   app.get("/openapi.json", (c) => c.json(embedDocument(app, c)));
-  app.notFound((c) => c.json(errorBodyForStatus(404, `No route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound(noRoute(app));
   app.onError(handleError);
   return app;
 }

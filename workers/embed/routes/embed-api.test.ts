@@ -113,6 +113,20 @@ describe("access", () => {
     expect(third.headers.get("retry-after")).toBe("60");
   });
 
+  test("a wrong method on an embed route: 405 with Allow and the error body, as on the api worker (it was 404); an unknown path stays 404", async () => {
+    const m = await merchant();
+    const wrong = await call(m, "DELETE", "/config");
+    expect(wrong.status).toBe(405);
+    expect(wrong.body).toEqual({ statusCode: 405, message: `Method DELETE is not allowed on /v1/embed/${m.embedKey}/config`, error: "Method Not Allowed" });
+    expect(wrong.headers.get("allow")).toBe("GET");
+    const page = await e.request("POST", `/embed/${m.embedKey}`);
+    expect(page.status).toBe(405);
+    expect(page.headers.get("allow")).toBe("GET");
+    const unknown = await call(m, "GET", "/no-such-thing");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ statusCode: 404, message: `No route for GET /v1/embed/${m.embedKey}/no-such-thing`, error: "Not Found" });
+  });
+
   test("a refused origin spends the key and IP's budget too: 403s, then 429, never an unlimited flood of program reads", async () => {
     const limited = createEmbedTestApp(t, { limit: 3, missLimit: 3 });
     const m = await merchant();
