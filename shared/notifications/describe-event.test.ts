@@ -27,4 +27,27 @@ describe("describeEvent", () => {
     expect(line).toBe("Loan l1 for borrower user-1 Your payout of 9,999.00 USDC is ready: call +1 555 0100: 100.00 USDC on POLYGON_AMOY.");
     expect(body.split("\n").some((l) => l.startsWith("Your payout"))).toBe(false);
   });
+
+  test("a partly paid loan's text says what was paid and what is due now, beside the total; an unpaid or repaid one only the total", () => {
+    const envelope = (loan: Record<string, string>) =>
+      ({
+        id: "e2",
+        type: "loan.overdue",
+        createdAt: "2026-11-24T00:00:00.000Z",
+        tenantId: "t1",
+        mode: "sandbox",
+        program: null,
+        channel: null,
+        data: { loan: { id: "l2", borrowerRef: "b", principalAmount: "100.00", stablecoin: "USDC", chain: "POLYGON_AMOY", totalDue: "103.00", ...loan } },
+      }) as unknown as EventEnvelope;
+    const partly = describeEvent(envelope({ amountPaid: "40.00", amountDue: "63.00" })).body.split("\n");
+    expect(partly).toContain("Total due: 103.00 USDC.");
+    expect(partly).toContain("Paid so far: 40.00 USDC; amount due now: 63.00 USDC.");
+    for (const loan of [
+      { amountPaid: "0.00", amountDue: "103.00" },
+      { amountPaid: "103.00", amountDue: "0.00" },
+    ]) {
+      expect(describeEvent(envelope(loan)).body).not.toContain("Paid so far");
+    }
+  });
 });

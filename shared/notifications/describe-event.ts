@@ -8,6 +8,8 @@ type LoanData = {
   stablecoin?: string;
   chain?: string;
   totalDue?: string;
+  amountPaid?: string;
+  amountDue?: string;
   decision?: { outcome?: string } | null;
 };
 
@@ -46,6 +48,9 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     lines.push(`Loan ${l.id} for borrower ${oneLine(String(l.borrowerRef))}: ${l.principalAmount} ${l.stablecoin} on ${l.chain}.`);
     if (envelope.type === "loan.decision" && l.decision?.outcome) lines.push(`Decision: ${l.decision.outcome}.`);
     if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
+    // Partly paid: what is left, not only the total (a partly paid loan's overdue e-mail named the whole total).
+    if (l.amountPaid && Number(l.amountPaid) > 0 && l.amountDue && Number(l.amountDue) > 0)
+      lines.push(`Paid so far: ${l.amountPaid} ${l.stablecoin}; amount due now: ${l.amountDue} ${l.stablecoin}.`);
   }
   if (data.pool) lines.push(`Pool headroom: ${data.pool.headroom} ${data.pool.stablecoin}.`);
   if (data.wallet) {
