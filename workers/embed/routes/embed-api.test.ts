@@ -42,6 +42,13 @@ const sessionOf = async (m: M, account: ReturnType<typeof privateKeyToAccount>) 
   "x-svc-wallet-session": await widgetCalls((path, body) => call(m, "POST", path, body)).session(evmBorrower(account)),
 });
 
+/** The tenant's setting requiresKycBeforeFunding on (widget draws need the merchant's KYC confirmation of the line). */
+const requireKycBeforeFunding = (m: M) =>
+  t.request("PUT", "/v1/settings", {
+    body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
+    headers: bearer(m.owner.token),
+  });
+
 async function quote(m: M, wallet: string, amount = "100.00", tenureDays = 7) {
   const res = await call(m, "POST", "/quote", { walletAddress: wallet, amount, tenureDays });
   expect(res.status).toBe(200);
@@ -263,10 +270,7 @@ describe("eligibility and credit line", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message[0]).toStartWith("walletAddress:");
 
-    await t.request("PUT", "/v1/settings", {
-      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
-      headers: bearer(m.owner.token),
-    });
+    await requireKycBeforeFunding(m);
     const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: wallet }, ORIGIN, session);
     expect(boot.body).toMatchObject({
       creditLine: { walletAddress: wallet, status: "ACTIVE", limit: "1000.00", available: "1000.00" },
@@ -587,10 +591,7 @@ describe("quote and accept (EVM)", () => {
 
   test("KYC required: 409 until the merchant confirms; the verified challenge is used up by the refused accept; a new quote then funds", async () => {
     const m = await merchant();
-    await t.request("PUT", "/v1/settings", {
-      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
-      headers: bearer(m.owner.token),
-    });
+    await requireKycBeforeFunding(m);
     const account = privateKeyToAccount(generatePrivateKey());
     const signedDraw = () => signedAccept(m, account);
     const body = await signedDraw();
@@ -611,10 +612,7 @@ describe("quote and accept (EVM)", () => {
 
   test("the merchant failing the borrower's KYC (PATCH /v1/borrowers/:ref/kyc) withdraws the line's confirmation: bootstrap asks for KYC again, the next draw is 409 and nothing is funded; a new confirmation draws again (an audit drew a funded loan for a FAILED borrower)", async () => {
     const m = await merchant();
-    await t.request("PUT", "/v1/settings", {
-      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
-      headers: bearer(m.owner.token),
-    });
+    await requireKycBeforeFunding(m);
     const account = privateKeyToAccount(generatePrivateKey());
     const bootstrap = async () => (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body;
     const line = (await bootstrap()).creditLine;
@@ -655,10 +653,7 @@ describe("quote and accept (EVM)", () => {
 
   test("a widget loan drawn while the pool was empty, its borrower then failed by the merchant: when liquidity comes its funding is held (HELD, loan.funding_failed naming KYC_NOT_VERIFIED), nothing sent", async () => {
     const m = await merchant();
-    await t.request("PUT", "/v1/settings", {
-      body: { requiresKycBeforeFunding: true, branding: { companyName: "Acme Pay", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null } },
-      headers: bearer(m.owner.token),
-    });
+    await requireKycBeforeFunding(m);
     const account = privateKeyToAccount(generatePrivateKey());
     const line = (await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body.creditLine;
     await t.request("POST", `/v1/credit-lines/${line.id}/kyc-confirmation`, {
