@@ -124,13 +124,18 @@ const waitsForKyc = (loan: LoanRow): boolean => loan.requiresKycGate && (!loan.k
  * funding would make it next (`fundLoan`'s first step): an APPROVED sandbox
  * loan with nothing reserved or waited for, and a pool (`pool`, read with
  * the loan). Without headroom only the decision commits and funding goes on
- * as it would (reporting the wait).
+ * as it would (reporting the wait). Nor when its funding would be held on
+ * what the decision read (`fundingHold`: a FAILED borrower under the KYC
+ * setting, which the policy need not decline): then only the decision
+ * commits, and funding records the hold (a review had a certified tenant's
+ * sandbox draw of a FAILED borrower reserved here, and funded).
  */
 export const reservationOnApproval =
   (db: Db, pool: PoolRow | null, now: Date, judged: UnderwritingReads) =>
   (decided: LoanRow): FollowUp | null => {
     if (!pool || decided.status !== "CREATED" || decided.decisionOutcome !== "APPROVED" || decided.fundingState !== "NONE") return null;
     if (decided.mode === "live" || waitsForKyc(decided)) return null;
+    if (fundingHold(decided, judged).length > 0) return null;
     const reserved = reservation(db, decided, pool, now);
     // Only while what the decision read still holds (the borrower's KYC, the policy's version, the setting): else the
     // decision commits alone and funding judges its hold on fresh reads, as for any reservation (`reserve`).

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { loans } from "../../../db/schema/loans.ts";
 import { tenants } from "../../../db/schema/tenants.ts";
 import { bearer } from "../../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
@@ -55,5 +56,39 @@ describe("a certified tenant's sandbox widget program", () => {
     const funded = await widgetCalls(post).draw(borrower, { amount: "50.00", tenureDays: 7 });
     expect(funded.status).toBe(201);
     expect(funded.body.loan).toMatchObject({ chain: "POLYGON_AMOY", status: "ACTIVE", decision: { outcome: "APPROVED" } });
+  });
+});
+
+describe("the funding hold on a certified tenant's sandbox draws", () => {
+  test("requiring KYC before funding, a sandbox draw of a borrower a live key FAILED is held, not funded: the reservation made with the decision applies the hold too (a review had it ACTIVE)", async () => {
+    const m = await sandboxTenant(t, "Certified Hold Ltd");
+    const settings = await t.request("PUT", "/v1/settings", {
+      body: {
+        requiresKycBeforeFunding: true,
+        branding: { companyName: "Certified Hold Ltd", logoUrl: null, primaryColor: null, supportEmail: null, termsUrl: null },
+      },
+      headers: bearer(m.token),
+    });
+    expect(settings.status).toBe(200);
+    await t.db.update(tenants).set({ certifiedAt: new Date(), mode: "live" }).where(eq(tenants.id, m.tenantId));
+    const liveKey = (await t.request("POST", "/v1/api-keys", { body: { name: "live", mode: "live" }, headers: bearer(m.token) })).body.key as string;
+    const embedKey = (await t.request("GET", "/v1/me", { headers: bearer(m.token) })).body.widgetPrograms[0].embedKey as string;
+    const e = createEmbedTestApp(t);
+    const post = (path: string, body: unknown) => e.request("POST", `/v1/embed/${embedKey}${path}`, { body });
+    const borrower = evmBorrower();
+    const lineId = (await post("/credit-line/bootstrap", { walletAddress: borrower.address })).body.creditLine.id as string;
+    const ref = encodeURIComponent(`wallet:${borrower.address}`);
+    const failed = await t.request("PATCH", `/v1/borrowers/${ref}/kyc`, {
+      body: { status: "FAILED", merchantUserId: "compliance-1" },
+      headers: apiKey(liveKey),
+    });
+    expect(failed.status).toBe(200);
+    // The sandbox key confirms the sandbox line and leaves the shared KYC as it is (FAILED).
+    const confirmed = await t.request("POST", `/v1/credit-lines/${lineId}/kyc-confirmation`, { body: { verified: true }, headers: apiKey(m.key) });
+    expect(confirmed.body).toMatchObject({ requiresKyc: false, borrowerKycStatus: "FAILED" });
+    const drawn = await widgetCalls(post).draw(borrower, { amount: "50.00", tenureDays: 7 });
+    expect(drawn.status).toBe(201);
+    const [loan] = await t.db.select().from(loans).where(eq(loans.id, drawn.body.loan.id));
+    expect(loan).toMatchObject({ status: "CREATED", decisionOutcome: "APPROVED", fundingState: "HELD", fundedAt: null, poolId: null });
   });
 });
