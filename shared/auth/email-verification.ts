@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
+import { emailReleases } from "../../db/schema/email-releases.ts";
 import { emailVerifications } from "../../db/schema/email-verifications.ts";
 import { users } from "../../db/schema/users.ts";
 import { businessRule, conflict, notFound, rateLimited } from "../domain/errors.ts";
@@ -97,7 +98,7 @@ export async function resendVerificationLink(deps: VerificationDeps, input: { us
   const sent = await sendVerificationLink(deps, { userId: input.userId, email: user.email, baseUrl: input.baseUrl, now: input.now, throttled: true });
   if (sent) return sent;
   const dayAgo = new Date(input.now.getTime() - 24 * 60 * 60_000);
-  const sentTo = (since: Date) => and(eq(emailVerifications.email, user.email), gt(emailVerifications.createdAt, since));
+  const sentTo = (since: Date) => and(countedLinks(user.email), gt(emailVerifications.createdAt, since));
   const [[last], [oldest]] = await deps.db.batch([
     deps.db
       .select({ createdAt: emailVerifications.createdAt })
@@ -119,12 +120,23 @@ export async function resendVerificationLink(deps: VerificationDeps, input: { us
 }
 
 /**
+ * SQL: the links counted against `email`'s budget: those since the address
+ * was last freed (POST /v1/auth/release-email/confirm), if it was. The links
+ * an account that squatted the address had sent to it do not count against
+ * its owner (a review had the owner, signing up with the address just freed,
+ * get no link and 429 on resend for a day).
+ */
+const countedLinks = (email: string) =>
+  sql`${emailVerifications.email} = ${email} AND ${emailVerifications.createdAt} >= COALESCE((SELECT max(${emailReleases.freedAt}) FROM ${emailReleases} WHERE ${emailReleases.email} = ${email.trim().toLowerCase()}), 0)`;
+
+/**
  * SQL: a link may go to `email` now: none in the last `RESEND_INTERVAL_MS`,
- * fewer than `MAX_LINKS_PER_DAY` in 24 hours (whatever user they were for).
+ * fewer than `MAX_LINKS_PER_DAY` in 24 hours (whatever user they were for),
+ * counting from the address's last release.
  */
 function mayResendTo(email: string, now: Date) {
   const sentSince = (ms: number) =>
-    sql`(SELECT count(*) FROM ${emailVerifications} WHERE ${emailVerifications.email} = ${email} AND ${emailVerifications.createdAt} > ${now.getTime() - ms})`;
+    sql`(SELECT count(*) FROM ${emailVerifications} WHERE ${countedLinks(email)} AND ${emailVerifications.createdAt} > ${now.getTime() - ms})`;
   return sql`${sentSince(RESEND_INTERVAL_MS)} = 0 AND ${sentSince(24 * 60 * 60_000)} < ${MAX_LINKS_PER_DAY}`;
 }
 

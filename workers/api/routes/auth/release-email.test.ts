@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { apiKeys } from "../../../../db/schema/api-keys.ts";
 import { emailReleases } from "../../../../db/schema/email-releases.ts";
+import { emailVerifications } from "../../../../db/schema/email-verifications.ts";
 import { users } from "../../../../db/schema/users.ts";
 import { mailbox } from "../../../../db/schema/webhooks.ts";
 import { ADDRESS_HELD_MESSAGE, RELEASE_REQUESTED_MESSAGE } from "../../../../shared/auth/email-release.ts";
@@ -107,6 +108,33 @@ describe("freeing an e-mail address someone else used", () => {
     expect(freed.body).toEqual({ email: victim, released: true, heldUntil: new Date(t.clock.now().getTime() + 24 * 3600_000).toISOString() });
     expect((await t.request("POST", "/v1/auth/login", { body: { email: victim, password: PASSWORD } })).status).toBe(401);
     expect((await signUp(victim, "Victim Co", token)).status).toBe(201);
+  });
+
+  test("the owner who freed the address gets a verification link at signup, whatever links the squatter had spent of the address's budget (a review had none sent, and resend 429, for a day)", async () => {
+    const victim = uniqueEmail("victim");
+    const squat = await signUp(victim, "Squat Inc");
+    expect(squat.status).toBe(201);
+    const aMinuteEarlier = () =>
+      t.db
+        .update(emailVerifications)
+        .set({ createdAt: sql`${emailVerifications.createdAt} - 61000` as never })
+        .where(eq(emailVerifications.email, victim));
+    for (let i = 0; i < 4; i++) {
+      await aMinuteEarlier();
+      expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(squat.body.accessToken) })).status).toBe(202);
+    }
+    const links = async () => (await mailTo(victim)).filter((m) => m.body.includes("/v1/auth/verify-email?token="));
+    expect(await links()).toHaveLength(5);
+    // The release comes later than the squatter's links (the test's clock stands still).
+    await aMinuteEarlier();
+    expect((await askRelease(victim, "192.0.2.77")).status).toBe(202);
+    const token = await releaseTokenFor(victim);
+    expect((await confirm(token)).status).toBe(200);
+    const owner = await signUp(victim, "Owner Co", token);
+    expect(owner.status).toBe(201);
+    expect(await links()).toHaveLength(6);
+    // From the release on, the budget counts again: one a minute.
+    expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(owner.body.accessToken) })).status).toBe(429);
   });
 
   test("the hold lasts 24 hours: then anyone may use the address again; nothing is held when the link freed nothing", async () => {
