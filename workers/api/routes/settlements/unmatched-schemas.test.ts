@@ -29,4 +29,9 @@ test("an unmatched payment's amount is in its own asset: the stablecoin in its u
   expect(unmatchedView(row({ token: "0:cc", settles: false, amount: 110_000_000n })).amount).toBe("110000000");
   expect(unmatchedView(row({ token: "0:dd", settles: true, amount: 110_000_000n })).amount).toBe("110.00");
   expect(unmatchedView(row({ token: "0:dd", settles: true, amount: 101_999_999n })).amount).toBe("101.999999");
+  // And names it: the chain's stablecoin, TON, or null for another jetton.
+  expect(unmatchedView(row({ token: "0:dd", settles: true, amount: 1n })).asset).toBe("USDT");
+  expect(unmatchedView(row({ chain: "POLYGON_AMOY", token: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582", settles: true, amount: 1n })).asset).toBe("USDC");
+  expect(unmatchedView(row({ token: "TON", settles: false, amount: 1n })).asset).toBe("TON");
+  expect(unmatchedView(row({ token: "0:cc", settles: false, amount: 1n })).asset).toBeNull();
 });

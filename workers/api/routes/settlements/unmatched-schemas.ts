@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { chainConfig } from "../../../../shared/chains/chain-config.ts";
 import { displayAmount } from "../../../../shared/domain/money.ts";
+import type { Chain } from "../../../../shared/domain/rails.ts";
 import { modeOfChain, TENANT_MODES } from "../../../../shared/domain/rails.ts";
 import { TimestampSchema } from "../../../../shared/schemas/common.ts";
 import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
@@ -19,6 +21,13 @@ export const UnmatchedSchema = z
       description:
         "What arrived, in its own asset's units: the settlement stablecoin with 2 decimals, or 6 when it is not a whole number of cents; TON (`token` TON) in TON with up to 9 decimals; another jetton (`token` its jetton wallet, decimals unknown) as the integer count of its base units",
     }),
+    asset: z
+      .string()
+      .nullable()
+      .openapi({
+        description: "The asset `amount` is in: the chain's stablecoin (USDC, USDT), TON, or null for another jetton (its base units)",
+        example: "USDT",
+      }),
     comment: z.string().nullable(),
     claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
     reason: z.string(),
@@ -64,6 +73,7 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   to: r.toAddress,
   token: r.token,
   amount: amountOf(r),
+  asset: r.settles ? chainConfig(r.chain as Chain).token.symbol : r.token === "TON" ? "TON" : null,
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,

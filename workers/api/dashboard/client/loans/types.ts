@@ -88,7 +88,9 @@ export type Unmatched = {
   txHash: string;
   from: string;
   to: string;
+  token: string;
   amount: string;
+  asset: string | null;
   comment: string | null;
   claimedLoanId: string | null;
   reason: string;
