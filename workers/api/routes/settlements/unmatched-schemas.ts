@@ -21,13 +21,10 @@ export const UnmatchedSchema = z
       description:
         "What arrived, in its own asset's units: the settlement stablecoin with 2 decimals, or 6 when it is not a whole number of cents; TON (`token` TON) in TON with up to 9 decimals; another jetton (`token` its jetton wallet, decimals unknown) as the integer count of its base units",
     }),
-    asset: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The asset `amount` is in: the chain's stablecoin (USDC, USDT), TON, or null for another jetton (its base units)",
-        example: "USDT",
-      }),
+    asset: z.string().nullable().openapi({
+      description: "The asset `amount` is in: the chain's stablecoin (USDC, USDT), TON, or null for another jetton (its base units)",
+      example: "USDT",
+    }),
     comment: z.string().nullable(),
     claimedLoanId: z.string().nullable().openapi({ description: "The loan the payment named (Repaid log or comment), if any" }),
     reason: z.string(),

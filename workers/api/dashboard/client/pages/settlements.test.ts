@@ -41,7 +41,9 @@ beforeAll(() => {
         tag,
         attrs: {} as Record<string, string>,
         children: [] as (FakeNode | string)[],
-        setAttribute: (k: string, v: string) => void (node.attrs[k] = v),
+        setAttribute(k: string, v: string) {
+          node.attrs[k] = v;
+        },
         removeAttribute: (k: string) => void delete node.attrs[k],
         addEventListener() {},
         append: (...c: (FakeNode | string)[]) => void node.children.push(...c),
