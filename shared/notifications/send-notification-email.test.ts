@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { mailbox, notifications } from "../../db/schema/webhooks.ts";
 import { users } from "../../db/schema/users.ts";
 import { createTestApp, type TestApp } from "../testing/harness.ts";
-import { signUpTenant, verificationTokenFor } from "../testing/fixtures.ts";
+import { addUserWithRole, bearer, signUpTenant, verificationTokenFor } from "../testing/fixtures.ts";
 import { newId } from "../domain/ids.ts";
 import type { FetchLike } from "../http/fetch-like.ts";
 import { databaseMailbox, httpMailProvider, type MailProvider } from "./mail-provider.ts";
@@ -176,6 +176,18 @@ test("an owner demoted to MEMBER before the e-mail is sent gets nothing: SKIPPED
   expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SKIPPED", emailError: "recipient is no longer an owner", emailAttempts: 0 });
   expect(await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).toEqual([]);
+});
+
+test("the addressed owner demoted before sending while another verified OWNER remains: the e-mail goes to that owner, not lost (review)", async () => {
+  const first = await signUpTenant(t);
+  const second = await addUserWithRole(t, first.token, "OWNER");
+  expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(second.token) })).status).toBe(202);
+  expect((await t.request("POST", "/v1/auth/verify-email", { body: { token: await verificationTokenFor(t, second.email) } })).status).toBe(200);
+  const { id } = await notification(first);
+  await t.db.update(users).set({ role: "MEMBER" }).where(eq(users.email, first.email.toLowerCase()));
+  expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
+  expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailTo: second.email.toLowerCase(), emailAttempts: 1 });
+  expect((await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).map((m) => m.toAddress)).toEqual([second.email.toLowerCase()]);
 });
 
 test("an address verified by a user of another tenant does not let this tenant's e-mail through", async () => {

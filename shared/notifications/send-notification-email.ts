@@ -1,4 +1,4 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { users } from "../../db/schema/users.ts";
 import { notifications } from "../../db/schema/webhooks.ts";
@@ -32,8 +32,10 @@ export const EMAIL_LEASE_MS = 15_000;
  * Nothing goes to an address that no user of the tenant has verified, nor to
  * one whose user is no longer an OWNER (an owner demoted, by another owner
  * locking a departing one out, while its e-mails waited: an audit had them
- * still sent to it): such an e-mail is marked SKIPPED with the reason (the
- * notification itself stays).
+ * still sent to it). Such an e-mail goes to the tenant's oldest verified
+ * OWNER instead (its `emailTo` moved, conditionally, before the attempt), or,
+ * when there is none, is marked SKIPPED with the reason (the notification
+ * itself stays).
  */
 export async function sendNotificationEmail(
   deps: { db: Db; mail: MailProvider; clock: Clock; retrySeconds?: number[] },
@@ -47,12 +49,29 @@ export async function sendNotificationEmail(
     .from(users)
     .where(and(eq(users.tenantId, n.tenantId), eq(users.email, n.emailTo.toLowerCase()), isNotNull(users.emailVerifiedAt)))
     .limit(1);
+  let to = n.emailTo;
   if (!recipient || recipient.role !== "OWNER") {
-    await db
+    const [owner] = await db
+      .select({ email: users.email })
+      .from(users)
+      .where(and(eq(users.tenantId, n.tenantId), eq(users.role, "OWNER"), isNotNull(users.emailVerifiedAt)))
+      .orderBy(asc(users.createdAt))
+      .limit(1);
+    if (!owner) {
+      await db
+        .update(notifications)
+        .set({ emailStatus: "SKIPPED", emailError: recipient ? RECIPIENT_NOT_OWNER : OWNER_EMAIL_NOT_VERIFIED })
+        .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING")));
+      return { ack: true };
+    }
+    const moved = await db
       .update(notifications)
-      .set({ emailStatus: "SKIPPED", emailError: recipient ? RECIPIENT_NOT_OWNER : OWNER_EMAIL_NOT_VERIFIED })
-      .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING")));
-    return { ack: true };
+      .set({ emailTo: owner.email })
+      .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailTo, n.emailTo)))
+      .returning({ id: notifications.id });
+    // Another message moved or settled it meanwhile: this one comes back and reads it again.
+    if (moved.length === 0) return { ack: false, retryInSeconds: 1 };
+    to = owner.email;
   }
   const now = deps.clock.now();
   const dueInMs = (n.emailNextAttemptAt?.getTime() ?? 0) - now.getTime();
@@ -68,7 +87,7 @@ export async function sendNotificationEmail(
   }
   const attempt = n.emailAttempts + 1;
   if (!(await claimAttempt(db, n, attempt, new Date(now.getTime() + EMAIL_LEASE_MS)))) return { ack: true };
-  const result = await deps.mail.send({ to: n.emailTo, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id }, now);
+  const result = await deps.mail.send({ to, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id }, now);
   if (result.ok) {
     await recordPersistently(() =>
       db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null, emailNextAttemptAt: null }).where(eq(notifications.id, n.id)),
