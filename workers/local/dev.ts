@@ -51,6 +51,8 @@ Credentials:
     -H 'content-type: application/json' -d '{"name":"backend"}' \\
     | sed -E 's/.*"key":"([^"]+)".*/\\1/')
   curl -s ${base}/v1/me -H "x-api-key: $KEY"
+  (The data persists in ${dataDir}/: on a later run the signup answers 409; log in with
+  POST ${base}/v1/auth/login {"email","password"} instead, or delete ${dataDir}/ to start over.)
 
 Platform operator (go-live KYB decisions, commercial terms):
   curl -s ${base}/v1/operator/tenants -H "x-operator-key: ${process.env.OPERATOR_KEY ? "$OPERATOR_KEY" : DEV_OPERATOR_KEY}"${process.env.OPERATOR_KEY ? "" : "   (the development default; set OPERATOR_KEY to use your own)"}
