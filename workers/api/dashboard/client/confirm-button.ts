@@ -25,3 +25,26 @@ export function confirmButton(label: string, confirm: string, action: () => Prom
   });
   return el("span", { class: "actions" }, button, status);
 }
+
+/**
+ * A button for an action that needs no confirmation (redeliver, mark read):
+ * disabled while it runs; a failure shows the API's message beside it (a
+ * refused redelivery showed nothing before, and failed as an uncaught page
+ * error).
+ */
+export function actionButton(label: string, action: () => Promise<void>, attrs: { "aria-label"?: string; class?: string } = {}): HTMLElement {
+  const status = el("span", { role: "status" });
+  const button = el("button", { type: "button", class: "secondary", ...attrs }, label);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = "";
+    try {
+      await action();
+    } catch (error) {
+      status.textContent = error instanceof Error ? error.message : String(error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el("span", { class: "actions" }, button, status);
+}

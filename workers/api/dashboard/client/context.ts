@@ -18,8 +18,8 @@ export type Ctx = {
   /** Path parameters of the page's pattern (`/loans/:id` → `{ id }`). */
   params: Record<string, string>;
   query: URLSearchParams;
-  /** Goes to a dashboard path (`/loans?status=ACTIVE`), as a link would. */
-  navigate(path: string): void;
+  /** Goes to a dashboard path (`/loans?status=ACTIVE`), as a link would; `reloadMe`: reading the session's tenant (`GET /v1/me`) again first, after a change it shows (a program created or deleted). */
+  navigate(path: string, options?: { reloadMe?: boolean }): void;
   /** Renders the current page again (after an action). */
   refresh(): void;
   /** Reads the session's tenant again (`GET /v1/me`: after certification, a new program…) and renders. */

@@ -39,12 +39,17 @@ export function copyButton(text: string, label = "Copy"): HTMLButtonElement {
   return button;
 }
 
-/** A table with a caption, header row and rows of cells (text or nodes); an empty list says so. */
+/**
+ * A table with a caption, header row and rows of cells (text or nodes); an
+ * empty list says so. A narrow screen scrolls it in its own box, a named
+ * region that takes the keyboard's focus so it can be scrolled without a
+ * mouse.
+ */
 export function table(caption: string, headers: string[], rows: Child[][], empty = "Nothing yet."): HTMLElement {
   if (rows.length === 0) return el("p", { class: "empty" }, empty);
   return el(
     "div",
-    { class: "table-wrap" },
+    { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
     el(
       "table",
       {},
@@ -56,5 +61,8 @@ export function table(caption: string, headers: string[], rows: Child[][], empty
 }
 
 /** A short date and time in the browser's locale. */
+/** A date of an API time on the UTC calendar (the day a UTC midnight starts). */
+export const utcDate = (iso: string): string => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" });
+
 export const when = (iso: string | null | undefined): string =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";

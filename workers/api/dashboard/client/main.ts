@@ -39,9 +39,15 @@ async function signedIn() {
   await render();
 }
 
-export function navigate(path: string): void {
+export function navigate(path: string, options: { reloadMe?: boolean } = {}): void {
   history.pushState(null, "", `${BASE}${path === "/" ? "" : path}`);
-  void render();
+  void (options.reloadMe ? reloadMe() : render());
+}
+
+/** Reads the session's tenant again (`GET /v1/me`), then renders the current page. */
+async function reloadMe(): Promise<void> {
+  me = await get<Me>("/me");
+  await render();
 }
 
 async function render(): Promise<void> {
@@ -56,10 +62,7 @@ async function render(): Promise<void> {
     query: new URLSearchParams(location.search),
     navigate,
     refresh: () => void render(),
-    reload: async () => {
-      me = await get<Me>("/me");
-      await render();
-    },
+    reload: reloadMe,
     widgetOrigin: config.widgetOrigin ?? null,
   };
   document.title = `${found.page.title} · svc credit`;
@@ -79,6 +82,8 @@ async function render(): Promise<void> {
         .finally(() => expired("You are logged out.")),
     setMode: (next) => {
       mode = next;
+      // The other mode's page cursor and filters (a chain, a cursor into another list) mean nothing in this one: its first page, unfiltered.
+      if (location.search) history.replaceState(null, "", location.pathname);
       void render();
     },
   });

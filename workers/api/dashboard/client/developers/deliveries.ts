@@ -1,4 +1,5 @@
 import { get, post } from "../api.ts";
+import { actionButton } from "../confirm-button.ts";
 import type { PageOf } from "../configuration/types.ts";
 import type { Ctx } from "../context.ts";
 import { el, table, when } from "../dom.ts";
@@ -31,19 +32,14 @@ export function deliveriesSection(ctx: Ctx): { element: HTMLElement; reload(): P
         ? [
             d.status === "PENDING"
               ? ""
-              : el(
-                  "button",
-                  {
-                    type: "button",
-                    class: "secondary",
-                    "aria-label": `Redeliver ${d.eventType} to ${d.url}`,
-                    onclick: async () => {
-                      await post(`/webhooks/deliveries/${d.id}/redeliver`);
-                      polls = 0;
-                      await reload();
-                    },
-                  },
+              : actionButton(
                   "Redeliver",
+                  async () => {
+                    await post(`/webhooks/deliveries/${d.id}/redeliver`);
+                    polls = 0;
+                    await reload();
+                  },
+                  { "aria-label": `Redeliver ${d.eventType} to ${d.url}` },
                 ),
           ]
         : []),

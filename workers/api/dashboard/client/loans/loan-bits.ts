@@ -11,9 +11,19 @@ export const borrowerLink = (loan: Pick<Loan, "borrowerRef" | "borrowerId">): HT
   el("a", { href: `${BASE}${borrowerPath(loan)}` }, loan.borrowerRef);
 
 /** The status a merchant reads: the derived DECLINED for a declined loan, MANUAL_REVIEW while waiting for a reviewer, OVERDUE while late. */
+/** The funding states an approved loan waits in, as the lists say them. */
+const FUNDING_WAITS: Record<string, string> = {
+  AWAITING_LIQUIDITY: "waiting for liquidity",
+  WAITING_KYC: "waiting for KYC and agreement",
+  HELD: "funding held",
+};
+
 export function statusText(loan: Loan): string {
   if (loan.derivedStatus === "CREATED" && loan.decision?.outcome === "MANUAL_REVIEW") return "IN REVIEW";
   if (loan.status === "ACTIVE" && loan.overdue) return "ACTIVE (overdue)";
+  // Approved and not funded yet: what it waits for, so loans stuck on liquidity, KYC or a hold stand out in the lists.
+  if (loan.derivedStatus === "CREATED" && loan.decision?.outcome === "APPROVED" && FUNDING_WAITS[loan.fundingState])
+    return `APPROVED (${FUNDING_WAITS[loan.fundingState]})`;
   return loan.derivedStatus;
 }
 

@@ -2,7 +2,7 @@ import { ApiError, get } from "../api.ts";
 import type { Ctx, Page } from "../context.ts";
 import { el, pageSection, table, when } from "../dom.ts";
 import { field, form, input } from "../forms.ts";
-import { borrowerLink } from "../loans/loan-bits.ts";
+import { borrowerLink, statusText } from "../loans/loan-bits.ts";
 import type { ListPage, Loan } from "../loans/types.ts";
 import { borrowerPath, isDotSegment } from "../router.ts";
 
@@ -40,7 +40,7 @@ export const borrowersPage: Page = {
       table(
         `Borrowers of the latest ${ctx.mode} loans`,
         ["Borrower", "Latest loan", "Status", "Wallet"],
-        [...latest.values()].map((l) => [borrowerLink(l), when(l.createdAt), l.derivedStatus, el("span", { class: "mono" }, l.borrowerWalletAddress)]),
+        [...latest.values()].map((l) => [borrowerLink(l), when(l.createdAt), statusText(l), el("span", { class: "mono" }, l.borrowerWalletAddress)]),
         `No ${ctx.mode} loans yet, so no borrowers to show. Find one by its ref above (a KYC update may have created it).`,
       ),
     );

@@ -1,6 +1,6 @@
 import { get } from "../api.ts";
 import type { Ctx, Page } from "../context.ts";
-import { el, pageSection, when } from "../dom.ts";
+import { el, pageSection, utcDate, when } from "../dom.ts";
 import { type GoLiveSummary, recentWarnings, type TodayStats, unreadCount, UNREAD_PAGE, type Warning } from "../home/home-data.ts";
 
 /**
@@ -94,7 +94,7 @@ function todaysNumbers(ctx: Ctx, stats: TodayStats): HTMLElement {
     "section",
     { "aria-labelledby": "today-title" },
     el("h2", { id: "today-title" }, `Today in ${ctx.mode === "live" ? "live" : "sandbox"}`),
-    el("p", { class: "hint" }, `Since ${when(stats.from)} (UTC midnight${ctx.mode === "sandbox" ? " on the sandbox clock" : ""}).`),
+    el("p", { class: "hint" }, `Since ${utcDate(stats.from)}, 00:00 UTC${ctx.mode === "sandbox" ? " on the sandbox clock" : ""}.`),
     el(
       "div",
       { class: "cards" },

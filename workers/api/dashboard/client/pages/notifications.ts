@@ -1,4 +1,5 @@
 import { get, post } from "../api.ts";
+import { actionButton } from "../confirm-button.ts";
 import type { PageOf } from "../configuration/types.ts";
 import type { Ctx, Page } from "../context.ts";
 import { nextPageLink } from "../developers/shown-once.ts";
@@ -40,18 +41,13 @@ async function render(ctx: Ctx): Promise<HTMLElement> {
   ]);
   const unreadCount = `${unread.data.length}${unread.nextCursor ? "+" : ""}`;
   const markRead = (n: Notification) =>
-    el(
-      "button",
-      {
-        type: "button",
-        class: "secondary",
-        "aria-label": `Mark "${n.title}" read`,
-        onclick: async () => {
-          await post(`/notifications/${n.id}/read`);
-          ctx.refresh();
-        },
-      },
+    actionButton(
       "Mark read",
+      async () => {
+        await post(`/notifications/${n.id}/read`);
+        ctx.refresh();
+      },
+      { "aria-label": `Mark "${n.title}" read` },
     );
   const rows = page.data.map((n) => [
     el("span", { class: n.readAt ? "" : "unread" }, n.readAt ? "" : el("span", { class: "badge" }, "Unread "), el("strong", {}, n.title), el("br"), n.body),
@@ -71,18 +67,10 @@ async function render(ctx: Ctx): Promise<HTMLElement> {
       { class: "actions" },
       filterLink,
       unread.data.length
-        ? el(
-            "button",
-            {
-              type: "button",
-              class: "secondary",
-              onclick: async () => {
-                await post("/notifications/read-all");
-                ctx.refresh();
-              },
-            },
-            "Mark all read (sandbox and live)",
-          )
+        ? actionButton("Mark all read (sandbox and live)", async () => {
+            await post("/notifications/read-all");
+            ctx.refresh();
+          })
         : null,
     ),
     el(

@@ -18,7 +18,7 @@ const deleteButton = (ctx: Ctx, program: WidgetProgram) =>
     `Confirm: delete "${program.name}" (its embed key stops working)`,
     async () => {
       await del(`/widget-programs/${program.id}`);
-      ctx.navigate("/programs?deleted=1");
+      ctx.navigate("/programs?deleted=1", { reloadMe: true });
     },
     { "aria-label": `Delete ${program.name}` },
   );

@@ -72,7 +72,8 @@ function manage(ctx: Ctx, u: User): HTMLElement {
   change.addEventListener("click", async () => {
     try {
       await patch(`/users/${u.id}`, { role: role.value });
-      ctx.refresh();
+      // The caller's own role may be the one changed: the header, and which actions show, follow it.
+      await ctx.reload();
     } catch (error) {
       status.textContent = error instanceof Error ? error.message : String(error);
     }

@@ -48,7 +48,7 @@ export function createProgramForm(ctx: Ctx, configs: MerchantConfig[]): HTMLForm
       mode: String(data.get("mode") ?? "sandbox"),
       allowedOrigins: originsOf(data.get("allowedOrigins")),
     });
-    ctx.navigate(`/programs?created=${created.id}`);
+    ctx.navigate(`/programs?created=${created.id}`, { reloadMe: true });
   });
 }
 
@@ -69,6 +69,6 @@ export function editProgramForm(ctx: Ctx, program: WidgetProgram, configs: Merch
       merchantConfigId: String(data.get("merchantConfigId") ?? ""),
       allowedOrigins: originsOf(data.get("allowedOrigins")),
     });
-    ctx.navigate("/programs?saved=1");
+    ctx.navigate("/programs?saved=1", { reloadMe: true });
   });
 }
