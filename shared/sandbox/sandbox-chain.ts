@@ -46,6 +46,12 @@ function isPlatformWallet(chain: Chain, address: string): boolean {
   });
 }
 
+/** The chain's stablecoin contract (a jetton master on TON, a mint on Solana). */
+function isTokenContract(chain: Chain, address: string): boolean {
+  const parsed = canonicalAddress(chain, chainConfig(chain).token.address);
+  return parsed.ok && parsed.address === address;
+}
+
 function address(chain: Chain, field: string, value: string): string {
   const parsed = canonicalAddress(chain, value);
   if (!parsed.ok) throw validationError([`${field}: ${parsed.reason}`]);
@@ -76,6 +82,10 @@ export async function faucet(deps: Deps, { tenant, ...input }: { tenant: Tenant;
   const amount = amountOf(input.amount);
   if (amount > FAUCET_MAX_UNITS) throw validationError(["amount: at most 1000000 per call"]);
   const to = address(input.chain, "address", input.address);
+  // Minted into the pool or the settlement wallet, it read as money received there, attributable to a loan no wallet paid (review).
+  if (isPlatformWallet(input.chain, to) || isTokenContract(input.chain, to)) {
+    throw forbidden(`address is the platform's own on ${input.chain}; the faucet gives test stablecoin to wallets of your own sandbox`);
+  }
   const { ledger, at } = await ledgerFor(deps, tenant, input.chain);
   const result = await orRejected("address", () => ledger.faucet({ address: to, amount, sandboxTenantId: tenant.id, at }));
   await pollChain(deps, { chain: input.chain, sandboxTenantId: tenant.id });

@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { tenants } from "../../db/schema/tenants.ts";
-import { notFound } from "../domain/errors.ts";
+import { conflict } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans, type SweepReport } from "../sweeps/run-sweeps.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
@@ -8,6 +8,9 @@ import type { VerbDeps } from "../verbs.ts";
 
 /** One call moves the clock at most this far: past any tenure (15 days) plus any grace (30 days), many times over. */
 export const MAX_ADVANCE_SECONDS = (400 * DAY_MS) / 1000;
+
+/** The sandbox clock never passes the end of 9999 (JavaScript dates end in 275760; ISO-8601 years have four digits). */
+export const LATEST_SANDBOX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export type SandboxClock = { now: Date; offsetMs: number };
 
@@ -38,12 +41,17 @@ export async function advanceSandboxClock(
   { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
   input: { tenantId: string; seconds: number },
 ): Promise<SandboxClock & { swept: SweepReport }> {
+  const latestOffset = LATEST_SANDBOX_TIME_MS - systemClock.now().getTime();
   const [moved] = await db
     .update(tenants)
     .set({ clockOffsetMs: sql`${tenants.clockOffsetMs} + ${input.seconds * 1000}` as unknown as number })
-    .where(eq(tenants.id, input.tenantId))
+    // Never past the last time a date can be written (~250,000 advances got there, and the clock routes answered 500).
+    .where(and(eq(tenants.id, input.tenantId), sql`${tenants.clockOffsetMs} + ${input.seconds * 1000} <= ${latestOffset}`))
     .returning({ clockOffsetMs: tenants.clockOffsetMs });
-  if (!moved) throw notFound("Tenant");
+  if (!moved) {
+    await loadTenant(db, input.tenantId);
+    throw conflict("The sandbox clock cannot move past 9999-12-31T23:59:59.999Z; sign up another tenant for a fresh sandbox");
+  }
   const swept = await sweepDueLoans({ db, writer, clock: systemClock }, { tenantId: input.tenantId });
   const offsetMs = moved.clockOffsetMs;
   return { now: tenantClock(systemClock, { clockOffsetMs: offsetMs }, "sandbox").now(), offsetMs, swept };

@@ -443,14 +443,15 @@ async function handleLive(deps: ListenerDeps, owners: Map<string, string[]>, obs
   const now = deps.clock.now();
   const holders = owners.get(obs.to.toLowerCase()) ?? [];
   const keptFor = holders.length === 1 ? holders[0]! : null;
-  const keep = async (reason: string, payment: Observation = obs) => {
+  const keep = async (reason: string, payment: Observation = obs, settles = true) => {
     if (payment.kind !== "payment") return;
     report.unmatched++;
-    await recordUnmatched(deps, { payment: { ...payment, to: getAddress(payment.to) }, reason, tenantId: keptFor, now });
+    await recordUnmatched(deps, { payment: { ...payment, to: getAddress(payment.to) }, reason, tenantId: keptFor, now, settles });
   };
   // Anyone can send a reverted repay claiming any amount (its calldata): one no database stores is no attempt to repay.
+  // Kept as received, never attributable: its 0 would be credited and the record spent.
   if (obs.amount > MAX_STORABLE_UNITS) {
-    return keep(`a transfer of ${obs.amount} units, more than can be stored`, { ...obs, loanId: null, amount: 0n });
+    return keep(`a transfer of ${obs.amount} units, more than can be stored`, { ...obs, loanId: null, amount: 0n }, false);
   }
   if (!obs.loanId) return keep("a transfer to a COLLECTIONS wallet without the pool's Repaid event (no loan reference)");
   const [loan] = await deps.db

@@ -125,7 +125,8 @@ async function handle(deps: ListenerDeps, ledger: Ledger, obs: Observation, repo
     // already did this).
     if (obs.kind === "payment") {
       report.unmatched++;
-      await recordUnmatched(deps, { payment: { ...obs, amount: 0n }, reason: "the amount is more than can be stored", tenantId: keptFor, now });
+      // Not attributable (settles: false): an attribution would spend the only record of it and credit 0 (review).
+      await recordUnmatched(deps, { payment: { ...obs, amount: 0n }, reason: "the amount is more than can be stored", tenantId: keptFor, now, settles: false });
     }
     return;
   }

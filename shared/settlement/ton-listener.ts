@@ -143,7 +143,8 @@ async function handle(deps: TonListenerDeps, tenantId: string, finding: TonFindi
     // A forged notification may claim any amount; the database stores up to 2^53 units exactly.
     const storable = payment.amount <= MAX_STORABLE_UNITS ? payment : { ...payment, amount: 0n };
     const why = storable === payment ? reason : `${reason}; it claims ${payment.amount} units, more than can be stored`;
-    await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now, settles });
+    // One kept as 0 is never attributable: its 0 would be credited and the record spent.
+    await recordUnmatched(deps, { payment: storable, reason: why, tenantId, now, settles: settles && storable === payment });
   };
   if (finding.kind === "unmatched") return keep(finding.reason, finding.settles ?? true);
   const { payment } = finding;

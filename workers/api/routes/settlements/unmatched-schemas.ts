@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { chainConfig } from "../../../../shared/chains/chain-config.ts";
+import { canonicalAddress } from "../../../../shared/domain/addresses.ts";
 import { displayAmount } from "../../../../shared/domain/money.ts";
 import type { Chain } from "../../../../shared/domain/rails.ts";
 import { modeOfChain, TENANT_MODES } from "../../../../shared/domain/rails.ts";
@@ -43,6 +44,15 @@ export const UnmatchedSchema = z
   })
   .openapi("UnmatchedPayment");
 
+/** Whether the payment is in the chain's stablecoin: every attributable one, and one kept unattributable but in it (an amount too large to store, kept as 0). */
+function inStablecoin(r: UnmatchedRow): boolean {
+  if (r.settles) return true;
+  const chain = r.chain as Chain;
+  const token = canonicalAddress(chain, r.token);
+  const stablecoin = canonicalAddress(chain, chainConfig(chain).token.address);
+  return token.ok && stablecoin.ok && token.address === stablecoin.address;
+}
+
 /** Nanotons in one TON. */
 const NANO_PER_TON = 1_000_000_000n;
 
@@ -53,7 +63,7 @@ const NANO_PER_TON = 1_000_000_000n;
  * unknown here.
  */
 function amountOf(r: UnmatchedRow): string {
-  if (r.settles) return displayAmount(r.amount);
+  if (inStablecoin(r)) return displayAmount(r.amount);
   if (r.token !== "TON") return r.amount.toString();
   const frac = (r.amount % NANO_PER_TON).toString().padStart(9, "0").replace(/0+$/, "").padEnd(2, "0");
   return `${r.amount / NANO_PER_TON}.${frac}`;
@@ -70,7 +80,7 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   to: r.toAddress,
   token: r.token,
   amount: amountOf(r),
-  asset: r.settles ? chainConfig(r.chain as Chain).token.symbol : r.token === "TON" ? "TON" : null,
+  asset: inStablecoin(r) ? chainConfig(r.chain as Chain).token.symbol : r.token === "TON" ? "TON" : null,
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,
