@@ -5,6 +5,7 @@ import {
   isOpen,
   LOAN_EVENT_TYPES,
   LOAN_STATUSES,
+  TRIGGER_WORDS,
   transition,
   type LoanEventType,
   type LoanState,
@@ -112,7 +113,8 @@ describe("transition: every status × outcome × overdue × trigger", () => {
           expect(result.ok).toBe(false);
           if (!result.ok) {
             expect(result.reason).toContain(state.status);
-            expect(result.reason).toContain(trigger.kind);
+            expect(result.reason).toContain(TRIGGER_WORDS[trigger.kind]);
+            expect(result.reason).not.toContain(trigger.kind);
           }
         }
       });
@@ -165,7 +167,7 @@ describe("transition: lifecycles", () => {
     expect(again.ok).toBe(false);
     if (!again.ok)
       expect(again.reason).toBe(
-        "REVIEW_APPROVE is not allowed on a loan that is CREATED (outcome DECLINED): only a loan awaiting manual review can be reviewed",
+        "Approving it in review is not allowed on a loan that is CREATED (outcome DECLINED): only a loan awaiting manual review can be reviewed",
       );
   });
 
@@ -196,14 +198,14 @@ describe("transition: lifecycles", () => {
     const { state } = run([{ kind: "DECIDE", outcome: "APPROVED" }, { kind: "FUNDING_CONFIRMED" }, { kind: "MARK_OVERDUE" }]);
     expect(transition(state, { kind: "MARK_OVERDUE" })).toEqual({
       ok: false,
-      reason: "MARK_OVERDUE is not allowed on a loan that is ACTIVE (overdue): loan.overdue has already fired",
+      reason: "Marking it overdue is not allowed on a loan that is ACTIVE (overdue): loan.overdue has already fired",
     });
   });
 
   test("REPAID is final: every trigger but a reorg's reversal is refused from every REPAID state", () => {
     for (const state of ALL_STATES.filter((s) => s.status === "REPAID")) {
       for (const t of TRIGGERS.filter((t) => t.kind !== "REPAYMENT_REVERSED")) {
-        expect(transition(state, t)).toEqual({ ok: false, reason: `${t.kind} is not allowed on a loan that is REPAID: REPAID is final` });
+        expect(transition(state, t)).toEqual({ ok: false, reason: `${TRIGGER_WORDS[t.kind]} is not allowed on a loan that is REPAID: REPAID is final` });
       }
     }
   });

@@ -44,6 +44,21 @@ export type LoanTriggerKind = LoanTrigger["kind"];
 
 export type TransitionResult = { ok: true; next: LoanState; events: LoanEventType[] } | { ok: false; reason: string };
 
+/** What each trigger does, in the words a refusal (a 409 the merchant reads) uses: not the internal trigger names. */
+export const TRIGGER_WORDS: Record<LoanTriggerKind, string> = {
+  DECIDE: "An underwriting decision",
+  REVIEW_APPROVE: "Approving it in review",
+  REVIEW_REJECT: "Rejecting it in review",
+  FUNDING_CONFIRMED: "Confirming its funding",
+  FUNDING_FAILED: "Recording a funding failure",
+  MARK_OVERDUE: "Marking it overdue",
+  GRACE_ELAPSED: "Defaulting it",
+  REPAYMENT_CONFIRMED: "Crediting a repayment",
+  PARTIAL_REPAYMENT: "Crediting a partial repayment",
+  REPAYMENT_FAILED: "Recording a failed repayment",
+  REPAYMENT_REVERSED: "Reversing a repayment",
+};
+
 const describeState = (s: LoanState): string =>
   s.status === "CREATED" ? `CREATED (outcome ${s.outcome ?? "not yet decided"})` : s.overdue && s.status === "ACTIVE" ? "ACTIVE (overdue)" : s.status;
 
@@ -62,7 +77,7 @@ export function transition(state: LoanState, trigger: LoanTrigger): TransitionRe
   });
   const refuse = (why: string): TransitionResult => ({
     ok: false,
-    reason: `${trigger.kind} is not allowed on a loan that is ${describeState(state)}: ${why}`,
+    reason: `${TRIGGER_WORDS[trigger.kind]} is not allowed on a loan that is ${describeState(state)}: ${why}`,
   });
 
   switch (state.status) {
