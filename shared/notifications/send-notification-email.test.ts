@@ -214,7 +214,7 @@ describe("D1 overloaded during an e-mail's bookkeeping spends no attempt and sen
 
   test("a claim that committed with its answer lost is recognized as this call's: sent, attempt 1", async () => {
     const { id } = await notification();
-    const db = overloadedDb({ when: "after", match: '^update "notifications" set "email_attempts"', limit: 1 });
+    const db = overloadedDb({ when: "after", match: '^update "notifications" set "email_to"', limit: 1 });
     const deps = { db, mail: databaseMailbox(t.db), clock: t.clock };
     expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
     expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
@@ -223,7 +223,7 @@ describe("D1 overloaded during an e-mail's bookkeeping spends no attempt and sen
 
   test("a claim that never ran throws (the Queue retries the message) and spends nothing; the retry sends it", async () => {
     const { id } = await notification();
-    const db = overloadedDb({ when: "before", match: '^update "notifications" set "email_attempts"', limit: 1 });
+    const db = overloadedDb({ when: "before", match: '^update "notifications" set "email_to"', limit: 1 });
     const deps = { db, mail: databaseMailbox(t.db), clock: t.clock };
     const first = await sendNotificationEmail(deps, id).catch((err: unknown) => err);
     expect(isTransientError(first)).toBe(true);
@@ -233,4 +233,90 @@ describe("D1 overloaded during an e-mail's bookkeeping spends no attempt and sen
     expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailAttempts: 1 });
     expect(await mailsOf(id)).toHaveLength(1);
   });
+});
+
+/** A tenant with two verified OWNERs (first, second) and a PENDING notification addressed to the first. */
+async function twoVerifiedOwners() {
+  const first = await signUpTenant(t);
+  const second = await addUserWithRole(t, first.token, "OWNER");
+  expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(second.token) })).status).toBe(202);
+  expect((await t.request("POST", "/v1/auth/verify-email", { body: { token: await verificationTokenFor(t, second.email) } })).status).toBe(200);
+  const eventId = newId();
+  const seq = Math.floor(Math.random() * 1e9);
+  await t.db.insert(events).values({
+    id: eventId,
+    seq,
+    tenantId: first.tenantId,
+    type: "liquidity.low",
+    loanId: null,
+    envelope: {
+      id: eventId,
+      type: "liquidity.low",
+      createdAt: new Date().toISOString(),
+      tenantId: first.tenantId,
+      mode: "sandbox",
+      data: {},
+      program: null,
+      channel: null,
+    },
+    createdAt: new Date(),
+  });
+  const id = newId();
+  await t.db.insert(notifications).values({
+    id,
+    tenantId: first.tenantId,
+    eventId,
+    eventType: "liquidity.low",
+    title: "Liquidity is running low",
+    body: "Pool headroom: 10.00 USDC.",
+    emailTo: first.email.toLowerCase(),
+    emailStatus: "PENDING",
+    eventSeq: seq,
+    createdAt: new Date(),
+  });
+  const demoteFirst = () => t.db.update(users).set({ role: "MEMBER" }).where(eq(users.email, first.email.toLowerCase()));
+  return { id, first, second, demoteFirst };
+}
+
+test("a duplicate message while an attempt to the addressed owner is in flight, that owner demoted meanwhile: the row names whom the e-mail went to (it said SENT to the other owner, who got nothing: review)", async () => {
+  const { id, first, second, demoteFirst } = await twoVerifiedOwners();
+  const box = databaseMailbox(t.db);
+  let duplicate: unknown;
+  // The first attempt (to the first owner, still an OWNER when it was judged) is in flight; meanwhile the first owner is demoted
+  // and the Queue's duplicate message for the same notification runs.
+  const slow: MailProvider = {
+    async send(m, now) {
+      if (!duplicate) {
+        await demoteFirst();
+        duplicate = await sendNotificationEmail({ db: t.db, mail: box, clock: t.clock }, id);
+      }
+      return box.send(m, now);
+    },
+  };
+  expect(await sendNotificationEmail({ db: t.db, mail: slow, clock: t.clock }, id)).toEqual({ ack: true });
+  expect(duplicate).toMatchObject({ ack: false });
+  const sentTo = (await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).map((m) => m.toAddress);
+  expect(sentTo).toEqual([first.email.toLowerCase()]);
+  // The view (API `email.to`, the dashboard) names where it went.
+  expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailTo: first.email.toLowerCase() });
+  void second;
+});
+
+test("a retry re-addressed to another owner goes under another idempotency key than the attempt to the demoted owner (the provider answered the first request, or refused the changed payload: review)", async () => {
+  const { id, first, second, demoteFirst } = await twoVerifiedOwners();
+  const seen: { to: string; key: string }[] = [];
+  let calls = 0;
+  const fetch: FetchLike = async (_url, init) => {
+    const body = JSON.parse(String(init!.body)) as { to: string };
+    seen.push({ to: body.to, key: (init!.headers as Record<string, string>)["idempotency-key"]! });
+    // The first request times out at the client (the provider may well have accepted it).
+    return calls++ === 0 ? new Response("gateway timeout", { status: 504 }) : Response.json({ id: "msg" });
+  };
+  const mail = httpMailProvider({ url: "https://mail.example/emails", apiKey: "k", from: "svc <n@svc.example>", fetch });
+  const deps = { db: t.db, mail, clock: t.clock, retrySeconds: [0, 0] };
+  expect(await sendNotificationEmail(deps, id)).toMatchObject({ ack: false });
+  await demoteFirst();
+  expect(await sendNotificationEmail(deps, id)).toEqual({ ack: true });
+  expect(seen.map((s) => s.to)).toEqual([first.email.toLowerCase(), second.email.toLowerCase()]);
+  expect(seen[1]!.key).not.toBe(seen[0]!.key);
 });

@@ -5,6 +5,7 @@ import { notifications } from "../../db/schema/webhooks.ts";
 import type { Clock } from "../domain/clock.ts";
 import { isTransientError, persistently, recordPersistently } from "../http/transient-errors.ts";
 import type { MailProvider } from "./mail-provider.ts";
+import { sha256Hex } from "../auth/email-verification.ts";
 
 export const MAX_EMAIL_ATTEMPTS = 3;
 /** The reason shown on a notification whose e-mail was not sent because the address is unproven. */
@@ -49,6 +50,8 @@ export async function sendNotificationEmail(
     .from(users)
     .where(and(eq(users.tenantId, n.tenantId), eq(users.email, n.emailTo.toLowerCase()), isNotNull(users.emailVerifiedAt)))
     .limit(1);
+  // The recipient: the addressed owner while still one; else the tenant's oldest verified OWNER, written with the
+  // attempt that sends to it (claimAttempt), so the row names whom the e-mail went to.
   let to = n.emailTo;
   if (!recipient || recipient.role !== "OWNER") {
     const [owner] = await db
@@ -64,13 +67,6 @@ export async function sendNotificationEmail(
         .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING")));
       return { ack: true };
     }
-    const moved = await db
-      .update(notifications)
-      .set({ emailTo: owner.email })
-      .where(and(eq(notifications.id, n.id), eq(notifications.emailStatus, "PENDING"), eq(notifications.emailTo, n.emailTo)))
-      .returning({ id: notifications.id });
-    // Another message moved or settled it meanwhile: this one comes back and reads it again.
-    if (moved.length === 0) return { ack: false, retryInSeconds: 1 };
     to = owner.email;
   }
   const now = deps.clock.now();
@@ -86,8 +82,11 @@ export async function sendNotificationEmail(
     return { ack: true };
   }
   const attempt = n.emailAttempts + 1;
-  if (!(await claimAttempt(db, n, attempt, new Date(now.getTime() + EMAIL_LEASE_MS)))) return { ack: true };
-  const result = await deps.mail.send({ to, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id }, now);
+  if (!(await claimAttempt(db, n, attempt, new Date(now.getTime() + EMAIL_LEASE_MS), to))) return { ack: true };
+  // Keyed per recipient too: a retry re-addressed to another owner is another e-mail, which the provider must not
+  // answer with the first one's result (a review had it never sent, yet SENT).
+  const idempotencyKey = to === n.emailTo ? undefined : `notification-${n.id}-${(await sha256Hex(to.toLowerCase())).slice(0, 16)}`;
+  const result = await deps.mail.send({ to, subject: `[svc credit] ${n.title}`, text: n.body, notificationId: n.id, idempotencyKey }, now);
   if (result.ok) {
     await recordPersistently(() =>
       db.update(notifications).set({ emailStatus: "SENT", emailSentAt: now, emailError: null, emailNextAttemptAt: null }).where(eq(notifications.id, n.id)),
@@ -117,14 +116,30 @@ export async function sendNotificationEmail(
  * answer lost: the row is read back, and an attempt that carries exactly
  * this call's lease instant is this call's (it goes on and sends). A claim
  * that did not run throws, so the Queue retries the message with nothing
- * spent; one another message took answers false.
+ * spent; one another message took answers false. The claim writes the
+ * recipient `to` (the addressed owner, or the owner it moves to) under the
+ * same condition, also on the address it was read with: only the attempt
+ * that sends decides whom the row names.
  */
-async function claimAttempt(db: Db, n: { id: string; emailAttempts: number }, attempt: number, leaseUntil: Date): Promise<boolean> {
+async function claimAttempt(
+  db: Db,
+  n: { id: string; emailAttempts: number; emailTo: string | null },
+  attempt: number,
+  leaseUntil: Date,
+  to: string,
+): Promise<boolean> {
   try {
     const claimed = await db
       .update(notifications)
-      .set({ emailAttempts: attempt, emailNextAttemptAt: leaseUntil })
-      .where(and(eq(notifications.id, n.id), eq(notifications.emailAttempts, n.emailAttempts), eq(notifications.emailStatus, "PENDING")))
+      .set({ emailAttempts: attempt, emailNextAttemptAt: leaseUntil, emailTo: to })
+      .where(
+        and(
+          eq(notifications.id, n.id),
+          eq(notifications.emailAttempts, n.emailAttempts),
+          eq(notifications.emailStatus, "PENDING"),
+          n.emailTo === null ? undefined : eq(notifications.emailTo, n.emailTo),
+        ),
+      )
       .returning({ id: notifications.id });
     return claimed.length > 0;
   } catch (err) {

@@ -60,9 +60,9 @@ export function table(caption: string, headers: string[], rows: Child[][], empty
   );
 }
 
-/** A short date and time in the browser's locale. */
 /** A date of an API time on the UTC calendar (the day a UTC midnight starts). */
 export const utcDate = (iso: string): string => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" });
 
+/** A short date and time in the browser's locale. */
 export const when = (iso: string | null | undefined): string =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";

@@ -13,7 +13,7 @@ export const route = defineRoute(
     operationId: "sandbox.chain.faucet",
     tags: ["Sandbox"],
     summary: "Test stablecoin for a wallet",
-    description: `Mints test USDC (EVM, Solana) or USDT (TON) to \`address\` on a simulated chain, at most 1,000,000 per call. ${SANDBOX_ONLY}`,
+    description: `Mints test USDC (EVM, Solana) or USDT (TON) to \`address\` on a simulated chain, at most 1,000,000 per call. The platform's own addresses (the pool, the settlement wallet, the funding source, the token contract) are refused with 403: the faucet gives test stablecoin to wallets. ${SANDBOX_ONLY}`,
     request: jsonBody(z.object({ chain: ChainSchema, address: z.string().min(1).max(128), amount: ChainAmount }).openapi("FaucetRequest")),
     responses: txResponses,
   },

@@ -46,7 +46,10 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       },
     );
     return c.json(
-      { unmatched: unmatchedView(result.unmatched), loan: loanView(result.loan, tenantClock(clock, principal.tenant, result.loan.mode).now()) },
+      {
+        unmatched: unmatchedView(result.unmatched, c.get("deps").liveChains),
+        loan: loanView(result.loan, tenantClock(clock, principal.tenant, result.loan.mode).now()),
+      },
       200,
     );
   });

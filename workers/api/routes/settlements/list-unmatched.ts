@@ -40,5 +40,6 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
       limit,
       cursor,
     });
-    return c.json({ data: page.data.map(unmatchedView), nextCursor: page.nextCursor }, 200);
+    const { liveChains } = c.get("deps");
+    return c.json({ data: page.data.map((u) => unmatchedView(u, liveChains)), nextCursor: page.nextCursor }, 200);
   });

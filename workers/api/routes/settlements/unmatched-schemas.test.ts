@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
 import type { UnmatchedRow } from "../../../../shared/settlement/unmatched-verbs.ts";
+import { getAddress } from "viem";
+import { liveChainSettings } from "../../../../shared/chains/live/live-config.ts";
 import { unmatchedView } from "./unmatched-schemas.ts";
 
 const row = (r: Partial<UnmatchedRow>) =>
@@ -34,4 +36,18 @@ test("an unmatched payment's amount is in its own asset: the stablecoin in its u
   expect(unmatchedView(row({ chain: "POLYGON_AMOY", token: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582", settles: true, amount: 1n })).asset).toBe("USDC");
   expect(unmatchedView(row({ token: "TON", settles: false, amount: 1n })).asset).toBe("TON");
   expect(unmatchedView(row({ token: "0:cc", settles: false, amount: 1n })).asset).toBeNull();
+});
+
+test("a live payment too large to store, in the deployment's own configured stablecoin (POLYGON_TOKEN_ADDRESS), is shown 0.00 in that stablecoin, not as another token's base units (review)", () => {
+  const token = getAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3");
+  const live = liveChainSettings({
+    POLYGON_RPC_URL: "http://127.0.0.1:8545",
+    POLYGON_TOKEN_ADDRESS: token,
+    POLYGON_POOL_ADDRESS: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+  } as never);
+  const kept = row({ chain: "POLYGON", token, settles: false, amount: 0n, reason: "a transfer of 9007199254740993 units, more than can be stored" });
+  const view = unmatchedView(kept, live);
+  expect({ amount: view.amount, asset: view.asset }).toEqual({ amount: "0.00", asset: "USDC" });
+  // Without the deployment's settings that address is no stablecoin this service knows.
+  expect(unmatchedView(kept).asset).toBeNull();
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { chainConfig } from "../../../../shared/chains/chain-config.ts";
+import { effectiveChainConfig, type LiveChains } from "../../../../shared/chains/live/live-config.ts";
 import { canonicalAddress } from "../../../../shared/domain/addresses.ts";
 import { displayAmount } from "../../../../shared/domain/money.ts";
 import type { Chain } from "../../../../shared/domain/rails.ts";
@@ -44,12 +45,17 @@ export const UnmatchedSchema = z
   })
   .openapi("UnmatchedPayment");
 
-/** Whether the payment is in the chain's stablecoin: every attributable one, and one kept unattributable but in it (an amount too large to store, kept as 0). */
-function inStablecoin(r: UnmatchedRow): boolean {
+/**
+ * Whether the payment is in the chain's stablecoin: every attributable one,
+ * and one kept unattributable but in it (an amount too large to store, kept
+ * as 0). The stablecoin as this deployment configures it on a live chain
+ * (`POLYGON_TOKEN_ADDRESS`…), as the listener that kept it read it.
+ */
+function inStablecoin(r: UnmatchedRow, live: LiveChains): boolean {
   if (r.settles) return true;
   const chain = r.chain as Chain;
   const token = canonicalAddress(chain, r.token);
-  const stablecoin = canonicalAddress(chain, chainConfig(chain).token.address);
+  const stablecoin = canonicalAddress(chain, effectiveChainConfig(chain, live).token.address);
   return token.ok && stablecoin.ok && token.address === stablecoin.address;
 }
 
@@ -62,14 +68,14 @@ const NANO_PER_TON = 1_000_000_000n;
  * read "3000.00" before), and another jetton in base units of decimals
  * unknown here.
  */
-function amountOf(r: UnmatchedRow): string {
-  if (inStablecoin(r)) return displayAmount(r.amount);
+function amountOf(r: UnmatchedRow, live: LiveChains): string {
+  if (inStablecoin(r, live)) return displayAmount(r.amount);
   if (r.token !== "TON") return r.amount.toString();
   const frac = (r.amount % NANO_PER_TON).toString().padStart(9, "0").replace(/0+$/, "").padEnd(2, "0");
   return `${r.amount / NANO_PER_TON}.${frac}`;
 }
 
-export const unmatchedView = (r: UnmatchedRow) => ({
+export const unmatchedView = (r: UnmatchedRow, live: LiveChains = {}) => ({
   id: r.id,
   chain: r.chain,
   mode: modeOfChain(r.chain),
@@ -79,8 +85,8 @@ export const unmatchedView = (r: UnmatchedRow) => ({
   from: r.fromAddress,
   to: r.toAddress,
   token: r.token,
-  amount: amountOf(r),
-  asset: inStablecoin(r) ? chainConfig(r.chain as Chain).token.symbol : r.token === "TON" ? "TON" : null,
+  amount: amountOf(r, live),
+  asset: inStablecoin(r, live) ? chainConfig(r.chain as Chain).token.symbol : r.token === "TON" ? "TON" : null,
   comment: r.comment,
   claimedLoanId: r.claimedLoanId,
   reason: r.reason,

@@ -10,7 +10,6 @@ export const loanLink = (loan: Pick<Loan, "id">): HTMLAnchorElement =>
 export const borrowerLink = (loan: Pick<Loan, "borrowerRef" | "borrowerId">): HTMLAnchorElement =>
   el("a", { href: `${BASE}${borrowerPath(loan)}` }, loan.borrowerRef);
 
-/** The status a merchant reads: the derived DECLINED for a declined loan, MANUAL_REVIEW while waiting for a reviewer, OVERDUE while late. */
 /** The funding states an approved loan waits in, as the lists say them. */
 const FUNDING_WAITS: Record<string, string> = {
   AWAITING_LIQUIDITY: "waiting for liquidity",
@@ -18,6 +17,10 @@ const FUNDING_WAITS: Record<string, string> = {
   HELD: "funding held",
 };
 
+/**
+ * The status a merchant reads: the derived DECLINED for a declined loan, IN REVIEW while waiting for a reviewer,
+ * ACTIVE (overdue) while late, and what an approved loan not funded yet waits for.
+ */
 export function statusText(loan: Loan): string {
   if (loan.derivedStatus === "CREATED" && loan.decision?.outcome === "MANUAL_REVIEW") return "IN REVIEW";
   if (loan.status === "ACTIVE" && loan.overdue) return "ACTIVE (overdue)";

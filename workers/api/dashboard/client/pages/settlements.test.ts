@@ -76,5 +76,5 @@ test("each unmatched amount names its asset: 3 TON reads 3.00 TON, not like 3.00
   const unmatchedTable = all(page, "table").find((tb) => text(all(tb, "caption")[0]!).startsWith("Unmatched payments"))!;
   const column = all(all(unmatchedTable, "thead")[0]!, "th").map(text).indexOf("Amount");
   const amounts = all(all(unmatchedTable, "tbody")[0]!, "tr").map((tr) => text(all(tr, "td")[column]!));
-  expect(amounts).toEqual(["3.00 TON", "110000000 base units of the jetton 0:cc", "3.00 USDT"]);
+  expect(amounts).toEqual(["3.00 TON", "110000000 base units of the token 0:cc", "3.00 USDT"]);
 });

@@ -67,8 +67,8 @@ export const settlementsPage: Page = {
         unmatched.data.map((u) => [
           when(u.createdAt),
           u.chain,
-          // In its own asset: 3 TON must not read like 3.00 USDT; another jetton's amount is in its base units.
-          u.asset ? `${u.amount} ${u.asset}` : el("span", {}, `${u.amount} base units of the jetton `, el("span", { class: "mono" }, u.token)),
+          // In its own asset: 3 TON must not read like 3.00 USDT; another token's amount is in its base units.
+          u.asset ? `${u.amount} ${u.asset}` : el("span", {}, `${u.amount} base units of the token `, el("span", { class: "mono" }, u.token)),
           el("span", { class: "mono" }, u.from),
           txLink(u.chain, u.txHash),
           // The comment is anyone's text (a transfer to the COLLECTIONS wallet): flattened, cut short, and set apart from the service's reason.
