@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { launchBrowser, servePage } from "./browser.ts";
-import { goTo, logInInBrowser } from "./dashboard/dashboard-harness.ts";
+import { goTo, logInInBrowser, rendered, visit } from "./dashboard/dashboard-harness.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 
 /**
@@ -29,19 +29,6 @@ async function signedIn(email: string, width = 1280, timezoneId?: string): Promi
   await page.goto(`${stack.baseUrl}/dashboard`);
   await logInInBrowser(page, email, PASSWORD);
   return page;
-}
-
-/** Runs `action` and waits until the app rendered a new page (same helper as dashboard-loans.browser.test.ts). */
-async function rendered(page: Page, action: () => Promise<unknown>, heading?: string): Promise<void> {
-  await page.evaluate(`document.querySelector("section.page")?.setAttribute("data-left", "")`);
-  await action();
-  const next = page.locator("section.page:not([data-left])");
-  await (heading ? next.getByRole("heading", { level: 1, name: heading }) : next).waitFor();
-}
-
-async function visit(page: Page, path: string, heading: string): Promise<void> {
-  const go = `history.pushState(null, "", ${JSON.stringify(`/dashboard${path}`)}); dispatchEvent(new PopStateEvent("popstate"));`;
-  await rendered(page, () => page.evaluate(go), heading);
 }
 
 type Merchant = Awaited<ReturnType<typeof signUpMerchant>>;

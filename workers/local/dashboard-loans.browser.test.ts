@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { MERCHANT_CONFIG_EXAMPLE } from "../api/openapi-examples.ts";
 import { launchBrowser } from "./browser.ts";
-import { expectAccessible, goTo, logInInBrowser, openDashboard, screenshot, WIDTHS } from "./dashboard/dashboard-harness.ts";
+import { expectAccessible, goTo, logInInBrowser, openDashboard, rendered, screenshot, visit, WIDTHS } from "./dashboard/dashboard-harness.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
 import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 
@@ -76,25 +76,6 @@ async function signedIn(email = m.email, width = 1280): Promise<Page> {
   const page = await openDashboard(browser, stack, width);
   await logInInBrowser(page, email, PASSWORD);
   return page;
-}
-
-/**
- * Runs `action` (a click, a history change) and waits until the app has rendered the next page: the page shown is
- * marked first, so that the wait is for a new one (two pages may share a heading, "Loan"; a list re-rendered with
- * other filters keeps its heading).
- */
-async function rendered(page: Page, action: () => Promise<unknown>, heading?: string): Promise<void> {
-  await page.evaluate(`document.querySelector("section.page")?.setAttribute("data-left", "")`);
-  await action();
-  const next = page.locator("section.page:not([data-left])");
-  await (heading ? next.getByRole("heading", { level: 1, name: heading }) : next).waitFor();
-}
-
-/** Goes to a dashboard path inside the app (a reload would end the in-memory session), as a link would. */
-async function visit(page: Page, path: string, heading: string): Promise<void> {
-  // The app's own popstate handler renders the path (the test's tsconfig has no DOM types, hence the string).
-  const go = `history.pushState(null, "", ${JSON.stringify(`/dashboard${path}`)}); dispatchEvent(new PopStateEvent("popstate"));`;
-  await rendered(page, () => page.evaluate(go), heading);
 }
 
 const loanRow = (page: Page, id: string) => page.getByRole("link", { name: `Loan ${id}` });

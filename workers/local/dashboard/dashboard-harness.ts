@@ -58,3 +58,22 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   const violations = await axeViolations(page.mainFrame());
   expect({ label, violations }).toEqual({ label, violations: [] });
 }
+
+/**
+ * Runs `action` (a click, a history change) and waits until the app has rendered the next page: the page shown is
+ * marked first, so that the wait is for a new one (two pages may share a heading, "Loan"; a list re-rendered with
+ * other filters keeps its heading).
+ */
+export async function rendered(page: Page, action: () => Promise<unknown>, heading?: string): Promise<void> {
+  await page.evaluate(`document.querySelector("section.page")?.setAttribute("data-left", "")`);
+  await action();
+  const next = page.locator("section.page:not([data-left])");
+  await (heading ? next.getByRole("heading", { level: 1, name: heading }) : next).waitFor();
+}
+
+/** Goes to a dashboard path inside the app (a reload would end the in-memory session), as a link would. */
+export async function visit(page: Page, path: string, heading: string): Promise<void> {
+  // The app's own popstate handler renders the path (the test's tsconfig has no DOM types, hence the string).
+  const go = `history.pushState(null, "", ${JSON.stringify(`/dashboard${path}`)}); dispatchEvent(new PopStateEvent("popstate"));`;
+  await rendered(page, () => page.evaluate(go), heading);
+}
