@@ -22,7 +22,26 @@ const QUOTE_DEBOUNCE_MS = 300;
 /** A quote whose challenge expires sooner than this is renewed before signing. */
 const CHALLENGE_MARGIN_MS = 30_000;
 
-const message = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
+/**
+ * What the borrower reads for a failure: the service's own message, or a
+ * plain sentence for the wallet's and the network's (a wallet library's
+ * error carried its whole dump, "Details: … Version: viem@…", and a lost
+ * connection read "Failed to fetch").
+ */
+export function message(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  const e = err as { code?: unknown; name?: unknown; shortMessage?: unknown; message?: unknown; cause?: unknown } | null;
+  const rejected = (x: typeof e): boolean =>
+    !!x && (x.code === 4001 || x.name === "UserRejectedRequestError" || (x.cause !== undefined && rejected(x.cause as typeof e)));
+  if (rejected(e)) return "You declined the request in your wallet. Try again when you are ready.";
+  if (err instanceof TypeError && /fetch|network|load failed/i.test(err.message)) return "Could not reach the service: check your connection and try again.";
+  if (typeof e?.shortMessage === "string") return e.shortMessage;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The service's refusal of an amount, in the borrower's words and with the stablecoin ("amount: must be between 10.00 and 1000.00"). */
+const amountMessage = (text: string, coin: string): string =>
+  text.replace(/^amount: must be between (\S+) and (\S+)$/, `Enter an amount between $1 and $2 ${coin}.`).replace(/^amount: /, "Amount: ");
 
 /**
  * The borrower's flow in the iframe: connect a wallet (and sign the
@@ -330,7 +349,7 @@ export function startFlow(d: FlowDeps): void {
       } catch (err) {
         if (mine === seq) {
           quoteBox.replaceChildren();
-          showError(error, message(err));
+          showError(error, amountMessage(message(err), coin));
         }
         return null;
       }

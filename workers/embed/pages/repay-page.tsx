@@ -107,7 +107,11 @@ export function RepayPage(p: RepayPageInput) {
           {p.loan.status === "REPAID" ? (
             <p role="status">This loan is repaid. Thank you.</p>
           ) : !i ? (
-            <p role="status">This loan is not awaiting repayment ({p.loan.status}).</p>
+            <p role="status">
+              {p.loan.status === "CREATED"
+                ? "This loan has not been funded yet, so there is nothing to repay."
+                : "Repayment details for this loan are not available right now. Please contact the merchant."}
+            </p>
           ) : (
             <section aria-labelledby="due-label">
               <p id="due-label">Amount due now</p>

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Frame, Page } from "playwright-core";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { launchBrowser, servePage, type ServedPage } from "./browser.ts";
+import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
+import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
+import { merchantPage, widgetFrame } from "./widget-harness.ts";
+
+/**
+ * What the borrower reads when something goes wrong: a wallet's refusal, an
+ * amount out of range, a lost connection, a loan not yet funded on the hosted
+ * repay page (a functional audit's findings, each failing before its fix).
+ */
+let stack: TestStack;
+let browser: Browser;
+const pages: ServedPage[] = [];
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startTestStack({ ratelimits: { IP_LIMITER: { limit: 1000 } } }), launchBrowser()]);
+}, 90_000);
+afterAll(async () => {
+  for (const p of pages) p.close();
+  await browser?.close();
+  await stack?.dispose();
+});
+
+/** A merchant whose program allows a served merchant page's origin. */
+async function merchantWithPage(name: string) {
+  const m = await signUpMerchant(stack, name);
+  const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
+  pages.push(shop);
+  const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
+  const put = await m.dashboard(`/v1/widget-programs/${program.id}`, {
+    method: "PUT",
+    json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] },
+  });
+  expect(put.status).toBe(200);
+  return { m, shop };
+}
+
+/**
+ * An EIP-6963 wallet ("Audit Wallet") whose personal_sign is answered in the
+ * test process with `account`, or rejected with EIP-1193 code 4001 (the user
+ * pressed Reject) while `control.reject` is true, as MetaMask does.
+ */
+async function scriptedWallet(context: BrowserContext, account: PrivateKeyAccount) {
+  const control = { reject: false, signs: 0 };
+  await context.exposeBinding("__auditSign", async (_src, message: Hex) => {
+    if (control.reject) return { error: { code: 4001, message: "User rejected the request." } };
+    control.signs++;
+    return { result: await account.signMessage({ message: { raw: message } }) };
+  });
+  await context.addInitScript(
+    ({ address }) => {
+      const provider = {
+        async request({ method, params }: { method: string; params?: unknown[] }) {
+          if (method === "eth_requestAccounts" || method === "eth_accounts") return [address];
+          if (method === "eth_chainId") return "0x13882";
+          if (method === "personal_sign") {
+            const r = await (globalThis as any).__auditSign(params![0]);
+            if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+            return r.result;
+          }
+          throw Object.assign(new Error("unsupported"), { code: 4200 });
+        },
+        on() {},
+        removeListener() {},
+      };
+      const detail = Object.freeze({
+        info: {
+          uuid: "3f2a6a1e-0000-4000-8000-000000000001",
+          name: "Audit Wallet",
+          icon: "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'/%3E",
+          rdns: "dev.svc.audit",
+        },
+        provider,
+      });
+      const announce = () => (globalThis as any).dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail }));
+      (globalThis as any).addEventListener("eip6963:requestProvider", announce);
+      announce();
+    },
+    { address: account.address },
+  );
+  return control;
+}
+
+async function openWidget(shop: ServedPage, account: PrivateKeyAccount) {
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const control = await scriptedWallet(context, account);
+  const page: Page = await context.newPage();
+  await page.goto(shop.origin);
+  const frame: Frame = await widgetFrame(page, stack.embedUrl);
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).waitFor();
+  return { context, page, frame, control };
+}
+
+const RAW = /Version: viem@|Details:|Request Arguments|UserRejectedRequestError|\bcode\b.*4001/;
+
+test("the wallet rejecting the wallet-session signature at connect shows a plain message, not viem's raw error dump", async () => {
+  const { shop } = await merchantWithPage("Reject Connect Shop");
+  const { context, frame, control } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
+  control.reject = true;
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  const alert = frame.locator("[data-step=connect] .error");
+  await alert.waitFor();
+  const text = (await alert.textContent()) ?? "";
+  expect(text).toContain("You declined the request in your wallet. Try again when you are ready.");
+  // Held: the button can be pressed again.
+  expect(await frame.getByRole("button", { name: "Connect Audit Wallet" }).isEnabled()).toBe(true);
+  expect(text).not.toMatch(RAW);
+  await context.close();
+}, 60_000);
+
+test("the wallet rejecting the agreement signature at 'Sign and borrow' shows a plain message, not viem's raw error dump", async () => {
+  const { shop } = await merchantWithPage("Reject Sign Shop");
+  const { context, frame, control } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  await frame.getByLabel("I have read and accept the credit line agreement").check();
+  await frame.getByRole("button", { name: "Continue" }).click();
+  await frame.getByLabel("7 days").check();
+  await frame.getByLabel("Amount (USDC)").fill("100");
+  await frame.getByTestId("total-due").waitFor();
+  control.reject = true;
+  await frame.getByRole("button", { name: "Sign and borrow" }).click();
+  const alert = frame.locator("[data-step=draw] .error");
+  await alert.waitFor();
+  const text = (await alert.textContent()) ?? "";
+  expect(text).toBe("You declined the request in your wallet. Try again when you are ready.");
+  // Held: signing can be retried.
+  expect(await frame.getByRole("button", { name: "Sign and borrow" }).isEnabled()).toBe(true);
+  expect(text).not.toMatch(RAW);
+  await context.close();
+}, 60_000);
+
+test("an amount outside the product's range is explained in the borrower's terms (no 'amount:' field prefix, with the stablecoin)", async () => {
+  const { shop } = await merchantWithPage("Range Shop");
+  const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  await frame.getByLabel("I have read and accept the credit line agreement").check();
+  await frame.getByRole("button", { name: "Continue" }).click();
+  const amount = frame.getByLabel("Amount (USDC)");
+  await amount.fill("5");
+  const alert = frame.locator("[data-step=draw] .error");
+  await alert.waitFor();
+  const below = (await alert.textContent()) ?? "";
+  await amount.fill("1500");
+  await frame.waitForTimeout(1500);
+  const above = (await alert.textContent()) ?? "";
+  expect([below, above]).toEqual(["Enter an amount between 10.00 and 1000.00 USDC.", "Enter an amount between 10.00 and 1000.00 USDC."]);
+  for (const text of [below, above]) {
+    expect(text).not.toMatch(/^amount:/);
+    expect(text).toContain("USDC");
+  }
+  await context.close();
+}, 60_000);
+
+test("a network error while quoting says the connection failed and offers a retry, not the browser's bare 'Failed to fetch'", async () => {
+  const { shop } = await merchantWithPage("Offline Shop");
+  const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  await frame.getByLabel("I have read and accept the credit line agreement").check();
+  await frame.getByRole("button", { name: "Continue" }).click();
+  let failures = 1;
+  await context.route("**/quote", (route) => (failures-- > 0 ? route.abort("internetdisconnected") : route.continue()));
+  await frame.getByLabel("Amount (USDC)").fill("100");
+  const alert = frame.locator("[data-step=draw] .error");
+  await alert.waitFor();
+  const text = (await alert.textContent()) ?? "";
+  expect(text).toBe("Could not reach the service: check your connection and try again.");
+  expect(text).not.toBe("Failed to fetch");
+  expect(text).toMatch(/connect|network|try again/i);
+  await context.close();
+}, 60_000);
+
+test("the hosted repay page of a loan not yet funded explains it in words, not the raw status enum", async () => {
+  const { m } = await merchantWithPage("Unfunded Shop");
+  expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "0.00" } })).status).toBe(200);
+  const borrower = evmBorrower();
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json(), headers: res.headers };
+  };
+  const drawn = await widgetCalls(post).draw(borrower, { amount: "100.00", tenureDays: 7 });
+  expect(drawn.status).toBe(201);
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  await page.goto(`${stack.embedUrl}/embed/${m.embedKey}/repay/${drawn.body.loan.id}`);
+  const text = (await page.locator("main").innerText()).trim();
+  expect(text).toContain("This loan has not been funded yet, so there is nothing to repay.");
+  expect(text).not.toMatch(/\b(CREATED|ACTIVE|DEFAULTED|AWAITING_LIQUIDITY)\b/);
+  await context.close();
+}, 60_000);
