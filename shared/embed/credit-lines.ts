@@ -1,6 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { creditLines } from "../../db/schema/credit-lines.ts";
+import { loans } from "../../db/schema/loans.ts";
 import { widgetPrograms } from "../../db/schema/widget-programs.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
 import { findBorrower, setBorrowerKyc } from "../borrowers/borrower-verbs.ts";
@@ -74,6 +75,33 @@ async function outstanding(db: Db, line: CreditLineRow): Promise<bigint> {
   return BigInt(row?.total ?? 0);
 }
 
+/** At most this many of a line's repayable loans are listed (a line's draws are few: its limit is one maximum ticket). */
+const REPAYABLE_LISTED = 10;
+
+/**
+ * The line's loans the borrower may repay now (ACTIVE or DEFAULTED), oldest
+ * first: what the widget links to the hosted repay page, so a borrower
+ * whose line is fully drawn can reach them (it said "repay your open loan"
+ * with no way there).
+ */
+async function repayableLoans(db: Db, line: CreditLineRow) {
+  const rows = await db
+    .select({ id: loans.id, status: loans.status, dueAt: loans.dueAt })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.tenantId, line.tenantId),
+        eq(loans.programId, line.programId),
+        eq(loans.borrowerWalletAddress, line.walletAddress),
+        inArray(loans.status, ["ACTIVE", "DEFAULTED"]),
+      ),
+    )
+    // Insertion order breaks a tie of one millisecond.
+    .orderBy(asc(loans.createdAt), asc(sql`rowid`))
+    .limit(REPAYABLE_LISTED);
+  return rows.map((r) => ({ id: r.id, status: r.status as "ACTIVE" | "DEFAULTED", dueAt: r.dueAt ? r.dueAt.toISOString() : null }));
+}
+
 /** A credit line's limit: the program's product's maximum ticket. */
 export const creditLimitOf = (program: ProgramContext): bigint => program.product.maxTicket;
 
@@ -105,12 +133,14 @@ export async function bootstrapCreditLine(
       creditLine: { id: line.id, walletAddress: line.walletAddress, status: "ACTIVE" as const, limit, available: limit },
       requiresKyc: await requiresKyc({ db }, { program, line }),
       agreementAccepted: line.agreementAcceptedAt !== null,
+      repayableLoans: [],
     };
   }
   return {
     creditLine: await creditLineView({ db }, { program, line }),
     requiresKyc: await requiresKyc({ db }, { program, line }),
     agreementAccepted: line.agreementAcceptedAt !== null,
+    repayableLoans: await repayableLoans(db, line),
   };
 }
 

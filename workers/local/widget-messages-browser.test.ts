@@ -154,6 +154,29 @@ test("an amount outside the product's range is explained in the borrower's terms
   await context.close();
 }, 60_000);
 
+test("a returning borrower whose line is fully drawn reaches the open loan's hosted repay page from the widget (it said 'repay your open loan' with no way there)", async () => {
+  const { m, shop } = await merchantWithPage("Drawn Shop");
+  const borrower = evmBorrower();
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json(), headers: res.headers };
+  };
+  const drawn = await widgetCalls(post).draw(borrower, { amount: "1000.00", tenureDays: 7 });
+  expect(drawn.status).toBe(201);
+  const { context, frame } = await openWidget(shop, borrower.account);
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  // Held: KYC and agreement skipped, the line is seen with the wallet's session.
+  await frame.getByRole("heading", { name: "Your credit line is fully drawn" }).waitFor({ timeout: 20_000 });
+  // "Repay your open loan to borrow again" must lead somewhere: a link to the loan's hosted repayment page.
+  const links = await frame.locator("[data-step=drawn] a").evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
+  expect(links.some((href) => href.includes(`/repay/${drawn.body.loan.id}`))).toBe(true);
+  await context.close();
+}, 60_000);
+
 test("a network error while quoting says the connection failed and offers a retry, not the browser's bare 'Failed to fetch'", async () => {
   const { shop } = await merchantWithPage("Offline Shop");
   const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));

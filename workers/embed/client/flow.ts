@@ -295,6 +295,21 @@ export function startFlow(d: FlowDeps): void {
         "drawn",
         "Your credit line is fully drawn",
         el("p", {}, `${c.available} ${coin} is available; the smallest loan is ${cfg.minAmount} ${coin}. Repay your open loan to borrow again.`),
+        ...line!.repayableLoans.map((l) =>
+          el(
+            "p",
+            {},
+            el(
+              "a",
+              {
+                class: "button",
+                href: `${boot.repayPath}${encodeURIComponent(l.id)}${boot.parentOrigin ? `?parent=${encodeURIComponent(boot.parentOrigin)}` : ""}`,
+                "data-testid": "repay-open-loan",
+              },
+              l.dueAt ? `Repay the loan due ${formatDate(l.dueAt)}` : "Repay your loan",
+            ),
+          ),
+        ),
       );
       return;
     }

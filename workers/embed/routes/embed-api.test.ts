@@ -316,6 +316,23 @@ describe("eligibility and credit line", () => {
   });
 });
 
+describe("a returning borrower's open loans", () => {
+  test("bootstrap with the wallet's session lists the line's loans the borrower may repay (ACTIVE, DEFAULTED), oldest first; without it, none (a fully drawn line said 'repay your open loan' with no way there)", async () => {
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const first = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "600.00")));
+    const second = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "400.00")));
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const withSession = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address }, ORIGIN, await sessionOf(m, account));
+    expect(withSession.body.creditLine.available).toBe("0.00");
+    expect(withSession.body.repayableLoans).toEqual([
+      { id: first.body.loan.id, status: "ACTIVE", dueAt: first.body.loan.dueAt },
+      { id: second.body.loan.id, status: "ACTIVE", dueAt: second.body.loan.dueAt },
+    ]);
+    expect((await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address })).body.repayableLoans).toEqual([]);
+  });
+});
+
 describe("quote and accept (EVM)", () => {
   test("a signed draw becomes a funded loan recording program and channel; the line remembers the agreement", async () => {
     const m = await merchant();

@@ -21,6 +21,10 @@ export const BootstrapSchema = z.object({
   creditLine: z.object({ id: z.string(), walletAddress: z.string(), status: z.literal("ACTIVE"), limit: z.string(), available: z.string() }),
   requiresKyc: z.boolean(),
   agreementAccepted: z.boolean(),
+  repayableLoans: z.array(z.object({ id: z.string(), status: z.enum(["ACTIVE", "DEFAULTED"]), dueAt: z.string().nullable() })).openapi({
+    description:
+      "The line's loans the borrower may repay now (ACTIVE or DEFAULTED), oldest first, at most 10: each has its hosted repay page, {embed_url}/embed/<key>/repay/<id>. Only with the wallet's session; without one, empty (typing an address shows nothing of its loans).",
+  }),
 });
 
 export const QuoteBodySchema = z.object({ walletAddress: z.string().trim().min(1).max(128), amount: AmountSchema, tenureDays: TenureDaysSchema });
