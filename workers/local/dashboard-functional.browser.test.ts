@@ -178,7 +178,7 @@ describe("refused actions", () => {
     await goTo(page, "Developers");
     const deliveries = page.getByRole("table", { name: "Webhook deliveries (sandbox)" });
     await deliveries.getByRole("button", { name: /^Redeliver webhook.test/ }).click();
-    await Bun.sleep(2_000);
+    await page.getByText(/endpoint was deleted/).waitFor({ timeout: 10_000 });
     const api = await m.dashboard(`/v1/webhooks/deliveries/${(await m.dashboard("/v1/webhooks/deliveries?mode=sandbox")).body.data[0].id}/redeliver`, {
       method: "POST",
       json: {},

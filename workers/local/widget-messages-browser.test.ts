@@ -143,8 +143,10 @@ test("an amount outside the product's range is explained in the borrower's terms
   const alert = frame.locator("[data-step=draw] .error");
   await alert.waitFor();
   const below = (await alert.textContent()) ?? "";
+  // The next quote's answer, then its message (not a fixed wait).
+  const answered = frame.page().waitForResponse((r) => r.url().endsWith("/quote"));
   await amount.fill("1500");
-  await frame.waitForTimeout(1500);
+  await answered;
   const above = (await alert.textContent()) ?? "";
   expect([below, above]).toEqual(["Enter an amount between 10.00 and 1000.00 USDC.", "Enter an amount between 10.00 and 1000.00 USDC."]);
   for (const text of [below, above]) {
