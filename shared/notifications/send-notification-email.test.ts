@@ -179,12 +179,8 @@ test("an owner demoted to MEMBER before the e-mail is sent gets nothing: SKIPPED
 });
 
 test("the addressed owner demoted before sending while another verified OWNER remains: the e-mail goes to that owner, not lost (review)", async () => {
-  const first = await signUpTenant(t);
-  const second = await addUserWithRole(t, first.token, "OWNER");
-  expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(second.token) })).status).toBe(202);
-  expect((await t.request("POST", "/v1/auth/verify-email", { body: { token: await verificationTokenFor(t, second.email) } })).status).toBe(200);
-  const { id } = await notification(first);
-  await t.db.update(users).set({ role: "MEMBER" }).where(eq(users.email, first.email.toLowerCase()));
+  const { id, second, demoteFirst } = await twoVerifiedOwners();
+  await demoteFirst();
   expect(await sendNotificationEmail({ db: t.db, mail: databaseMailbox(t.db), clock: t.clock }, id)).toEqual({ ack: true });
   expect(await row(id)).toMatchObject({ emailStatus: "SENT", emailTo: second.email.toLowerCase(), emailAttempts: 1 });
   expect((await t.db.select().from(mailbox).where(eq(mailbox.notificationId, id))).map((m) => m.toAddress)).toEqual([second.email.toLowerCase()]);
@@ -241,39 +237,7 @@ async function twoVerifiedOwners() {
   const second = await addUserWithRole(t, first.token, "OWNER");
   expect((await t.request("POST", "/v1/auth/resend-verification", { headers: bearer(second.token) })).status).toBe(202);
   expect((await t.request("POST", "/v1/auth/verify-email", { body: { token: await verificationTokenFor(t, second.email) } })).status).toBe(200);
-  const eventId = newId();
-  const seq = Math.floor(Math.random() * 1e9);
-  await t.db.insert(events).values({
-    id: eventId,
-    seq,
-    tenantId: first.tenantId,
-    type: "liquidity.low",
-    loanId: null,
-    envelope: {
-      id: eventId,
-      type: "liquidity.low",
-      createdAt: new Date().toISOString(),
-      tenantId: first.tenantId,
-      mode: "sandbox",
-      data: {},
-      program: null,
-      channel: null,
-    },
-    createdAt: new Date(),
-  });
-  const id = newId();
-  await t.db.insert(notifications).values({
-    id,
-    tenantId: first.tenantId,
-    eventId,
-    eventType: "liquidity.low",
-    title: "Liquidity is running low",
-    body: "Pool headroom: 10.00 USDC.",
-    emailTo: first.email.toLowerCase(),
-    emailStatus: "PENDING",
-    eventSeq: seq,
-    createdAt: new Date(),
-  });
+  const { id } = await notification(first, first.email.toLowerCase());
   const demoteFirst = () => t.db.update(users).set({ role: "MEMBER" }).where(eq(users.email, first.email.toLowerCase()));
   return { id, first, second, demoteFirst };
 }

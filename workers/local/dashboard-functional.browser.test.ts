@@ -45,6 +45,15 @@ const sandboxLoan = (m: Merchant, over: Record<string, unknown> = {}) =>
     },
   });
 
+/** A policy that sends loans above 50.00 to manual review (and requires no KYC). */
+async function reviewAbove50(m: Merchant): Promise<void> {
+  const put = await m.api("/v1/policies", {
+    method: "PUT",
+    json: { requireKycVerified: false, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] },
+  });
+  expect(put.status).toBe(200);
+}
+
 /** Marks the tenant certified in the database (the go-live walk itself is covered by dashboard-golive.browser.test.ts). */
 async function certify(m: Merchant): Promise<void> {
   const db = await stack.db();
@@ -211,14 +220,7 @@ describe("one's own role", () => {
 describe("statuses", () => {
   test("Borrowers' recent borrowers show a loan's status as the loan list does: IN REVIEW, ACTIVE (overdue)", async () => {
     const m = await signUpMerchant(stack, "Audit Statuses");
-    expect(
-      (
-        await m.api("/v1/policies", {
-          method: "PUT",
-          json: { requireKycVerified: false, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] },
-        })
-      ).status,
-    ).toBe(200);
+    await reviewAbove50(m);
     const late = await sandboxLoan(m, { borrowerRef: "late-one", tenureDays: 3 });
     expect((await m.api("/v1/sandbox/clock/advance", { json: { seconds: 4 * 86_400 } })).status).toBe(200); // due + 1 day, grace 3
     const review = await sandboxLoan(m, { borrowerRef: "in-review", principalAmount: "75.00" });
@@ -264,14 +266,7 @@ describe("dates", () => {
 describe("360 px", () => {
   test("at 360 px a loan table scrolls in its own box and the page fits the screen: header, mode switch and Log out stay on it", async () => {
     const m = await signUpMerchant(stack, "Audit Narrow");
-    expect(
-      (
-        await m.api("/v1/policies", {
-          method: "PUT",
-          json: { requireKycVerified: false, manualReviewAbove: "50.00", maxOpenLoansPerBorrower: null, blockedWallets: [] },
-        })
-      ).status,
-    ).toBe(200);
+    await reviewAbove50(m);
     expect((await sandboxLoan(m, { principalAmount: "75.00" })).body.decision.outcome).toBe("MANUAL_REVIEW");
     const page = await signedIn(m.email, 360);
     const measure = async (nav: string) => {

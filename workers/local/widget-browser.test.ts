@@ -7,7 +7,18 @@ import { artifactsDir, launchBrowser, servePage, type ServedPage } from "./brows
 import { installInjectedWallet, type InjectedWallet } from "./injected-wallet.ts";
 import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { debugPage, focused, merchantPage, noHorizontalOverflow, recordingFailure, refuseOffsite, shot, waitForEvent, widgetFrame } from "./widget-harness.ts";
+import {
+  debugPage,
+  embedPost,
+  focused,
+  merchantPage,
+  noHorizontalOverflow,
+  recordingFailure,
+  refuseOffsite,
+  shot,
+  waitForEvent,
+  widgetFrame,
+} from "./widget-harness.ts";
 
 /**
  * The widget in a real browser (Debian's Chromium through playwright-core)
@@ -242,14 +253,7 @@ test("a draw the pool cannot fund yet: the widget says it waits for funds, then 
 test("the hosted repay page names the wallet that borrowed and refuses to pay from another connected account: nothing is signed or sent (the pool credits any payer, so a link sent to someone else had them pay this loan instead of their own)", async () => {
   const m = await signUpMerchant(stack, "Repay Shop");
   const borrower = evmBorrower();
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  };
+  const post = embedPost(stack.embedUrl, m.embedKey);
   const drawn = await widgetCalls(post).draw(borrower, { amount: "100.00", tenureDays: 7 });
   expect(drawn.status).toBe(201);
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });

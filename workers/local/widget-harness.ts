@@ -114,3 +114,13 @@ export async function refuseOffsite(context: BrowserContext): Promise<string[]> 
   );
   return offsite;
 }
+
+/** The embed calls of `embedKey` as a merchant's server makes them (no Origin), for `widgetCalls` (shared/testing/widget-borrower.ts). */
+export const embedPost = (embedUrl: string, embedKey: string) => async (path: string, body: unknown) => {
+  const res = await fetch(`${embedUrl}/v1/embed/${embedKey}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+};

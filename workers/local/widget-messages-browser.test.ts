@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import { launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { merchantPage, widgetFrame } from "./widget-harness.ts";
+import { embedPost, merchantPage, widgetFrame } from "./widget-harness.ts";
 
 /**
  * What the borrower reads when something goes wrong: a wallet's refusal, an
@@ -94,6 +94,13 @@ async function openWidget(shop: ServedPage, account: PrivateKeyAccount) {
   return { context, page, frame, control };
 }
 
+/** Connects the wallet and accepts the agreement: the drawdown step. */
+async function toDrawStep(frame: Frame): Promise<void> {
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  await frame.getByLabel("I have read and accept the credit line agreement").check();
+  await frame.getByRole("button", { name: "Continue" }).click();
+}
+
 const RAW = /Version: viem@|Details:|Request Arguments|UserRejectedRequestError|\bcode\b.*4001/;
 
 test("the wallet rejecting the wallet-session signature at connect shows a plain message, not viem's raw error dump", async () => {
@@ -114,9 +121,7 @@ test("the wallet rejecting the wallet-session signature at connect shows a plain
 test("the wallet rejecting the agreement signature at 'Sign and borrow' shows a plain message, not viem's raw error dump", async () => {
   const { shop } = await merchantWithPage("Reject Sign Shop");
   const { context, frame, control } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
-  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
-  await frame.getByLabel("I have read and accept the credit line agreement").check();
-  await frame.getByRole("button", { name: "Continue" }).click();
+  await toDrawStep(frame);
   await frame.getByLabel("7 days").check();
   await frame.getByLabel("Amount (USDC)").fill("100");
   await frame.getByTestId("total-due").waitFor();
@@ -135,9 +140,7 @@ test("the wallet rejecting the agreement signature at 'Sign and borrow' shows a 
 test("an amount outside the product's range is explained in the borrower's terms (no 'amount:' field prefix, with the stablecoin)", async () => {
   const { shop } = await merchantWithPage("Range Shop");
   const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
-  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
-  await frame.getByLabel("I have read and accept the credit line agreement").check();
-  await frame.getByRole("button", { name: "Continue" }).click();
+  await toDrawStep(frame);
   const amount = frame.getByLabel("Amount (USDC)");
   await amount.fill("5");
   const alert = frame.locator("[data-step=draw] .error");
@@ -159,14 +162,7 @@ test("an amount outside the product's range is explained in the borrower's terms
 test("a returning borrower whose line is fully drawn reaches the open loan's hosted repay page from the widget (it said 'repay your open loan' with no way there)", async () => {
   const { m, shop } = await merchantWithPage("Drawn Shop");
   const borrower = evmBorrower();
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  };
+  const post = embedPost(stack.embedUrl, m.embedKey);
   const drawn = await widgetCalls(post).draw(borrower, { amount: "1000.00", tenureDays: 7 });
   expect(drawn.status).toBe(201);
   const { context, frame } = await openWidget(shop, borrower.account);
@@ -182,9 +178,7 @@ test("a returning borrower whose line is fully drawn reaches the open loan's hos
 test("a network error while quoting says the connection failed and offers a retry, not the browser's bare 'Failed to fetch'", async () => {
   const { shop } = await merchantWithPage("Offline Shop");
   const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
-  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
-  await frame.getByLabel("I have read and accept the credit line agreement").check();
-  await frame.getByRole("button", { name: "Continue" }).click();
+  await toDrawStep(frame);
   let failures = 1;
   await context.route("**/quote", (route) => (failures-- > 0 ? route.abort("internetdisconnected") : route.continue()));
   await frame.getByLabel("Amount (USDC)").fill("100");
@@ -201,14 +195,7 @@ test("the hosted repay page of a loan not yet funded explains it in words, not t
   const { m } = await merchantWithPage("Unfunded Shop");
   expect((await m.api("/v1/sandbox/liquidity", { method: "PUT", json: { available: "0.00" } })).status).toBe(200);
   const borrower = evmBorrower();
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${stack.embedUrl}/v1/embed/${m.embedKey}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json(), headers: res.headers };
-  };
+  const post = embedPost(stack.embedUrl, m.embedKey);
   const drawn = await widgetCalls(post).draw(borrower, { amount: "100.00", tenureDays: 7 });
   expect(drawn.status).toBe(201);
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
