@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { onceMoreOnReset, retryingOnReset } from "./integration.ts";
+import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { onceMoreOnReset, removeOrphanedBundles, retryingOnReset } from "./integration.ts";
 
 /** A D1 stand-in whose calls fail with `failures` errors first, counting calls. */
 function fakeD1(failures: string[]) {
@@ -67,5 +70,22 @@ describe("the test stack's D1 (Miniflare's proxy through Bun's keep-alive pool)"
     const wrapped = retryingOnReset(db);
     await wrapped.batch([wrapped.prepare("SELECT 1"), wrapped.prepare("SELECT 2").bind(2)]);
     expect(calls).toEqual(["batch SELECT 1;SELECT 2", "batch SELECT 1;SELECT 2"]);
+  });
+});
+
+describe("test bundle directories", () => {
+  test("those of processes that are gone are removed; this process's and a live one's stay", async () => {
+    const dist = mkdtempSync(join(tmpdir(), "dist-"));
+    const child = Bun.spawn(["sleep", "30"]);
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    for (const pid of [process.pid, child.pid, gone.pid]) mkdirSync(join(dist, `.test-${pid}`, "api"), { recursive: true });
+    mkdirSync(join(dist, "api"));
+    try {
+      expect(removeOrphanedBundles(dist)).toEqual([`.test-${gone.pid}`]);
+      expect(readdirSync(dist).sort()).toEqual([`.test-${child.pid}`, `.test-${process.pid}`, "api"].sort());
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { buildWorkers } from "./build.ts";
 import { startStack, type StackOptions } from "./stack.ts";
 import { REPO_ROOT } from "./wrangler-config.ts";
@@ -73,9 +73,36 @@ function testBundlesDir(): string {
   if (!bundlesDir) {
     bundlesDir = `dist/.test-${process.pid}`;
     const absolute = resolve(REPO_ROOT, bundlesDir);
+    removeOrphanedBundles();
     process.once("exit", () => rmSync(absolute, { recursive: true, force: true }));
   }
   return bundlesDir;
+}
+
+/**
+ * Removes the bundle directories of test processes that are gone: `exit` does not always run (a `bun test
+ * --parallel` worker is ended, a run is interrupted), and each left behind holds 35 MB.
+ */
+export function removeOrphanedBundles(dist = resolve(REPO_ROOT, "dist")): string[] {
+  const removed: string[] = [];
+  const entries = existsSync(dist) ? readdirSync(dist) : [];
+  for (const name of entries) {
+    const pid = Number(/^\.test-(\d+)$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(dist, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, someone else's.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /**
