@@ -312,4 +312,8 @@ function injectBridge(cfg: { binding: string; key: string; deviceInfo: unknown; 
     disconnect: async () => void (await call("disconnect", null)),
   };
   g[cfg.key] = { tonconnect };
+  // The test's hand on the wallet: an event from the wallet's side (its user disconnects the site), to the SDK's listeners.
+  g.__svcTonEmit = (event: unknown) => {
+    for (const listener of [...listeners]) listener(event);
+  };
 }

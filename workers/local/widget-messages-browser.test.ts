@@ -41,7 +41,8 @@ async function merchantWithPage(name: string) {
 /**
  * An EIP-6963 wallet ("Audit Wallet") whose personal_sign is answered in the
  * test process with `account`, or rejected with EIP-1193 code 4001 (the user
- * pressed Reject) while `control.reject` is true, as MetaMask does.
+ * pressed Reject) while `control.reject` is true, as MetaMask does. `emit()`
+ * sends one of its EIP-1193 events to the frame's listeners.
  */
 async function scriptedWallet(context: BrowserContext, account: PrivateKeyAccount) {
   const control = { reject: false, signs: 0 };
@@ -63,8 +64,18 @@ async function scriptedWallet(context: BrowserContext, account: PrivateKeyAccoun
           }
           throw Object.assign(new Error("unsupported"), { code: 4200 });
         },
-        on() {},
-        removeListener() {},
+        on(event: string, listener: (value: unknown) => void) {
+          listeners.push({ event, listener });
+        },
+        removeListener(event: string, listener: (value: unknown) => void) {
+          listeners = listeners.filter((l) => l.event !== event || l.listener !== listener);
+        },
+      };
+      let listeners: { event: string; listener: (value: unknown) => void }[] = [];
+      // The test's hand on the wallet: an EIP-1193 event, as the extension emits when its user switches accounts.
+      (globalThis as any).__auditEmit = (event: string, value: unknown) => {
+        for (const l of listeners.filter((x) => x.event === event)) l.listener(value);
+        return listeners.filter((x) => x.event === event).length;
       };
       const detail = Object.freeze({
         info: {
@@ -83,6 +94,10 @@ async function scriptedWallet(context: BrowserContext, account: PrivateKeyAccoun
   );
   return control;
 }
+
+/** Emits an EIP-1193 event from the frame's wallet; how many listeners it reached. */
+const emit = (frame: Frame, event: string, value: unknown): Promise<number> =>
+  frame.evaluate(([e, v]) => (globalThis as any).__auditEmit(e, v), [event, value] as const);
 
 async function openWidget(shop: ServedPage, account: PrivateKeyAccount) {
   const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
@@ -204,5 +219,57 @@ test("the hosted repay page of a loan not yet funded explains it in words, not t
   const text = (await page.locator("main").innerText()).trim();
   expect(text).toContain("This loan has not been funded yet, so there is nothing to repay.");
   expect(text).not.toMatch(/\b(CREATED|ACTIVE|DEFAULTED|AWAITING_LIQUIDITY)\b/);
+  await context.close();
+}, 60_000);
+
+test("the wallet switching accounts before a draw stops the flow and says so; after the draw the loan's screen stays", async () => {
+  const { shop } = await merchantWithPage("Switch Shop");
+  const account = privateKeyToAccount(generatePrivateKey());
+  const other = privateKeyToAccount(generatePrivateKey());
+  const { context, page, frame, control } = await openWidget(shop, account);
+  await toDrawStep(frame);
+  await frame.getByLabel("Amount (USDC)").fill("100");
+  await frame.getByTestId("total-due").waitFor();
+  // The same account again (another letter case, as wallets report it at connect): nothing changes.
+  expect(await emit(frame, "accountsChanged", [account.address.toLowerCase()])).toBeGreaterThan(0);
+  expect(await frame.locator("[data-step=draw]").count()).toBe(1);
+  // Another account: the quote, the line and the next signature were the first account's, so the flow stops.
+  await emit(frame, "accountsChanged", [other.address]);
+  const switched = frame.locator("[data-step=switched]");
+  await switched.getByRole("heading", { name: "Your wallet switched accounts" }).waitFor();
+  const text = await switched.innerText();
+  expect(text).toContain(`${account.address.slice(0, 6)}…${account.address.slice(-4)}`);
+  expect(text).toContain(`${other.address.slice(0, 6)}…${other.address.slice(-4)}`);
+  expect(await frame.getByRole("button", { name: "Sign and borrow" }).count()).toBe(0);
+  const signs = control.signs;
+  // Start again: the widget reloads at the connect step.
+  await switched.getByRole("button", { name: "Start again" }).click();
+  const again = await widgetFrame(page, stack.embedUrl);
+  await again.getByRole("button", { name: "Connect Audit Wallet" }).waitFor();
+  expect(control.signs).toBe(signs);
+  await context.close();
+
+  // After the draw is signed the loan is the first account's: a switch leaves its status on screen.
+  const second = await openWidget(shop, other);
+  await toDrawStep(second.frame);
+  await second.frame.getByLabel("Amount (USDC)").fill("50");
+  await second.frame.getByTestId("total-due").waitFor();
+  await second.frame.getByRole("button", { name: "Sign and borrow" }).click();
+  await second.frame.getByRole("heading", { name: "Funds sent" }).waitFor({ timeout: 20_000 });
+  await emit(second.frame, "accountsChanged", []);
+  await emit(second.frame, "disconnect", {});
+  expect(await second.frame.getByRole("heading", { name: "Funds sent" }).count()).toBe(1);
+  expect(await second.frame.locator("[data-step=switched]").count()).toBe(0);
+  await second.context.close();
+}, 90_000);
+
+test("the wallet disconnecting at the agreement step says so instead of asking it to sign", async () => {
+  const { shop } = await merchantWithPage("Disconnect Shop");
+  const { context, frame } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
+  await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
+  await frame.getByLabel("I have read and accept the credit line agreement").waitFor();
+  await emit(frame, "accountsChanged", []);
+  await frame.getByRole("heading", { name: "Your wallet disconnected" }).waitFor();
+  expect(await frame.getByRole("button", { name: "Continue" }).count()).toBe(0);
   await context.close();
 }, 60_000);

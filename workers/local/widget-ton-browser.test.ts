@@ -208,6 +208,10 @@ test("TON: connect the injected TON Connect wallet → agreement → draw → si
     expect(wallet.calls.filter((c) => c.method === "connect")).toHaveLength(1);
     expect(wallet.calls.filter((c) => c.method === "restoreConnection").at(-1)).toMatchObject({ origin: stack.embedUrl, reply: { event: "connect" } });
     await shot(page, dir, "7-returning");
+    // The wallet disconnects the site from its side: the widget stops instead of asking it to sign.
+    await frame.evaluate(() => (globalThis as any).__svcTonEmit({ event: "disconnect", id: 1_000, payload: {} }));
+    await frame.getByRole("heading", { name: "Your wallet disconnected" }).waitFor({ timeout: 5_000 });
+    expect(await frame.getByRole("button", { name: "Sign and borrow" }).count()).toBe(0);
     // Longer than the SDK's 2 s batching of analytics events: telemetry (off in wallets/ton.ts) would have been sent by now.
     await page.waitForTimeout(2_500);
 

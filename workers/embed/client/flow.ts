@@ -64,6 +64,47 @@ export function startFlow(d: FlowDeps): void {
   let kycBusy = false;
   const waitingForKyc = () => stopKyc !== null;
 
+  /** The account the wallet switched to (null: it disconnected) before a loan was asked for: this flow then shows nothing more. */
+  let switchedTo: string | null | undefined;
+  /** A switch while the draw's signature was asked for: shown if the draw fails, forgotten once its loan exists. */
+  let pendingSwitch: string | null | undefined;
+  /** From the draw's signature on: the loan is the connected account's whatever the wallet does next. */
+  let committed = false;
+  const show = (id: string, title: string, ...content: Parameters<typeof showStep>[3][]) =>
+    switchedTo === undefined ? showStep(root, id, title, ...content) : null;
+
+  /**
+   * The wallet now uses another account (or none): everything shown so far (eligibility, the credit line, a quote)
+   * is the first account's, and the next signature would be asked of an account the wallet no longer shows. The
+   * borrower starts again, with the account the wallet uses now. Once the draw is signed, the loan is the first
+   * account's and its status stays on screen.
+   */
+  function accountChanged(from: WalletSession, next: string | null): void {
+    if (wallet !== from || switchedTo !== undefined) return;
+    const same = next !== null && next.toLowerCase() === from.address.toLowerCase();
+    pendingSwitch = same ? undefined : next;
+    if (committed || pendingSwitch === undefined) return;
+    switchedTo = pendingSwitch;
+    stopKyc?.();
+    stopKyc = null;
+    announce(status, "");
+    const was = shortAddress(from.displayAddress ?? from.address);
+    showStep(
+      root,
+      "switched",
+      switchedTo ? "Your wallet switched accounts" : "Your wallet disconnected",
+      el(
+        "p",
+        {},
+        switchedTo
+          ? `This window was set up for ${was}; your wallet now uses ${shortAddress(switchedTo)}.`
+          : `This window was set up for ${was}, which your wallet no longer shares.`,
+      ),
+      el("p", {}, "Start again to borrow with the account your wallet uses now."),
+      el("button", { type: "button", onclick: () => location.reload() }, "Start again"),
+    );
+  }
+
   const errorBox = () => el("p", { class: "error", role: "alert", hidden: true });
   const showError = (box: HTMLElement, text: string) => {
     box.textContent = text;
@@ -114,6 +155,8 @@ export function startFlow(d: FlowDeps): void {
                     button.disabled = false;
                     return showError(error, `${option.name} did not confirm the wallet: ${message(err)}`);
                   }
+                  const connected = wallet;
+                  connected.onAccountChange?.((next) => accountChanged(connected, next));
                   announce(status, `Connected ${shortAddress(wallet.displayAddress ?? wallet.address)}`);
                   await guarded(eligibilityStep);
                 },
@@ -128,8 +171,7 @@ export function startFlow(d: FlowDeps): void {
         list.replaceChildren(el("li", {}, `No wallet found in this browser. Install a wallet that supports ${coin} on ${cfg.chain}, then reload.`));
     };
     render(d.wallets(render));
-    showStep(
-      root,
+    show(
       "connect",
       `Borrow ${coin} with ${merchant}`,
       el("p", {}, `From ${cfg.minAmount} to ${cfg.maxAmount} ${coin}, repaid in ${cfg.tenures.join(", ")} days. Fee: ${formatFee(cfg.processingFee, coin)}.`),
@@ -175,8 +217,7 @@ export function startFlow(d: FlowDeps): void {
     try {
       await step();
     } catch (err) {
-      showStep(
-        root,
+      show(
         "problem",
         "Something went wrong",
         el("p", { role: "alert" }, message(err)),
@@ -187,13 +228,12 @@ export function startFlow(d: FlowDeps): void {
 
   // 2. Eligibility.
   async function eligibilityStep(): Promise<void> {
-    showStep(root, "checking", "Checking your wallet", el("p", { class: "spinner" }, "One moment…"));
+    show("checking", "Checking your wallet", el("p", { class: "spinner" }, "One moment…"));
     const result = await withSession(() => api.eligibility(wallet!.address));
     // KYC still to do is not a refusal: the credit-line step asks the merchant for it.
     const blocking = result.reasons.filter((r) => r.code !== "KYC_REQUIRED");
     if (!result.eligible && blocking.length > 0) {
-      showStep(
-        root,
+      show(
         "ineligible",
         "We can't offer credit to this wallet",
         el("ul", {}, ...blocking.map((r) => el("li", { "data-reason": r.code }, r.message))),
@@ -239,8 +279,7 @@ export function startFlow(d: FlowDeps): void {
         off();
       };
     }
-    showStep(
-      root,
+    show(
       "kyc",
       "Verify your identity",
       el("p", {}, `${merchant} needs to verify your identity before you can borrow. Follow their steps; this screen continues by itself when it's done.`),
@@ -254,8 +293,7 @@ export function startFlow(d: FlowDeps): void {
     const box = el("input", { type: "checkbox", id: "agree" });
     const next = el("button", { type: "button", disabled: true, onclick: () => drawStep() }, "Continue");
     box.addEventListener("change", () => (next.disabled = !box.checked));
-    showStep(
-      root,
+    show(
       "agreement",
       "Your credit line",
       el(
@@ -290,8 +328,7 @@ export function startFlow(d: FlowDeps): void {
   function drawStep(): void {
     const c = line!.creditLine;
     if (toCents(c.available) < toCents(cfg.minAmount)) {
-      showStep(
-        root,
+      show(
         "drawn",
         "Your credit line is fully drawn",
         el("p", {}, `${c.available} ${coin} is available; the smallest loan is ${cfg.minAmount} ${coin}. Repay your open loan to borrow again.`),
@@ -397,6 +434,7 @@ export function startFlow(d: FlowDeps): void {
         if (!q) return;
         sign.disabled = true;
         announce(status, "Confirm the agreement in your wallet…");
+        committed = true;
         const signature = await wallet!.signMessage(q.agreementChallenge.message);
         announce(status, "Signed. Creating your loan…");
         const { loan } = await api.accept({
@@ -412,32 +450,28 @@ export function startFlow(d: FlowDeps): void {
         await guarded(() => confirmationStep(loan));
       } catch (err) {
         if (err instanceof ApiError && err.status === 409 && /KYC/i.test(err.message)) return guarded(creditLineStep);
+        committed = false;
+        if (pendingSwitch !== undefined) return accountChanged(wallet!, pendingSwitch);
         showError(error, message(err));
         quote = null;
         sign.disabled = false;
         announce(status, "");
       }
     });
-    showStep(
-      root,
-      "draw",
-      "How much do you need?",
-      el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.displayAddress ?? wallet!.address)}.`),
-      form,
-    );
+    show("draw", "How much do you need?", el("p", {}, `Signing in ${wallet!.name} as ${shortAddress(wallet!.displayAddress ?? wallet!.address)}.`), form);
     amount.focus();
   }
 
   // 5. Confirmation: the loan's status until it is funded (or decided otherwise).
   async function confirmationStep(initial: Loan): Promise<void> {
     const progress = el("p", { role: "status", "data-testid": "loan-status" }, "Your loan is being processed…");
-    showStep(root, "confirmation", "Loan requested", progress);
+    show("confirmation", "Loan requested", progress);
     announce(status, "");
     let loan = initial;
     for (let i = 0; ; i++) {
       if (loan.status === "ACTIVE") return fundedStep(loan);
       if (loan.derivedStatus === "DECLINED") {
-        return void showStep(root, "declined", "Your loan was declined", el("ul", {}, ...(loan.decision?.reasons ?? []).map((r) => el("li", {}, r.message))));
+        return void show("declined", "Your loan was declined", el("ul", {}, ...(loan.decision?.reasons ?? []).map((r) => el("li", {}, r.message))));
       }
       progress.textContent =
         loan.decision?.outcome === "MANUAL_REVIEW"
@@ -457,8 +491,7 @@ export function startFlow(d: FlowDeps): void {
   function fundedStep(loan: Loan): void {
     parent.post({ type: "svc:loan-funded", loanId: loan.id, fundingTxHash: loan.fundingTxHash });
     announce(status, "Funds sent.");
-    showStep(
-      root,
+    show(
       "funded",
       "Funds sent",
       el("p", { role: "status", "data-testid": "loan-status" }, `${loan.principalAmount} ${coin} is on its way to your wallet.`),

@@ -13,6 +13,19 @@ export async function evmSession(provider: EIP1193Provider, name: string): Promi
     address,
     name,
     signMessage: async (message) => ({ walletSignature: await signMessage(client, { account: address, message }) }),
+    onAccountChange: (listener) => accountChanges(provider, listener),
+  };
+}
+
+/** EIP-1193 `accountsChanged` (the first account is the one in use; none: disconnected) and `disconnect`. */
+export function accountChanges(provider: Pick<EIP1193Provider, "on" | "removeListener">, listener: (account: string | null) => void): () => void {
+  const changed = (accounts: readonly string[]) => listener(accounts[0] ?? null);
+  const disconnected = () => listener(null);
+  provider.on("accountsChanged", changed);
+  provider.on("disconnect", disconnected);
+  return () => {
+    provider.removeListener("accountsChanged", changed);
+    provider.removeListener("disconnect", disconnected);
   };
 }
 

@@ -62,6 +62,7 @@ export function tonConnectOption(manifestUrl: string, testnet: boolean): WalletO
           const signed = await connector.signData({ type: "text", text: message, network });
           return { walletSignature: signed.signature, publicKey: wallet.account.publicKey!, timestamp: signed.timestamp, domain: signed.domain };
         },
+        onAccountChange: (listener) => connector.onStatusChange((next) => listener(next?.account.address ?? null)),
       };
     },
   };

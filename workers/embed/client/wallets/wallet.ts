@@ -12,6 +12,11 @@ export type WalletSession = {
   displayAddress?: string;
   name: string;
   signMessage(message: string): Promise<MessageSignature>;
+  /**
+   * Calls `listener` with the account the wallet uses from now on (null: it disconnected) whenever that changes;
+   * returns a function that stops listening.
+   */
+  onAccountChange?(listener: (account: string | null) => void): () => void;
 };
 
 /** Shows a pairing link (WalletConnect or TON Connect) as a QR code and a deep link while the wallet connects. */

@@ -34,6 +34,17 @@ export function walletConnectOption(projectId: string, chainId: number, appName:
         signMessage: async (message) => ({
           walletSignature: await provider.request<string>({ method: "personal_sign", params: [hex(message), address] }, chain),
         }),
+        // The provider re-emits the wallet's session events as EIP-1193's (accounts without their `eip155:<id>:` prefix).
+        onAccountChange: (listener) => {
+          const changed = (accounts: string[]) => listener(accounts[0]?.split(":").pop() ?? null);
+          const disconnected = () => listener(null);
+          provider.on("accountsChanged", changed);
+          provider.on("disconnect", disconnected);
+          return () => {
+            provider.removeListener("accountsChanged", changed);
+            provider.removeListener("disconnect", disconnected);
+          };
+        },
       };
     },
   };
