@@ -135,7 +135,14 @@ export async function setSandboxLiquidity(
     .select({ n: sql<number>`count(*)` })
     .from(loans)
     .where(
-      and(eq(loans.tenantId, tenant.id), eq(loans.status, "CREATED"), eq(loans.decisionOutcome, "APPROVED"), eq(loans.fundingState, "AWAITING_LIQUIDITY")),
+      and(
+        eq(loans.tenantId, tenant.id),
+        // Sandbox loans only: a sandbox key sees nothing of the tenant's live loans, not even their number.
+        eq(loans.mode, "sandbox"),
+        eq(loans.status, "CREATED"),
+        eq(loans.decisionOutcome, "APPROVED"),
+        eq(loans.fundingState, "AWAITING_LIQUIDITY"),
+      ),
     );
   return { pool: (await ownPool(db, tenant.id, input.stablecoin))!, retried, stillWaiting: Number(waiting?.n ?? 0) };
 }

@@ -58,7 +58,9 @@ function dueCondition(now: number | SQL) {
  * sandbox clock). Two reads, however many tenants there are: the loans due
  * on the system clock (one range), and the sandbox loans due on the clocks
  * of the tenants that moved theirs (that clock only moves forward, so the
- * first read never sees too much). For one tenant: its loans, on both clocks.
+ * first read never sees too much). For one tenant (its sandbox clock moved):
+ * its sandbox loans only, on its clock; its live loans are the cron's, and a
+ * sandbox call neither touches them nor counts them.
  */
 export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
   const nowMs = systemNow.getTime();
@@ -70,7 +72,7 @@ export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: s
     const offset = (await loadTenant(db, onlyTenantId)).clockOffsetMs;
     return offset > 0 ? dueLoansQuery(db, nowMs + offset, onlyTenantId, "sandbox", failedBefore) : [];
   };
-  const pages = await Promise.all([dueLoansQuery(db, nowMs, onlyTenantId, undefined, failedBefore), onTenantClock()]);
+  const pages = await Promise.all([dueLoansQuery(db, nowMs, onlyTenantId, onlyTenantId ? "sandbox" : undefined, failedBefore), onTenantClock()]);
   const seen = new Set<string>();
   return pages.flat().filter((l) => (seen.has(l.loanId) ? false : (seen.add(l.loanId), true)));
 }

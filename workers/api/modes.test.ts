@@ -183,6 +183,23 @@ describe("a request acts in its key's mode", () => {
     expect(after).toEqual(before!);
   });
 
+  test("the sandbox helpers neither count nor touch live loans: liquidity's stillWaiting, a clock advance's sweep", async () => {
+    const m = await tenantOfBothModes();
+    expect(m.liveLoan).toMatchObject({ status: "CREATED", fundingState: "AWAITING_LIQUIDITY" });
+    // A live loan waits for liquidity; no sandbox loan does.
+    const refill = await t.request("PUT", "/v1/sandbox/liquidity", { body: { available: "100000.00" }, headers: apiKey(m.key) });
+    expect(refill.status).toBe(200);
+    expect(refill.body.stillWaiting).toBe(0);
+    // A live loan past due on the real clock: the cron's to sweep, not the sandbox clock's.
+    const dueAt = new Date(t.clock.now().getTime() - 2 * 86_400_000);
+    await t.db.update(loans).set({ status: "ACTIVE", fundingState: "FUNDED", dueAt }).where(eq(loans.id, m.liveLoan.id));
+    const moved = await t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds: 60 }, headers: apiKey(m.key) });
+    expect(moved.status).toBe(200);
+    expect(moved.body.swept).toEqual({ visited: 0, failed: 0 });
+    const [live] = await t.db.select({ overdueAt: loans.overdueAt, lateFeeDays: loans.lateFeeDays }).from(loans).where(eq(loans.id, m.liveLoan.id));
+    expect(live).toEqual({ overdueAt: null, lateFeeDays: 0 });
+  });
+
   test("an idempotency key is per mode: the live key reusing a sandbox loan's key makes a live loan, never returns the sandbox one", async () => {
     const m = await sandboxTenant(t);
     const sandboxLoan = await createdLoan(t, m.key, { idempotencyKey: "same-key" });
