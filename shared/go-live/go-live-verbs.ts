@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
+import { insertIf } from "../../db/guarded-writes.ts";
 import { AUDIT_INSERTION_ORDER, KYB_INSERTION_ORDER, type KybDocument, kybSubmissions, operatorAudit } from "../../db/schema/go-live.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { conflict } from "../domain/errors.ts";
@@ -47,7 +48,15 @@ export async function submitKyb(deps: Pick<GoLiveFactsDeps, "db">, input: { tena
     decidedAt: null,
     decisionNote: null,
   };
-  await db.insert(kybSubmissions).values(row);
+  // Inserted only while no submission is APPROVED: an operator's approval racing this submission either lands first
+  // (this one is refused) or finds a newer submission and is refused itself (operator-verbs.ts), never both.
+  const inserted = await insertIf(
+    db,
+    kybSubmissions,
+    row,
+    sql`NOT EXISTS (SELECT 1 FROM kyb_submissions WHERE tenant_id = ${input.tenantId} AND status = 'APPROVED')`,
+  ).returning({ id: kybSubmissions.id });
+  if (inserted.length === 0) throw conflict("Your business verification is already approved");
   return row;
 }
 

@@ -63,16 +63,19 @@ export async function decideKyb(
     note: input.note,
     createdAt: input.now,
   };
-  const stillSubmitted = sql`EXISTS (SELECT 1 FROM kyb_submissions WHERE id = ${kyb.id} AND status = 'SUBMITTED')`;
+  // Still SUBMITTED and still the newest: a resubmission racing this decision supersedes the row decided on.
+  const newest = sql`NOT EXISTS (SELECT 1 FROM kyb_submissions AS newer WHERE newer.tenant_id = ${input.tenantId}
+    AND newer.rowid > (SELECT rowid FROM kyb_submissions WHERE id = ${kyb.id}))`;
+  const stillSubmitted = sql`EXISTS (SELECT 1 FROM kyb_submissions WHERE id = ${kyb.id} AND status = 'SUBMITTED') AND ${newest}`;
   const [, updated] = await db.batch([
     insertIf(db, operatorAudit, audit, stillSubmitted),
     db
       .update(kybSubmissions)
       .set({ status: input.decision, decidedAt: input.now, decisionNote: input.note })
-      .where(and(eq(kybSubmissions.id, kyb.id), eq(kybSubmissions.status, "SUBMITTED")))
+      .where(and(eq(kybSubmissions.id, kyb.id), eq(kybSubmissions.status, "SUBMITTED"), newest))
       .returning({ id: kybSubmissions.id }),
   ]);
-  if (updated.length === 0) throw conflict("The tenant's KYB was decided meanwhile");
+  if (updated.length === 0) throw conflict("The tenant's KYB was decided meanwhile, or resubmitted: review the newest one");
   return { kybId: kyb.id, status: input.decision, decidedAt: input.now, audit };
 }
 

@@ -7,7 +7,7 @@ import { tenants } from "../../../../db/schema/tenants.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../../../shared/auth/operator-key.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
 import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go-live/go-live-facts.ts";
-import { certifyTenant, goLiveStatus } from "../../../../shared/go-live/go-live-verbs.ts";
+import { certifyTenant, goLiveStatus, submitKyb as submitKybVerb } from "../../../../shared/go-live/go-live-verbs.ts";
 import { decideKyb } from "../../../../shared/go-live/operator-verbs.ts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
 import { chainPortDouble, type ChainPortDouble } from "../../../../shared/testing/chain-port-double.ts";
@@ -440,6 +440,56 @@ describe("the platform operator", () => {
     const after = (await goLive(apiKey(m.key))).body;
     expect(after.audit).toEqual([expect.objectContaining({ action: "KYB_DECIDED", decision: "REJECTED" })]);
     expect(after.steps[0]).toMatchObject({ status: "PENDING", detail: expect.stringContaining("rejected") });
+  });
+
+  test("an approval racing a resubmission: the decision lands on the newest submission or not at all, never both", async () => {
+    // The resubmission commits between the approval's read and its write: the approval is refused.
+    const m = await sandboxTenant(t, "Op Resubmit Race");
+    expect((await submitKyb(m.token)).status).toBe(201);
+    const input = { tenantId: m.tenantId, note: null, actor: "operator", now: new Date() };
+    let raced = false;
+    const racingDb = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        if (prop !== "batch") return Reflect.get(target, prop, receiver);
+        return async (statements: unknown) => {
+          if (!raced) {
+            raced = true;
+            expect((await submitKyb(m.token, { ...KYB, legalName: "Other Corp" })).status).toBe(201);
+          }
+          return (target.batch as (s: unknown) => unknown)(statements);
+        };
+      },
+    });
+    await expect(decideKyb({ db: racingDb }, { ...input, decision: "APPROVED" })).rejects.toThrow("or resubmitted");
+    const after = (await goLive(apiKey(m.key))).body;
+    expect(after.audit).toEqual([]);
+    expect(after.steps[0].status).toBe("PENDING");
+    const listed = (await t.request("GET", "/v1/operator/tenants", { headers: OPERATOR })).body.data.find((x: { id: string }) => x.id === m.tenantId);
+    expect(listed.kyb).toMatchObject({ legalName: "Other Corp", status: "SUBMITTED" });
+
+    // The approval commits between the resubmission's read and its insert: the resubmission is refused (409).
+    const n = await sandboxTenant(t, "Op Approve Race");
+    expect((await submitKyb(n.token)).status).toBe(201);
+    const approveFirst = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        if (prop !== "insert") return Reflect.get(target, prop, receiver);
+        return (table: unknown) => {
+          const insert = (target.insert as (x: unknown) => { select: (q: unknown) => { returning: (r: unknown) => Promise<unknown[]> } })(table);
+          return {
+            select: (q: unknown) => ({
+              returning: async (r: unknown) => {
+                await decideKyb({ db: t.db }, { ...input, tenantId: n.tenantId, decision: "APPROVED" });
+                return insert.select(q).returning(r);
+              },
+            }),
+          };
+        };
+      },
+    });
+    const kyb = { ...KYB, legalName: "Late Corp" } as Parameters<typeof submitKybVerb>[1]["kyb"];
+    await expect(submitKybVerb({ db: approveFirst }, { tenantId: n.tenantId, submittedBy: "owner", kyb, now: new Date() })).rejects.toThrow("already approved");
+    const approved = (await goLive(apiKey(n.key))).body;
+    expect(approved.steps[0].status).toBe("DONE");
   });
 
   test("the audit is immutable: the database refuses UPDATE and DELETE", async () => {
