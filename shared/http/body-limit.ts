@@ -16,22 +16,37 @@ export const DRAINED_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = () => new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
 
-/** Reads and drops `body`, at most `max` bytes of it. */
+/**
+ * How long a drain waits for the declared body. A client that declares a length and sends nothing would otherwise
+ * hold the request open for free (an audit's `GET /v1/health` with `content-length: 500000` was never answered).
+ */
+export const DRAIN_TIMEOUT_MS = 5_000;
+
+/** Reads and drops `body`, at most `max` bytes of it, for at most `DRAIN_TIMEOUT_MS`. */
 async function drain(body: ReadableStream<Uint8Array> | null, max: number): Promise<void> {
   if (!body) return;
   const reader = body.getReader();
   let read = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), DRAIN_TIMEOUT_MS);
+  });
   try {
     while (read <= max) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
+      const chunk = await Promise.race([reader.read(), timedOut]);
+      if (chunk === "timeout" || chunk.done) break;
+      read += chunk.value.byteLength;
     }
-    await reader.cancel();
+    await reader.cancel().catch(() => {});
   } catch {
     // The client went away: nothing to drain.
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+/** Methods whose requests carry no body the API reads: a declared oversized one is refused without waiting for it. */
+const BODYLESS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
 /**
  * Refuses a body over `MAX_BODY_BYTES` with 413 and the spec's error body,
@@ -50,11 +65,26 @@ export const limitBodySize = (): MiddlewareHandler => {
   return async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? Number.NaN);
     if (declared > MAX_BODY_BYTES && declared <= DRAINED_BODY_BYTES) {
-      await drain(c.req.raw.body, DRAINED_BODY_BYTES);
+      if (!BODYLESS.has(c.req.method)) await drain(c.req.raw.body, DRAINED_BODY_BYTES);
       throw tooLarge();
     }
     return limit(c, next);
   };
+};
+
+/**
+ * A request body must be sent as is: `Content-Encoding` other than `identity` is refused with 415 (RFC 9110
+ * §15.5.16) and `Accept-Encoding: identity`, rather than read as if it were not encoded (a gzip body then failed as
+ * "Malformed JSON", and a `br` label on a plain body was silently ignored).
+ */
+export const requireIdentityEncoding = (): MiddlewareHandler => async (c, next) => {
+  const coding = (c.req.header("content-encoding") ?? "").trim().toLowerCase();
+  if (coding !== "" && coding !== "identity" && !BODYLESS.has(c.req.method)) {
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not supported: send the request body uncompressed`, {
+      "Accept-Encoding": "identity",
+    });
+  }
+  return next();
 };
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });

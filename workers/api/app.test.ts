@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApiApp, MAX_BODY_BYTES } from "./app.ts";
+import { DRAIN_TIMEOUT_MS } from "../../shared/http/body-limit.ts";
 import type { ApiEnv } from "./deps.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
-import { createKey, PASSWORD, signUpTenant } from "../../shared/testing/fixtures.ts";
+import { bearer, createKey, PASSWORD, signUpTenant } from "../../shared/testing/fixtures.ts";
 import { apiKey, sandboxTenant } from "../../shared/testing/loan-fixtures.ts";
 
 let t: TestApp;
@@ -96,6 +97,59 @@ describe("errors always have the spec's body", () => {
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ statusCode: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes`, error: "Payload Too Large" });
   });
+
+  test("a path that is not valid percent-encoded UTF-8: 400 (it was read as its literal text, another borrower's ref)", async () => {
+    const m = await sandboxTenant(t);
+    const literal = await t.request("PATCH", "/v1/borrowers/%25ED%25A0%2580/kyc", {
+      body: { status: "VERIFIED", merchantUserId: "u" },
+      headers: apiKey(m.key),
+    });
+    expect(literal.status).toBe(200);
+    for (const path of ["/v1/borrowers/%ED%A0%80", "/v1/borrowers/%FF", "/v1/borrowers/%E2%82"]) {
+      const res = await t.request("GET", path, { headers: apiKey(m.key) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ statusCode: 400, message: "The request path is not valid percent-encoded UTF-8", error: "Bad Request" });
+    }
+    // Valid escapes still name what they encode.
+    expect((await t.request("GET", "/v1/borrowers/%25ED%25A0%2580", { headers: apiKey(m.key) })).body.borrowerRef).toBe("%ED%A0%80");
+  });
+
+  test("a body with a Content-Encoding other than identity: 415 with Accept-Encoding: identity, nothing read", async () => {
+    const m = await sandboxTenant(t);
+    const body = JSON.stringify({ name: "compressed" });
+    for (const coding of ["gzip", "br", "deflate, gzip"]) {
+      const res = await t.request("POST", "/v1/api-keys", {
+        rawBody: body,
+        headers: { "content-type": "application/json", "content-encoding": coding, ...bearer(m.token) },
+      });
+      expect(res.status).toBe(415);
+      expect(res.headers.get("accept-encoding")).toBe("identity");
+      expect(res.body).toEqual({
+        statusCode: 415,
+        message: `Content-Encoding ${coding} is not supported: send the request body uncompressed`,
+        error: "Unsupported Media Type",
+      });
+    }
+    const plain = await t.request("POST", "/v1/api-keys", {
+      rawBody: body,
+      headers: { "content-type": "application/json", "content-encoding": "identity", ...bearer(m.token) },
+    });
+    expect(plain.status).toBe(201);
+  });
+
+  test("a declared oversized body that never comes: GET answered 413 at once, POST once the drain gives up", async () => {
+    const get = await t.app.request("/v1/health", { headers: { "content-length": "500000" } }, {} as ApiEnv);
+    expect(get.status).toBe(413);
+    const stalled = new ReadableStream<Uint8Array>({ start() {} });
+    const started = Date.now();
+    const post = await t.app.request(
+      "/v1/auth/login",
+      { method: "POST", body: stalled, headers: { "content-type": "application/json", "content-length": "500000" }, duplex: "half" } as RequestInit,
+      {} as ApiEnv,
+    );
+    expect(post.status).toBe(413);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(DRAIN_TIMEOUT_MS - 100);
+  }, 20_000);
 
   test("an unexpected exception: 500 without internals", async () => {
     const logged: string[] = [];

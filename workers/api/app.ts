@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { noRoute } from "../../shared/http/no-route.ts";
-import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
+import { limitBodySize, requireIdentityEncoding, requireUtf8Json } from "../../shared/http/body-limit.ts";
+import { requireDecodablePath } from "../../shared/http/path-encoding.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
@@ -25,7 +26,9 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     c.set("deps", makeDeps(c.env));
     return next();
   });
+  app.use("*", requireDecodablePath());
   app.use("*", limitBodySize());
+  app.use("*", requireIdentityEncoding());
   app.use("*", requireUtf8Json());
 
   app.use("*", relayAfterWrite);

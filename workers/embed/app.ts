@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { noRoute } from "../../shared/http/no-route.ts";
-import { limitBodySize, requireUtf8Json } from "../../shared/http/body-limit.ts";
+import { limitBodySize, requireIdentityEncoding, requireUtf8Json } from "../../shared/http/body-limit.ts";
+import { requireDecodablePath } from "../../shared/http/path-encoding.ts";
 import { handleError, validationHook } from "../../shared/http/errors.ts";
 import { requestIdHeader } from "../../shared/http/request-id.ts";
 import type { EmbedAppEnv, EmbedDeps, EmbedEnv } from "./env.ts";
@@ -25,7 +26,9 @@ export function createEmbedApp(makeDeps: (env: EmbedEnv) => EmbedDeps) {
     return next();
   });
   // The same cap as the api worker's, before the key is looked up: an oversized body is never parsed (413).
+  app.use("*", requireDecodablePath());
   app.use("*", limitBodySize());
+  app.use("*", requireIdentityEncoding());
   app.use("*", requireUtf8Json());
   app.use("/v1/embed/*", embedFailureGate);
   app.use("/embed/*", embedFailureGate);

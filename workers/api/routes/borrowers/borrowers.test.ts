@@ -106,6 +106,18 @@ describe("borrowers: happy path", () => {
     }
   });
 
+  test("a ref in the path is trimmed as a body's borrowerRef is: ' bob ' is bob, whose loans and list filter find the same borrower", async () => {
+    const m = await sandboxTenant(t);
+    const spaced = await patch(m.key, " bob ", { status: "VERIFIED", merchantUserId: "ops" });
+    expect(spaced.status).toBe(200);
+    expect(spaced.body.borrowerRef).toBe("bob");
+    const loan = await createdLoan(t, m.key, { borrowerRef: " bob " });
+    expect(loan.borrowerId).toBe(spaced.body.id);
+    expect((await get(m.key, "bob")).body.id).toBe(spaced.body.id);
+    const listed = await t.request("GET", `/v1/loans?borrowerRef=${encodeURIComponent(" bob ")}`, { headers: apiKey(m.key) });
+    expect(listed.body.data.map((l: { id: string }) => l.id)).toEqual([loan.id]);
+  });
+
   test("concurrent PATCHes of one borrower each get their own audit row, chained without gaps", async () => {
     const m = await sandboxTenant(t);
     await patch(m.key, "busy", { status: "PENDING", merchantUserId: "seed" });

@@ -6,14 +6,16 @@ import { KYC_STATUSES } from "../../../../shared/domain/underwriting.ts";
 import { iso, isoOrNull, TimestampSchema } from "../../../../shared/schemas/common.ts";
 
 export const BorrowerParamSchema = z.object({
+  // Trimmed as `borrowerRef` is in a body: `PATCH /v1/borrowers/%20bob%20/kyc` is bob's, not a second borrower's.
   id: z
     .string()
+    .trim()
     .min(1)
     .max(255)
     .regex(PLAIN_TEXT_PATTERN, PLAIN_TEXT_RULE)
     .openapi({
       param: { name: "id", in: "path" },
-      description: "The borrower's id, or your `borrowerRef` for it (URL-encoded).",
+      description: "The borrower's id, or your `borrowerRef` for it (URL-encoded; surrounding spaces are trimmed, as in a body's `borrowerRef`).",
       example: "user-42",
     }),
 });

@@ -19,6 +19,7 @@ const QuerySchema = PageQuerySchema.extend({
     .openapi({ param: { name: "status", in: "query" }, description: "CREATED excludes declined loans; DECLINED is the derived state" }),
   borrowerRef: z
     .string()
+    .trim()
     .min(1)
     .max(255)
     .optional()
