@@ -49,5 +49,37 @@ describe("describeEvent", () => {
     ]) {
       expect(describeEvent(envelope(loan)).body).not.toContain("Paid so far");
     }
+    // Repaid: it says so and how much, not "Total due" as if something were owed.
+    const repaid = describeEvent(envelope({ amountPaid: "103.00", amountDue: "0.00" })).body.split("\n");
+    expect(repaid).toContain("Paid in full: 103.00 USDC.");
+    expect(repaid.some((l) => l.startsWith("Total due"))).toBe(false);
+  });
+
+  test("a failed repayment's text names the amount it tried to pay and its transaction", () => {
+    const envelope = {
+      id: "e3",
+      type: "loan.repayment_failed",
+      createdAt: "2026-11-24T00:00:00.000Z",
+      tenantId: "t1",
+      mode: "sandbox",
+      program: null,
+      channel: null,
+      data: {
+        loan: {
+          id: "l3",
+          borrowerRef: "b",
+          principalAmount: "100.00",
+          stablecoin: "USDC",
+          chain: "POLYGON_AMOY",
+          totalDue: "102.00",
+          amountPaid: "40.00",
+          amountDue: "62.00",
+        },
+        payment: { chain: "POLYGON_AMOY", txHash: "0xabc", logIndex: 0, blockNumber: 7, from: "0x1", amount: "500.00" },
+      },
+    } as unknown as EventEnvelope;
+    const lines = describeEvent(envelope).body.split("\n");
+    expect(lines).toContain("Failed payment: 500.00 USDC, transaction 0xabc.");
+    expect(lines).toContain("Paid so far: 40.00 USDC; amount due now: 62.00 USDC.");
   });
 });

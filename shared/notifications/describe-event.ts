@@ -38,6 +38,7 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
   const title = TITLES[envelope.type];
   const data = envelope.data as {
     loan?: LoanData;
+    payment?: { amount?: string; txHash?: string };
     delivery?: { endpointUrl?: string; eventType?: string; eventId?: string };
     pool?: { headroom?: string; stablecoin?: string };
     wallet?: { address?: string; chain?: string; nativeBalance?: string | null; gasThreshold?: string | null };
@@ -47,11 +48,17 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     const l = data.loan;
     lines.push(`Loan ${l.id} for borrower ${oneLine(String(l.borrowerRef))}: ${l.principalAmount} ${l.stablecoin} on ${l.chain}.`);
     if (envelope.type === "loan.decision" && l.decision?.outcome) lines.push(`Decision: ${l.decision.outcome}.`);
-    if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
+    const paidInFull = l.amountPaid && Number(l.amountPaid) > 0 && l.amountDue !== undefined && Number(l.amountDue) === 0;
+    // A repaid loan's text says it was paid, and how much; "Total due" read as if something were still owed.
+    if (paidInFull) lines.push(`Paid in full: ${l.amountPaid} ${l.stablecoin}.`);
+    else if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
     // Partly paid: what is left, not only the total (a partly paid loan's overdue e-mail named the whole total).
     if (l.amountPaid && Number(l.amountPaid) > 0 && l.amountDue && Number(l.amountDue) > 0)
       lines.push(`Paid so far: ${l.amountPaid} ${l.stablecoin}; amount due now: ${l.amountDue} ${l.stablecoin}.`);
   }
+  // The payment that failed: its amount and transaction, as the event's `data.payment` names them.
+  if (envelope.type === "loan.repayment_failed" && data.payment?.amount && data.loan)
+    lines.push(`Failed payment: ${data.payment.amount} ${data.loan.stablecoin}, transaction ${oneLine(String(data.payment.txHash))}.`);
   if (data.pool) lines.push(`Pool headroom: ${data.pool.headroom} ${data.pool.stablecoin}.`);
   if (data.wallet) {
     const w = data.wallet;
