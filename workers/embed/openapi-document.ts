@@ -52,14 +52,20 @@ export function embedDocument(app: OpenAPIHono<EmbedAppEnv>, c: Context<EmbedApp
     servers: [{ url: widgetOrigin, description: "The widget host ({embed_url}): every path of this document" }],
     tags: EMBED_TAGS,
   });
-  const both = [
-    { url: widgetOrigin, description: "The widget host ({embed_url})" },
-    {
-      url: "{base_url}",
-      description: "The api's host, whose /v1/embed/* is routed to the embed worker",
-      variables: { base_url: { default: requested.origin, description: "Your deployment's api base URL, e.g. https://api.svc-credit.example" } },
+  const widgetServer = { url: widgetOrigin, description: "The widget host ({embed_url})" };
+  const apiHost = {
+    url: "{base_url}",
+    description: "The api's host, whose /v1/embed/* is routed to the embed worker",
+    variables: {
+      base_url: {
+        default: requested.origin,
+        description: "Your deployment's api base URL, e.g. https://api.svc-credit.example (default: the host that served this document)",
+      },
     },
-  ];
+  };
+  // The host this copy was fetched from first: a client (the /docs page's "Try it out" on the api host, whose CSP
+  // allows only its own origin) calls /v1/embed/* where it read the document. The widget pages stay on the widget host.
+  const both = requested.origin === widgetOrigin ? [widgetServer, apiHost] : [apiHost, widgetServer];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!path.startsWith("/v1/embed/")) continue;
     for (const op of Object.values(item)) if (op && typeof op === "object" && "responses" in op) (op as { servers?: unknown }).servers = both;
