@@ -32,8 +32,13 @@ function sandboxChain(chain: Chain) {
  * the listener reads it.
  */
 async function ledgerFor(deps: Deps, tenant: Tenant, chain: Chain) {
-  await markLedgerWritten(deps, { sandboxTenantId: tenant.id, chain, now: deps.clock.now() });
-  return { ledger: deps.simChains.chain(chain, tenant.id), at: tenantClock(deps.clock, tenant, "sandbox").now() };
+  const { clockOffsetMs } = await markLedgerWritten(deps, { sandboxTenantId: tenant.id, chain, now: deps.clock.now() });
+  // The clock as it is now, not as the request's principal read it: a clock advance racing this write has swept on
+  // its new time, and a payment stamped before it would be judged on time after its loan was defaulted.
+  return {
+    ledger: deps.simChains.chain(chain, tenant.id),
+    at: tenantClock(deps.clock, { ...tenant, clockOffsetMs: Math.max(clockOffsetMs, tenant.clockOffsetMs) }, "sandbox").now(),
+  };
 }
 
 /** The platform's wallets on `chain` (pool, settlement wallet): only the service's funding moves them. */

@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
+import { sandboxLedgers } from "../../db/schema/settlement-tracking.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { conflict } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/pricing.ts";
+import { pollChain } from "../settlement/listener.ts";
 import { sweepDueLoans, type SweepReport } from "../sweeps/run-sweeps.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
 import type { VerbDeps } from "../verbs.ts";
@@ -38,9 +40,10 @@ export async function readSandboxClock({ db, clock: systemClock }: Pick<VerbDeps
  * // { now: <8 days ahead>, offsetMs: 691_200_000, swept: { visited: 1, failed: 0 } }
  */
 export async function advanceSandboxClock(
-  { db, writer, clock: systemClock }: Pick<VerbDeps, "db" | "writer" | "clock">,
+  deps: Pick<VerbDeps, "db" | "writer" | "clock" | "chain">,
   input: { tenantId: string; seconds: number },
 ): Promise<SandboxClock & { swept: SweepReport }> {
+  const { db, writer, clock: systemClock } = deps;
   const latestOffset = LATEST_SANDBOX_TIME_MS - systemClock.now().getTime();
   const [moved] = await db
     .update(tenants)
@@ -52,6 +55,11 @@ export async function advanceSandboxClock(
     await loadTenant(db, input.tenantId);
     throw conflict("The sandbox clock cannot move past 9999-12-31T23:59:59.999Z; sign up another tenant for a fresh sandbox");
   }
+  // Payments already on the tenant's ledgers are credited before the sweep judges its loans on the new time: a
+  // repayment made on time, written but not yet polled (a transfer racing this call), had its loan swept into
+  // DEFAULTED first, with loan.overdue and loan.defaulted sent, and then REPAID with no late fee.
+  const ledgers = await db.select({ chain: sandboxLedgers.chain }).from(sandboxLedgers).where(eq(sandboxLedgers.tenantId, input.tenantId));
+  for (const { chain } of ledgers) await pollChain(deps, { chain, sandboxTenantId: input.tenantId });
   const swept = await sweepDueLoans({ db, writer, clock: systemClock }, { tenantId: input.tenantId });
   const offsetMs = moved.clockOffsetMs;
   return { now: tenantClock(systemClock, { clockOffsetMs: offsetMs }, "sandbox").now(), offsetMs, swept };

@@ -77,12 +77,20 @@ async function saveCursor(db: Db, { chain, sandboxTenantId }: Ledger, block: num
  * Registers a sandbox tenant's ledger of a chain and makes it due for the
  * cron's poll now. The sandbox helpers call it before they write to the
  * ledger: should their own poll afterwards never run, the cron job's does.
+ * Returns the tenant's sandbox clock offset as it is now, read in the same
+ * statement (the request's principal read it earlier: a clock advance since
+ * then would stamp the write before the time the sweep has already judged).
  */
-export async function markLedgerWritten({ db }: Pick<VerbDeps, "db">, { sandboxTenantId, chain, now }: { sandboxTenantId: string; chain: Chain; now: Date }) {
-  await db
+export async function markLedgerWritten(
+  { db }: Pick<VerbDeps, "db">,
+  { sandboxTenantId, chain, now }: { sandboxTenantId: string; chain: Chain; now: Date },
+): Promise<{ clockOffsetMs: number }> {
+  const [row] = await db
     .insert(sandboxLedgers)
     .values({ tenantId: sandboxTenantId, chain, lastBlock: 0, pollAfter: now, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: [sandboxLedgers.tenantId, sandboxLedgers.chain], set: { pollAfter: now, updatedAt: now } });
+    .onConflictDoUpdate({ target: [sandboxLedgers.tenantId, sandboxLedgers.chain], set: { pollAfter: now, updatedAt: now } })
+    .returning({ clockOffsetMs: sql<number>`(SELECT clock_offset_ms FROM tenants WHERE id = ${sandboxTenantId})` });
+  return { clockOffsetMs: Number(row?.clockOffsetMs ?? 0) };
 }
 
 /** How long the cron leaves a sandbox ledger whose poll threw before it polls it again. */

@@ -332,7 +332,10 @@ function secondsFor(m: MoneyModel, a: Advance): number {
   return Math.max(1, Math.ceil((target - tenantNow(m)) / 1000));
 }
 
-/** The tenant's sandbox clock moves (POST /v1/sandbox/clock/advance), and the sweep runs for it before the answer. */
+/**
+ * The tenant's sandbox clock moves (POST /v1/sandbox/clock/advance): the tenant's ledgers are polled, then the sweep
+ * runs on the new time, before the answer.
+ */
 class AdvanceSandboxClock implements Cmd {
   constructor(readonly advance: Advance) {}
   check = () => true;
@@ -340,6 +343,7 @@ class AdvanceSandboxClock implements Cmd {
     const seconds = secondsFor(m, this.advance);
     await ok(w.t.request("POST", "/v1/sandbox/clock/advance", { body: { seconds }, headers: apiKey(w.key) }), 200, "advance");
     m.offsetMs += seconds * 1000;
+    for (const rail of RAILS) processPending(m, rail);
     sweep(m.loans, tenantNow(m));
     await checkInvariants(m, w);
   }

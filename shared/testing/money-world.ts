@@ -1,3 +1,4 @@
+import { markLedgerWritten } from "../settlement/listener.ts";
 import { signAsBorrower } from "./sign-as-borrower.ts";
 import { expect } from "bun:test";
 import { and, eq } from "drizzle-orm";
@@ -91,7 +92,9 @@ export async function sendEvm(
   const account = w.accounts.get(from)!;
   const signedTransaction = await signAsBorrower(account, CHAIN_CONFIG.POLYGON_AMOY.chainId!, nextNonce(m, from), tx);
   if (direct) {
-    // Straight onto the ledger, stamped with the tenant's time now, as the helpers stamp theirs.
+    // Straight onto the ledger, stamped with the tenant's time now, as the helpers stamp theirs: a helper's write
+    // whose own poll was lost (registered first, as a helper registers its ledger).
+    await markLedgerWritten({ db: w.t.db }, { sandboxTenantId: w.tenantId, chain: "POLYGON_AMOY", now: w.t.clock.now() });
     const res = await w.t.simChains
       .chain("POLYGON_AMOY", w.tenantId)
       .submitEvmTransaction({ serializedTransaction: signedTransaction, sandboxTenantId: w.tenantId, requireFundedSender: true, at: new Date(tenantNow(m)) });
@@ -111,6 +114,7 @@ export async function sendTon(
   direct: boolean,
 ): Promise<{ txHash: string; status: string }> {
   if (direct) {
+    await markLedgerWritten({ db: w.t.db }, { sandboxTenantId: w.tenantId, chain: "TON_TESTNET", now: w.t.clock.now() });
     const res = await w.t.simChains
       .chain("TON_TESTNET", w.tenantId)
       .transferToken({ ...body, sandboxTenantId: w.tenantId, requireFundedSender: true, at: new Date(tenantNow(m)) });

@@ -14,7 +14,7 @@ export const route = defineRoute(
     summary: "Move the sandbox clock forward",
     description: [
       "Moves the tenant's sandbox clock `seconds` forward (1 to 400 days per call; concurrent calls add up), so merchants can run the scenario Overdue and default of SPEC.md without waiting days.",
-      "Before answering, the overdue/default sweep runs for this tenant on the new time, so its events are already in the outbox (`GET /v1/events`) and on the loans: an ACTIVE loan past `dueAt` fires `loan.overdue` once and accrues its late fee per started day; past `dueAt` + the grace period it becomes DEFAULTED with `loan.defaulted` once. Advancing again never repeats those events. `swept` reports how many loans the sweep handled.",
+      "Before answering, payments already on the tenant's sandbox ledgers are credited (at their own time: a repayment made before a deadline never makes its loan overdue), then the overdue/default sweep runs for this tenant's sandbox loans on the new time, so its events are already in the outbox (`GET /v1/events`) and on the loans: an ACTIVE loan past `dueAt` fires `loan.overdue` once and accrues its late fee per started day; past `dueAt` + the grace period it becomes DEFAULTED with `loan.defaulted` once. Advancing again never repeats those events. `swept` reports how many loans the sweep handled.",
       "Sandbox API keys only (`svc_test_…`): a live key gets 403. A certified tenant keeps its sandbox; the sandbox clock runs sandbox loans only, never live ones.",
       "The clock only moves forward, and never past 9999-12-31T23:59:59.999Z: an advance that would is refused with 409 and moves nothing.",
     ].join("\n\n"),
@@ -25,7 +25,6 @@ export const route = defineRoute(
 
 export const register = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
-    const { db, clock, writer } = c.get("deps");
-    const moved = await advanceSandboxClock({ db, writer, clock }, { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
+    const moved = await advanceSandboxClock(c.get("deps"), { tenantId: c.get("principal").tenant.id, seconds: c.req.valid("json").seconds });
     return c.json({ now: moved.now.toISOString(), offsetSeconds: moved.offsetMs / 1000, swept: moved.swept }, 200);
   });

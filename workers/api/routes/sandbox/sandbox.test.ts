@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { liquidityPools } from "../../../../db/schema/liquidity-pools.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { CHAIN_CONFIG } from "../../../../shared/chains/chain-config.ts";
 import { bearer } from "../../../../shared/testing/fixtures.ts";
+import { signAsBorrower } from "../../../../shared/testing/sign-as-borrower.ts";
+import { submitTransaction } from "../../../../shared/sandbox/sandbox-chain.ts";
 import { createTestApp, type TestApp } from "../../../../shared/testing/harness.ts";
 import { apiKey, createdLoan, sandboxTenant } from "../../../../shared/testing/loan-fixtures.ts";
 
@@ -102,6 +106,64 @@ describe("sandbox clock", () => {
     await advance(m.key, 30 * DAY_S);
     await advance(m.key, 1);
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.overdue", "loan.defaulted"]);
+  });
+
+  test("a repayment made on time but not yet credited when the clock jumps past grace: credited first, never overdue or defaulted", async () => {
+    const m = await sandboxTenant(t);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
+    expect(
+      (
+        await t.request("POST", "/v1/sandbox/chain/faucet", {
+          body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
+          headers: apiKey(m.key),
+        })
+      ).status,
+    ).toBe(200);
+    const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) })).body;
+    // Written to the tenant's ledger now (before dueAt), as a transfer racing the advance is, and not yet polled.
+    const [tenant] = await t.db.select({ offset: tenants.clockOffsetMs }).from(tenants).where(eq(tenants.id, m.tenantId));
+    const ledger = t.simChains.chain("POLYGON_AMOY", m.tenantId);
+    let nonce = 0;
+    for (const tx of instructions.transactions as { to: string; data: string }[]) {
+      const serializedTransaction = await signAsBorrower(borrower, CHAIN_CONFIG.POLYGON_AMOY.chainId!, nonce++, tx);
+      const at = new Date(t.clock.now().getTime() + tenant!.offset);
+      expect(await ledger.submitEvmTransaction({ serializedTransaction, sandboxTenantId: m.tenantId, requireFundedSender: true, at })).toMatchObject({
+        status: "success",
+      });
+    }
+    expect((await getLoan(m.key, loan.id)).status).toBe("ACTIVE");
+    const moved = await advance(m.key, 20 * DAY_S);
+    expect(moved.status).toBe(200);
+    const after = await getLoan(m.key, loan.id);
+    expect(after).toMatchObject({ status: "REPAID", lateFee: "0.00", amountPaid: loan.totalDue });
+    expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
+  });
+
+  test("a transaction is stamped with the sandbox clock as it is when written, not as the request's principal read it", async () => {
+    const m = await sandboxTenant(t);
+    const borrower = privateKeyToAccount(generatePrivateKey());
+    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
+    expect(
+      (
+        await t.request("POST", "/v1/sandbox/chain/faucet", {
+          body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
+          headers: apiKey(m.key),
+        })
+      ).status,
+    ).toBe(200);
+    const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) })).body;
+    // The principal was read at offset 0; a day's advance commits before the write.
+    const stale = { id: m.tenantId, mode: "sandbox" as const, clockOffsetMs: 0 };
+    expect((await advance(m.key, DAY_S)).status).toBe(200);
+    let nonce = 0;
+    for (const tx of instructions.transactions as { to: string; data: string }[]) {
+      const signedTransaction = await signAsBorrower(borrower, CHAIN_CONFIG.POLYGON_AMOY.chainId!, nonce++, tx);
+      await submitTransaction({ ...t.deps, simChains: t.simChains }, { tenant: stale, chain: "POLYGON_AMOY", signedTransaction });
+    }
+    const repaid = await getLoan(m.key, loan.id);
+    expect(repaid.status).toBe("REPAID");
+    expect(Date.parse(repaid.repaidAt)).toBeGreaterThanOrEqual(t.clock.now().getTime() + DAY_S * 1000 - 1_000);
   });
 
   test("advancing one tenant never sweeps another tenant's loans", async () => {
