@@ -183,3 +183,45 @@ test("grace 0: nothing at dueAt itself; the first sweep after it marks the loan 
   const view = await t.request("GET", `/v1/loans/${loan.id}`, { headers: { "x-api-key": owner.key } });
   expect(view.body).toMatchObject({ status: "DEFAULTED", overdue: true, lateFeeDays: 0, lateFee: "0.00", totalDue: "102.00" });
 });
+
+test("a live loan is not swept while its chain's listener is behind: its last poll failed, a payment naming it is held, or (TON) the tenant's wallet is in a backlog", async () => {
+  const m = await sandboxTenant(t);
+  const now = t.clock.now().getTime();
+  /** A loan of `chain` made live, ACTIVE, due two days ago on the system clock. */
+  const liveDue = async (chain: "POLYGON" | "TON") => {
+    const loan = await createdLoan(t, m.key);
+    await t.db
+      .update(loans)
+      .set({ mode: "live", chain, status: "ACTIVE", dueAt: new Date(now - 2 * DAY_MS) })
+      .where(eq(loans.id, loan.id));
+    return loan.id;
+  };
+  const overdue = async (loanId: string) => (await t.db.select({ at: loans.overdueAt }).from(loans).where(eq(loans.id, loanId)))[0]!.at !== null;
+  const sweep = () => sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
+
+  const evm = await liveDue("POLYGON");
+  const ton = await liveDue("TON");
+  await t.client.execute({ sql: "INSERT INTO chain_cursors (chain, last_block, updated_at, failures) VALUES ('POLYGON', 1, ?, 2)", args: [now] });
+  await t.client.execute({
+    sql: "INSERT INTO ton_wallet_backlogs (tenant_id, address, waypoints, updated_at) VALUES (?, '0:ab', '[]', ?)",
+    args: [m.tenantId, now],
+  });
+  await sweep();
+  expect([await overdue(evm), await overdue(ton)]).toEqual([false, false]);
+
+  // POLYGON's poll succeeds, but a payment naming the loan is held (read, its apply failed): still not swept.
+  await t.client.execute("UPDATE chain_cursors SET failures = 0 WHERE chain = 'POLYGON'");
+  const observation = JSON.stringify({ kind: "payment", chain: "POLYGON", txHash: "0x01", logIndex: 0, loanId: evm, amount: "102000000" });
+  await t.client.execute({
+    sql: "INSERT INTO held_payments (chain, tx_hash, log_index, kind, block_number, observation, attempts, last_error, next_attempt_at, created_at, updated_at) VALUES ('POLYGON', '0x01', 0, 'payment', 1, ?, 1, 'x', ?, ?, ?)",
+    args: [observation, now, now, now],
+  });
+  await sweep();
+  expect([await overdue(evm), await overdue(ton)]).toEqual([false, false]);
+
+  // Caught up: both are swept.
+  await t.client.execute("DELETE FROM held_payments WHERE tx_hash = '0x01'");
+  await t.client.execute({ sql: "DELETE FROM ton_wallet_backlogs WHERE tenant_id = ?", args: [m.tenantId] });
+  await sweep();
+  expect([await overdue(evm), await overdue(ton)]).toEqual([true, true]);
+});

@@ -32,6 +32,21 @@ export const markSweepFailed = (db: Db, loanIds: readonly string[], now: Date) =
     .where(sql`${loans.id} IN (SELECT value FROM json_each(${JSON.stringify(loanIds)}))`);
 
 /**
+ * A live loan is judged overdue or defaulted only while its chain's settlement listener is reading it: not while the
+ * chain's last poll failed (live EVM: its cursor counts failures, an RPC outage), while the tenant's TON COLLECTIONS
+ * wallet is in a backlog larger than a poll reads, or while a payment naming the loan is held (read, not yet
+ * applied). A payment not read yet may have been made before the deadline: sweeping first sent loan.overdue and
+ * loan.defaulted for a borrower who had paid on time (the payment is judged at its own time once read, but the
+ * events cannot be taken back). The sweep takes such loans once the listener has caught up. Sandbox loans: the
+ * sandbox clock's advance polls the tenant's ledgers before it sweeps (sandbox-clock.ts).
+ */
+const settlementReading = sql`(${loans.mode} = 'sandbox' OR (
+  NOT EXISTS (SELECT 1 FROM chain_cursors WHERE chain_cursors.chain = ${loans.chain} AND chain_cursors.failures > 0)
+  AND NOT EXISTS (SELECT 1 FROM ton_wallet_backlogs WHERE ton_wallet_backlogs.tenant_id = ${loans.tenantId})
+  AND NOT EXISTS (SELECT 1 FROM held_payments WHERE held_payments.chain = ${loans.chain} AND held_payments.kind = 'payment'
+    AND json_extract(held_payments.observation, '$.loanId') = ${loans.id})))`;
+
+/**
  * ACTIVE loans with something due at `now` (ms since the epoch, a number or
  * an SQL expression of it): overdue not yet marked, a late fee day not yet
  * recorded, or grace elapsed. The range `status = 'ACTIVE' AND due_at < now`
@@ -106,7 +121,15 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: T
   db
     .select({ tenantId: loans.tenantId, loanId: loans.id })
     .from(loans)
-    .where(and(tenantId ? eq(loans.tenantId, tenantId) : undefined, mode ? eq(loans.mode, mode) : undefined, dueCondition(nowMs), notFailedSince(failedBefore)))
+    .where(
+      and(
+        tenantId ? eq(loans.tenantId, tenantId) : undefined,
+        mode ? eq(loans.mode, mode) : undefined,
+        dueCondition(nowMs),
+        notFailedSince(failedBefore),
+        mode === "sandbox" ? undefined : settlementReading,
+      ),
+    )
     .orderBy(asc(loans.dueAt))
     .limit(SWEEP_PAGE);
 
