@@ -186,6 +186,9 @@ export async function confirmCreditLineKyc(
     throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");
   }
   const borrowerRef = input.borrowerRef ?? line.borrowerRef;
+  // A new ref only while the line has no loan, checked in the update itself: the line's first draw may be committing
+  // its loan under the ref read before (draw.ts; its insert is guarded the other way round, create-loan.ts).
+  const movesRef = borrowerRef !== line.borrowerRef;
   const [updated] = await db
     .update(creditLines)
     .set({
@@ -195,8 +198,16 @@ export async function confirmCreditLineKyc(
       kycReference: input.reference,
       updatedAt: input.now,
     })
-    .where(eq(creditLines.id, line.id))
+    .where(
+      and(
+        eq(creditLines.id, line.id),
+        movesRef
+          ? sql`${creditLines.borrowerRef} = ${line.borrowerRef} AND ${creditLines.agreementAcceptedAt} IS NULL AND NOT EXISTS (SELECT 1 FROM loans WHERE loans.tenant_id = ${input.tenantId} AND loans.program_id = ${line.programId} AND loans.borrower_wallet_address = ${line.walletAddress})`
+          : undefined,
+      ),
+    )
     .returning();
+  if (!updated) throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");
   if (input.setsBorrowerKyc === false) {
     return { line: updated!, borrowerKycStatus: (await findBorrower(db, input.tenantId, borrowerRef))?.kycStatus ?? null };
   }

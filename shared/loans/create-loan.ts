@@ -6,6 +6,7 @@ import { insertIf } from "../../db/guarded-writes.ts";
 import { placeholderAs, preparedReads } from "../../db/prepared-batch.ts";
 import { placeholderRow, preparedStatement } from "../../db/prepared-statements.ts";
 import { borrowers } from "../../db/schema/borrowers.ts";
+import { creditLines } from "../../db/schema/credit-lines.ts";
 import type { CHANNELS } from "../../db/schema/loan-vocabularies.ts";
 import { loanProducts } from "../../db/schema/loan-products.ts";
 import { tenantSettings } from "../../db/schema/tenant-settings.ts";
@@ -14,7 +15,7 @@ import { agreementInsertIf, type AgreementRecord } from "../agreements/agreement
 import { type AddressResult, canonicalAddress } from "../domain/addresses.ts";
 import { type DeployedContracts, notAPayee } from "../chains/chain-config.ts";
 import { strictlyAfter } from "../domain/clock.ts";
-import { DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
+import { conflict, DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
 import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
@@ -154,6 +155,13 @@ const borrowerExists = (borrowerId: string) => sql`EXISTS (SELECT 1 FROM ${borro
  */
 const withinCreditLimit = (row: LoanRow, limit: bigint) =>
   sql`${openPrincipalOfLine({ tenantId: row.tenantId, programId: row.programId!, walletAddress: row.borrowerWalletAddress })} + ${sql.param(row.principal, loans.principal)} <= ${sql.param(limit, loans.principal)}`;
+
+/**
+ * A draw's loan is booked under the borrower its line names when it commits: the merchant's KYC confirmation may
+ * move a line without loans to its own `borrowerRef` while the line's first draw is made (credit-lines.ts).
+ */
+const lineStillNames = (row: LoanRow, borrowerRef: string) =>
+  sql`NOT EXISTS (SELECT 1 FROM credit_lines WHERE credit_lines.program_id = ${row.programId} AND credit_lines.wallet_address = ${row.borrowerWalletAddress} AND credit_lines.borrower_ref <> ${borrowerRef})`;
 
 /** The idempotency key space of POST /v1/loans with a sandbox key (a live key's: `api:live`). */
 export const API_IDEMPOTENCY_SCOPE = "api";
@@ -359,6 +367,12 @@ export async function createLoan(
     if (late) return { loan: late, created: false };
   }
   if (input.program?.creditLimit !== undefined) {
+    const [line] = await db
+      .select({ borrowerRef: creditLines.borrowerRef })
+      .from(creditLines)
+      .where(and(eq(creditLines.programId, input.program.id), eq(creditLines.walletAddress, input.borrowerWalletAddress)))
+      .limit(1);
+    if (line && line.borrowerRef !== input.borrowerRef) throw conflict("The credit line's borrower changed while this draw was made; draw again");
     throw validationError(["amount: the credit line does not have this much available any more; its open loans use the rest"]);
   }
   throw new DomainError("INTERNAL", "idempotent insert lost its winner");
@@ -394,7 +408,7 @@ async function insertLoan(
   const loan =
     creditLimit === undefined
       ? loanInsert(db, { ...row, guardBorrowerId: row.borrowerId })
-      : insertIf(db, loans, row, and(borrowerExists(row.borrowerId), withinCreditLimit(row, creditLimit))!)
+      : insertIf(db, loans, row, and(borrowerExists(row.borrowerId), withinCreditLimit(row, creditLimit), lineStillNames(row, input.borrowerRef))!)
           .onConflictDoNothing({ target: [loans.tenantId, loans.idempotencyScope, loans.idempotencyKey] })
           .returning({ id: loans.id });
   const rest = [

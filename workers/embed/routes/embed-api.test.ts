@@ -4,7 +4,12 @@ import { WalletContractV4 } from "@ton/ton";
 import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { events } from "../../../db/schema/events.ts";
+import { borrowers } from "../../../db/schema/borrowers.ts";
+import { creditLines } from "../../../db/schema/credit-lines.ts";
 import { loans } from "../../../db/schema/loans.ts";
+import { widgetPrograms } from "../../../db/schema/widget-programs.ts";
+import { createLoan as createLoanVerb } from "../../../shared/loans/create-loan.ts";
+import { loanCreation, newWallet } from "../../../shared/testing/loan-fixtures.ts";
 import { tenantSettings } from "../../../db/schema/tenant-settings.ts";
 import { tonConnectSignDataTextHash } from "../../../shared/domain/wallet-signatures.ts";
 import { createTestApp, type TestApp } from "../../../shared/testing/harness.ts";
@@ -666,6 +671,55 @@ describe("quote and accept (EVM)", () => {
     const again = await call(m, "POST", "/accept", await signedAccept(m, account, await quote(m, account.address, "50.00")));
     expect(again.status).toBe(201);
     expect(again.body.loan.status).toBe("ACTIVE");
+  });
+
+  test("a line's first draw racing the merchant's confirmation that names its borrowerRef: the loan and the line end under one borrower, never split", async () => {
+    // The draw committed its loan under the line's first ref, and had not yet marked the agreement accepted: the
+    // confirmation's new ref is refused (409), so the line keeps the ref its loan is under.
+    const m = await merchant();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const drawn = await call(m, "POST", "/accept", await signedAccept(m, account));
+    expect(drawn.status).toBe(201);
+    const [line] = await t.db.select().from(creditLines).where(eq(creditLines.programId, m.programId));
+    await t.db.update(creditLines).set({ agreementAcceptedAt: null }).where(eq(creditLines.id, line!.id));
+    const confirm = await t.request("POST", `/v1/credit-lines/${line!.id}/kyc-confirmation`, {
+      body: { verified: true, merchantUserId: "ops-1", borrowerRef: "customer-race" },
+      headers: { "x-api-key": m.key },
+    });
+    expect(confirm.status).toBe(409);
+    const [after] = await t.db.select().from(creditLines).where(eq(creditLines.id, line!.id));
+    const [loan] = await t.db.select().from(loans).where(eq(loans.id, drawn.body.loan.id));
+    const [borrower] = await t.db.select().from(borrowers).where(eq(borrowers.id, loan!.borrowerId));
+    expect(after!.borrowerRef).toBe(borrower!.borrowerRef);
+
+    // The other order: the confirmation moved the line after the draw read it; the draw's insert is refused (409).
+    const other = await merchant();
+    const wallet = newWallet();
+    const [program] = await t.db.select().from(widgetPrograms).where(eq(widgetPrograms.id, other.programId));
+    await t.db.insert(creditLines).values({
+      id: crypto.randomUUID(),
+      tenantId: program!.tenantId,
+      programId: other.programId,
+      walletAddress: wallet,
+      chain: "POLYGON_AMOY",
+      borrowerRef: "customer-moved",
+      createdAt: t.clock.now(),
+      updatedAt: t.clock.now(),
+    });
+    const { loanProductId } = (await t.request("GET", `/v1/merchant-configs/${other.merchantConfigId}`, { headers: bearer(other.owner.token) })).body;
+    const stale = loanCreation(
+      t,
+      { tenantId: program!.tenantId, loanProductId },
+      {
+        borrowerWalletAddress: wallet,
+        borrowerRef: `wallet:${wallet}`,
+        program: { id: other.programId, channel: "WEB", creditLimit: 1_000_000_000n },
+      },
+    );
+    await expect(createLoanVerb({ db: t.db }, stale)).rejects.toThrow("The credit line's borrower changed while this draw was made");
+    expect(await t.db.select().from(loans).where(eq(loans.programId, other.programId))).toEqual([]);
+    const current = await createLoanVerb({ db: t.db }, { ...stale, borrowerRef: "customer-moved", idempotencyKey: "current-ref" });
+    expect(current.created).toBe(true);
   });
 
   test("a widget loan drawn while the pool was empty, its borrower then failed by the merchant: when liquidity comes its funding is held (HELD, loan.funding_failed naming KYC_NOT_VERIFIED), nothing sent", async () => {
