@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { noRoute } from "../../shared/http/no-route.ts";
 import { limitBodySize, requireIdentityEncoding, requireUtf8Json } from "../../shared/http/body-limit.ts";
+import { registerWebhookPayloads } from "./webhook-payloads.ts";
 import { requireDecodablePath } from "../../shared/http/path-encoding.ts";
 import type { AppEnv } from "./context.ts";
 import type { ApiDeps, ApiEnv } from "./deps.ts";
@@ -52,6 +53,7 @@ export function createApiApp(makeDeps: (env: ApiEnv) => ApiDeps) {
     name: "x-operator-key",
     description: "The platform operator's key (worker secret OPERATOR_KEY); for /v1/operator/* only, never a merchant's.",
   });
+  registerWebhookPayloads(app);
   app.doc31("/v1/openapi.json", apiDocumentConfig);
   registerDocs(app);
   registerDashboard(app);
