@@ -31,10 +31,50 @@ export async function listOperatorTenants(deps: { db: Db }, input: { limit: numb
   const data = await Promise.all(
     page.data.map(async (t) => {
       const [kyb] = await latestKyb(deps.db, t.id);
-      return { tenant: t, kyb: kyb ?? null };
+      return { tenant: t, kyb: kyb ?? null, kybMatches: kyb ? await kybMatches(deps.db, kyb) : [] };
     }),
   );
   return { data, nextCursor: page.nextCursor };
+}
+
+export type KybMatch = { tenantId: string; kybId: string; status: (typeof kybSubmissions.$inferSelect)["status"]; matched: string[] };
+
+/**
+ * Other tenants' KYB submissions that share this one's registration number (in the same country) or a document
+ * (by its sha256): evidence a tenant may have copied from another's. The operator sees them beside the submission,
+ * so that checking the hashes alone does not approve a copy.
+ */
+export async function kybMatches(db: Db, kyb: typeof kybSubmissions.$inferSelect): Promise<KybMatch[]> {
+  const hashes = JSON.stringify(kyb.documents.map((d) => d.sha256));
+  const rows = await db
+    .select({
+      tenantId: kybSubmissions.tenantId,
+      kybId: kybSubmissions.id,
+      status: kybSubmissions.status,
+      sameRegistration: sql<number>`(${kybSubmissions.country} = ${kyb.country} AND ${kybSubmissions.registrationNumber} = ${kyb.registrationNumber})`,
+      sameDocuments: sql<
+        string | null
+      >`(SELECT json_group_array(DISTINCT json_extract(d.value, '$.sha256')) FROM json_each(${kybSubmissions.documents}) AS d WHERE json_extract(d.value, '$.sha256') IN (SELECT value FROM json_each(${hashes})))`,
+    })
+    .from(kybSubmissions)
+    .where(
+      and(
+        sql`${kybSubmissions.tenantId} <> ${kyb.tenantId}`,
+        sql`((${kybSubmissions.country} = ${kyb.country} AND ${kybSubmissions.registrationNumber} = ${kyb.registrationNumber})
+          OR EXISTS (SELECT 1 FROM json_each(${kybSubmissions.documents}) AS d WHERE json_extract(d.value, '$.sha256') IN (SELECT value FROM json_each(${hashes}))))`,
+      ),
+    )
+    .orderBy(desc(kybSubmissions.submittedAt))
+    .limit(20);
+  return rows.map((r) => ({
+    tenantId: r.tenantId,
+    kybId: r.kybId,
+    status: r.status,
+    matched: [
+      ...(Number(r.sameRegistration) ? ["registrationNumber"] : []),
+      ...(JSON.parse(r.sameDocuments ?? "[]") as string[]).filter(Boolean).map((h) => `document:${h}`),
+    ],
+  }));
 }
 
 /**

@@ -120,6 +120,21 @@ export const OperatorTenantSchema = z
     kybStatus: z.enum(KYB_STATUSES).nullable(),
     // A union, not `.nullable()`: a nullable registered schema renders as `allOf: [$ref, {type: [object, null]}]`, which null cannot satisfy.
     kyb: z.union([KybSubmissionSchema, z.null()]).openapi({ description: "The latest KYB submission; null before the first" }),
+    kybMatches: z
+      .array(
+        z.object({
+          tenantId: z.uuid(),
+          kybId: z.uuid(),
+          status: z.enum(KYB_STATUSES),
+          matched: z
+            .array(z.string())
+            .openapi({ example: ["registrationNumber", "document:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"] }),
+        }),
+      )
+      .openapi({
+        description:
+          "Other tenants' KYB submissions (newest first, at most 20) sharing the latest one's registration number in the same country (`registrationNumber`) or a document by its sha256 (`document:<sha256>`): evidence possibly copied from another business. Empty when none.",
+      }),
     createdAt: TimestampSchema,
   })
   .openapi("OperatorTenant");

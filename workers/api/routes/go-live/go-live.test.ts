@@ -442,6 +442,47 @@ describe("the platform operator", () => {
     expect(after.steps[0]).toMatchObject({ status: "PENDING", detail: expect.stringContaining("rejected") });
   });
 
+  test("the operator's list names other tenants' KYB sharing a registration number or a document: evidence copied from an approved tenant is flagged, not just listed", async () => {
+    const original = await sandboxTenant(t, "Op Original");
+    const kyb = {
+      ...KYB,
+      registrationNumber: `RN-${crypto.randomUUID()}`,
+      documents: [{ kind: "certificate_of_incorporation", fileName: "a.pdf", sha256: "a".repeat(64) }],
+    };
+    expect((await submitKyb(original.token, kyb)).status).toBe(201);
+    expect((await decide(original.tenantId, { decision: "APPROVED", note: "checked" })).status).toBe(200);
+    const copier = await sandboxTenant(t, "Op Copier");
+    expect((await submitKyb(copier.token, { ...kyb, legalName: "Copier Ltd" })).status).toBe(201);
+    const docOnly = await sandboxTenant(t, "Op Doc Only");
+    expect((await submitKyb(docOnly.token, { ...kyb, registrationNumber: `RN-${crypto.randomUUID()}` })).status).toBe(201);
+    const honest = await sandboxTenant(t, "Op Honest");
+    expect(
+      (
+        await submitKyb(honest.token, {
+          ...KYB,
+          registrationNumber: `RN-${crypto.randomUUID()}`,
+          documents: [{ kind: "certificate_of_incorporation", fileName: "b.pdf", sha256: "b".repeat(64) }],
+        })
+      ).status,
+    ).toBe(201);
+    const list = (await t.request("GET", "/v1/operator/tenants?limit=100", { headers: OPERATOR })).body.data as { id: string; kybMatches: unknown[] }[];
+    const of = (id: string) => list.find((x) => x.id === id)!.kybMatches;
+    expect(of(copier.tenantId)).toEqual(
+      expect.arrayContaining([
+        { tenantId: original.tenantId, kybId: expect.any(String), status: "APPROVED", matched: ["registrationNumber", `document:${"a".repeat(64)}`] },
+      ]),
+    );
+    expect(of(docOnly.tenantId)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tenantId: original.tenantId, matched: [`document:${"a".repeat(64)}`] })]),
+    );
+    expect(
+      of(original.tenantId)
+        .map((x) => (x as { tenantId: string }).tenantId)
+        .sort(),
+    ).toEqual([copier.tenantId, docOnly.tenantId].sort());
+    expect(of(honest.tenantId)).toEqual([]);
+  });
+
   test("an approval racing a resubmission: the decision lands on the newest submission or not at all, never both", async () => {
     // The resubmission commits between the approval's read and its write: the approval is refused.
     const m = await sandboxTenant(t, "Op Resubmit Race");

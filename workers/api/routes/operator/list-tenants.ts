@@ -26,7 +26,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
     const page = await listOperatorTenants({ db }, c.req.valid("query"));
     return c.json(
       {
-        data: page.data.map(({ tenant, kyb }) => ({
+        data: page.data.map(({ tenant, kyb, kybMatches }) => ({
           id: tenant.id,
           name: tenant.name,
           mode: tenant.mode,
@@ -34,6 +34,7 @@ export const register = (app: OpenAPIHono<AppEnv>) =>
           liveEnabledAt: isoOrNull(tenant.certifiedAt),
           kybStatus: kyb?.status ?? null,
           kyb: kyb ? kybView(kyb) : null,
+          kybMatches,
           createdAt: iso(tenant.createdAt),
         })),
         nextCursor: page.nextCursor,
