@@ -61,6 +61,16 @@ export async function submitKyb(deps: Pick<GoLiveFactsDeps, "db">, input: { tena
 }
 
 /**
+ * The steps a tenant undoes in the database, asserted again in the certifying write itself: a webhook endpoint
+ * deleted, the last key revoked or the product deactivated between the check and the write left the tenant
+ * certified with a step no longer DONE. (The KYB cannot be undone once APPROVED; step 5 is the chain's balance, read
+ * by the liquidity reader, and a wallet deleted in that window is not caught here.)
+ */
+const stillCertifiable = (tenantId: string) => sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = ${tenantId} AND deleted_at IS NULL)
+  AND EXISTS (SELECT 1 FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL)
+  AND EXISTS (SELECT 1 FROM loan_products WHERE tenant_id = ${tenantId} AND status = 'ACTIVE')`;
+
+/**
  * Certifies the tenant for live when all 10 steps are DONE: writes
  * `certifiedAt` and the live mode once (the update only matches an
  * uncertified tenant, so two concurrent calls keep one certifiedAt).
@@ -72,11 +82,14 @@ export async function certifyTenant(deps: GoLiveFactsDeps, input: { tenantId: st
   if (tenant.certifiedAt) return { mode: "live" as const, certifiedAt: tenant.certifiedAt };
   const evaluation = evaluateGoLive(await loadGoLiveFacts(deps, input));
   if (evaluation.nextStep !== null) throw conflict(notCertifiableMessage(evaluation));
-  await deps.db
+  const [certified] = await deps.db
     .update(tenants)
     // The sandbox clock's offset stays: only sandbox loans run on it, live loans on the system clock.
     .set({ mode: "live", certifiedAt: input.now })
-    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt)));
+    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt), stillCertifiable(input.tenantId)))
+    .returning({ certifiedAt: tenants.certifiedAt });
   const after = await loadTenant(deps.db, input.tenantId);
+  // Another call certified it meanwhile (its certifiedAt stands), or a step was undone between the check and the write.
+  if (!certified && !after.certifiedAt) throw conflict(notCertifiableMessage(evaluateGoLive(await loadGoLiveFacts(deps, input))));
   return { mode: "live" as const, certifiedAt: after.certifiedAt! };
 }

@@ -4,6 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { operatorAudit } from "../../../../db/schema/go-live.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
+import { webhookEndpoints } from "../../../../db/schema/webhooks.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../../../shared/auth/operator-key.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
 import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go-live/go-live-facts.ts";
@@ -244,6 +245,20 @@ describe("GET /v1/go-live and certify", () => {
     await expect(certifyTenant({ db: t.db, liveLiquidity: walletHolding(1n) }, { tenantId: m.tenantId, now: new Date() })).rejects.toThrow(
       /LIQUIDITY_AVAILABLE/,
     );
+    // The only webhook endpoint deleted between the check and the write (the liquidity reader runs between them):
+    // 409 naming the step, not certified; with an endpoint again it certifies.
+    const racing = {
+      db: t.db,
+      liveLiquidity: async (input: { tenantId: string }) => {
+        await t.db.update(webhookEndpoints).set({ deletedAt: new Date() }).where(eq(webhookEndpoints.tenantId, m.tenantId));
+        return walletHolding(10n ** 12n)(input);
+      },
+    };
+    await expect(certifyTenant(racing, { tenantId: m.tenantId, now: new Date() })).rejects.toThrow(/WEBHOOK_CONFIGURED/);
+    expect((await t.db.select({ at: tenants.certifiedAt }).from(tenants).where(eq(tenants.id, m.tenantId)))[0]!.at).toBeNull();
+    expect(
+      (await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/go-live-2", events: ["*"] }, headers: apiKey(m.key) })).status,
+    ).toBe(201);
     // With the seam filled: certified once; the second time answers the first certifiedAt.
     const first = await certifyTenant(deps, { tenantId: m.tenantId, now: new Date("2026-11-22T10:00:00Z") });
     expect(first).toEqual({ mode: "live", certifiedAt: new Date("2026-11-22T10:00:00Z") });
