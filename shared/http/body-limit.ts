@@ -94,18 +94,25 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * 400 "Malformed JSON in request body", as any other malformed JSON.
  * Without this the runtime's lenient decoding stored U+FFFD in place of
  * them, in a merchant's borrowerRef for instance, which then never matched
- * the reference the merchant holds. The bytes read here are kept for the
- * route's own parsing (Hono caches the body).
+ * the reference the merchant holds. Checked when the route parses the body
+ * (`c.req.json()`, as its validator does), so routing and authentication
+ * answer first: a bad body to an unknown route is 404, without credentials
+ * 401, as any other body (it was 400 before either). Hono caches the bytes.
  */
 export const requireUtf8Json = (): MiddlewareHandler => async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD" && /^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
-    try {
-      strictUtf8.decode(await c.req.arrayBuffer());
-    } catch (err) {
-      // Answered as every malformed JSON body is (shared/http/errors.ts).
-      if (err instanceof TypeError) throw new HTTPException(400, { message: "Malformed JSON in request body" });
-      throw err;
-    }
+    const req = c.req;
+    const lenient = req.json.bind(req);
+    req.json = async <T>() => {
+      try {
+        strictUtf8.decode(await req.arrayBuffer());
+      } catch (err) {
+        // Answered as every malformed JSON body is (shared/http/errors.ts).
+        if (err instanceof TypeError) throw new HTTPException(400, { message: "Malformed JSON in request body" });
+        throw err;
+      }
+      return lenient<T>();
+    };
   }
   return next();
 };

@@ -98,6 +98,17 @@ describe("errors always have the spec's body", () => {
     expect(res.body).toEqual({ statusCode: 413, message: `Request body exceeds ${MAX_BODY_BYTES} bytes`, error: "Payload Too Large" });
   });
 
+  test("a JSON body that is not UTF-8 is judged after routing and credentials: 404 unknown route, 405 wrong method, 401 without a key", async () => {
+    const raw = new Uint8Array([...new TextEncoder().encode('{"a":"'), 0xff, ...new TextEncoder().encode('"}')]);
+    const send = (method: string, path: string, headers: Record<string, string> = {}) =>
+      t.request(method, path, { rawBody: raw, headers: { "content-type": "application/json", ...headers } });
+    expect((await send("POST", "/v1/nothing-here")).status).toBe(404);
+    expect((await send("POST", "/v1/health")).status).toBe(405);
+    const noKey = await send("POST", "/v1/loans");
+    expect(noKey.status).toBe(401);
+    expect(noKey.body).toMatchObject({ statusCode: 401, error: "Unauthorized" });
+  });
+
   test("a path that is not valid percent-encoded UTF-8: 400 (it was read as its literal text, another borrower's ref)", async () => {
     const m = await sandboxTenant(t);
     const literal = await t.request("PATCH", "/v1/borrowers/%25ED%25A0%2580/kyc", {

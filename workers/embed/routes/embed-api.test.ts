@@ -748,6 +748,19 @@ describe("quote and accept (EVM)", () => {
   });
 });
 
+describe("bodies that are not UTF-8", () => {
+  test("400 as malformed JSON on a route that reads one; an unknown embed key is still 404 and a wrong method 405", async () => {
+    const m = await merchant();
+    const raw = new Uint8Array([...new TextEncoder().encode('{"walletAddress":"'), 0xff, ...new TextEncoder().encode('"}')]);
+    const headers = { "content-type": "application/json", origin: ORIGIN };
+    const bad = await e.request("POST", `/v1/embed/${m.embedKey}/eligibility`, { rawBody: raw, headers });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ statusCode: 400, message: "Malformed JSON in request body", error: "Bad Request" });
+    expect((await e.request("POST", "/v1/embed/ek_test_nosuchkey000000000000000000/eligibility", { rawBody: raw, headers })).status).toBe(404);
+    expect((await e.request("POST", `/v1/embed/${m.embedKey}/config`, { rawBody: raw, headers })).status).toBe(405);
+  });
+});
+
 describe("TON Connect signatures", () => {
   test("a TON program: signData text signature by a v4 wallet key made in the test draws a loan on TON_TESTNET", async () => {
     const m = await merchant();

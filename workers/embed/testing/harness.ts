@@ -33,10 +33,15 @@ export function createEmbedTestApp(
     liveChains: t.deps.liveChains,
   };
   const app = createEmbedApp(() => deps);
-  async function request<T = any>(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+  async function request<T = any>(
+    method: string,
+    path: string,
+    init: { body?: unknown; rawBody?: Uint8Array<ArrayBuffer>; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.body !== undefined) headers["content-type"] ??= "application/json";
-    const res = await app.request(path, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }, {} as EmbedEnv);
+    const sent = init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
+    const res = await app.request(path, { method, headers, body: sent }, {} as EmbedEnv);
     const text = await res.text();
     let body: unknown = text;
     try {
