@@ -207,7 +207,8 @@ export async function confirmCreditLineKyc(
       ),
     )
     .returning();
-  if (!updated) throw conflict("The credit line already has loans under its borrower; its borrowerRef can no longer change");
+  if (!updated)
+    throw conflict("The credit line changed meanwhile (a loan was drawn under its borrower, or its borrowerRef was set): read it and confirm again");
   if (input.setsBorrowerKyc === false) {
     return { line: updated!, borrowerKycStatus: (await findBorrower(db, input.tenantId, borrowerRef))?.kycStatus ?? null };
   }

@@ -41,17 +41,22 @@ export type KybMatch = { tenantId: string; kybId: string; status: (typeof kybSub
 
 /**
  * Other tenants' KYB submissions that share this one's registration number (in the same country) or a document
- * (by its sha256): evidence a tenant may have copied from another's. The operator sees them beside the submission,
+ * (by its sha256): evidence a tenant may have copied from another's. Each
+ * call reads the submissions table (no index serves the document match): an
+ * operator's page of 20 tenants, fine at today's numbers; a table of
+ * document hashes would index it. The operator sees them beside the submission,
  * so that checking the hashes alone does not approve a copy.
  */
 export async function kybMatches(db: Db, kyb: typeof kybSubmissions.$inferSelect): Promise<KybMatch[]> {
   const hashes = JSON.stringify(kyb.documents.map((d) => d.sha256));
+  // Compared without case or spaces: "HRB 123456" and "hrb123456" name one registration.
+  const sameNumber = kyb.registrationNumber.replace(/ /g, "").toLowerCase();
   const rows = await db
     .select({
       tenantId: kybSubmissions.tenantId,
       kybId: kybSubmissions.id,
       status: kybSubmissions.status,
-      sameRegistration: sql<number>`(${kybSubmissions.country} = ${kyb.country} AND ${kybSubmissions.registrationNumber} = ${kyb.registrationNumber})`,
+      sameRegistration: sql<number>`(${kybSubmissions.country} = ${kyb.country} AND lower(replace(${kybSubmissions.registrationNumber}, ' ', '')) = ${sameNumber})`,
       sameDocuments: sql<
         string | null
       >`(SELECT json_group_array(DISTINCT json_extract(d.value, '$.sha256')) FROM json_each(${kybSubmissions.documents}) AS d WHERE json_extract(d.value, '$.sha256') IN (SELECT value FROM json_each(${hashes})))`,
@@ -60,7 +65,7 @@ export async function kybMatches(db: Db, kyb: typeof kybSubmissions.$inferSelect
     .where(
       and(
         sql`${kybSubmissions.tenantId} <> ${kyb.tenantId}`,
-        sql`((${kybSubmissions.country} = ${kyb.country} AND ${kybSubmissions.registrationNumber} = ${kyb.registrationNumber})
+        sql`((${kybSubmissions.country} = ${kyb.country} AND lower(replace(${kybSubmissions.registrationNumber}, ' ', '')) = ${sameNumber})
           OR EXISTS (SELECT 1 FROM json_each(${kybSubmissions.documents}) AS d WHERE json_extract(d.value, '$.sha256') IN (SELECT value FROM json_each(${hashes}))))`,
       ),
     )

@@ -200,6 +200,7 @@ test("a live loan is not swept while its chain's listener is behind: its last po
   const sweep = () => sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
 
   const evm = await liveDue("POLYGON");
+  const evm2 = await liveDue("POLYGON");
   const ton = await liveDue("TON");
   await t.client.execute({ sql: "INSERT INTO chain_cursors (chain, last_block, updated_at, failures) VALUES ('POLYGON', 1, ?, 2)", args: [now] });
   await t.client.execute({
@@ -218,6 +219,8 @@ test("a live loan is not swept while its chain's listener is behind: its last po
   });
   await sweep();
   expect([await overdue(evm), await overdue(ton)]).toEqual([false, false]);
+  // The tenant's TON backlog holds back its TON loans only: the other POLYGON loan is swept.
+  expect(await overdue(evm2)).toBe(true);
 
   // Caught up: both are swept.
   await t.client.execute("DELETE FROM held_payments WHERE tx_hash = '0x01'");

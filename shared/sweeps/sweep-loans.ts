@@ -42,7 +42,7 @@ export const markSweepFailed = (db: Db, loanIds: readonly string[], now: Date) =
  */
 const settlementReading = sql`(${loans.mode} = 'sandbox' OR (
   NOT EXISTS (SELECT 1 FROM chain_cursors WHERE chain_cursors.chain = ${loans.chain} AND chain_cursors.failures > 0)
-  AND NOT EXISTS (SELECT 1 FROM ton_wallet_backlogs WHERE ton_wallet_backlogs.tenant_id = ${loans.tenantId})
+  AND (${loans.chain} <> 'TON' OR NOT EXISTS (SELECT 1 FROM ton_wallet_backlogs WHERE ton_wallet_backlogs.tenant_id = ${loans.tenantId}))
   AND NOT EXISTS (SELECT 1 FROM held_payments WHERE held_payments.chain = ${loans.chain} AND held_payments.kind = 'payment'
     AND json_extract(held_payments.observation, '$.loanId') = ${loans.id})))`;
 

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildWorkers } from "./build.ts";
+import { isAlive } from "./process-alive.ts";
 import { startStack, type StackOptions } from "./stack.ts";
 import { REPO_ROOT } from "./wrangler-config.ts";
 
@@ -93,16 +94,6 @@ export function removeOrphanedBundles(dist = resolve(REPO_ROOT, "dist")): string
     removed.push(name);
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

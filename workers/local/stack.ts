@@ -6,6 +6,7 @@ import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
 import { migrateD1 } from "../../db/migrate.ts";
 import { readMigrations } from "../../db/migration-files.ts";
 import { buildWorkers, bundledWorkers } from "./build.ts";
+import { isAlive } from "./process-alive.ts";
 import { readWranglerConfig, REPO_ROOT, type WorkerKey, type WranglerConfig } from "./wrangler-config.ts";
 
 export type StackLogLevel = "none" | "error" | "warn" | "info" | "debug";
@@ -202,7 +203,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
  * to 1–4 s before the api worker got them, while the disk took 37 MB/s with
  * 6% I/O wait. In RAM those waits are gone (loans: p99 0.9–1.6 s → 0.27 s,
  * 66–72 → 84–90 loans/s on the same machine). The folder is removed on
- * dispose, and on exit if the process ends first.
+ * dispose, and on exit if the process ends first; its name carries the
+ * process id, so a later stack removes those of processes that are gone.
  */
 function memoryRoot(): { path: string; remove: () => void } | undefined {
   const shm = "/dev/shm";
@@ -211,7 +213,12 @@ function memoryRoot(): { path: string; remove: () => void } | undefined {
   } catch {
     return undefined;
   }
-  const path = mkdtempSync(join(shm, "svc-credit-stack-"));
+  // The stores of stacks whose process is gone (killed, so `exit` never ran: a `bun test --parallel` worker) are RAM.
+  for (const name of readdirSync(shm)) {
+    const pid = Number(/^svc-credit-stack-(\d+)-/.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !isAlive(pid)) rmSync(join(shm, name), { recursive: true, force: true });
+  }
+  const path = mkdtempSync(join(shm, `svc-credit-stack-${process.pid}-`));
   const remove = () => {
     rmSync(path, { recursive: true, force: true });
     process.off("exit", remove);

@@ -449,8 +449,8 @@ export function startFlow(d: FlowDeps): void {
         parent.post({ type: "svc:loan-created", loanId: loan.id, status: loan.status });
         await guarded(() => confirmationStep(loan));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 409 && /KYC/i.test(err.message)) return guarded(creditLineStep);
         committed = false;
+        if (err instanceof ApiError && err.status === 409 && /KYC/i.test(err.message)) return guarded(creditLineStep);
         if (pendingSwitch !== undefined) return accountChanged(wallet!, pendingSwitch);
         showError(error, message(err));
         quote = null;

@@ -470,6 +470,14 @@ describe("the platform operator", () => {
     expect((await submitKyb(copier.token, { ...kyb, legalName: "Copier Ltd" })).status).toBe(201);
     const docOnly = await sandboxTenant(t, "Op Doc Only");
     expect((await submitKyb(docOnly.token, { ...kyb, registrationNumber: `RN-${crypto.randomUUID()}` })).status).toBe(201);
+    // The same number in other case and spacing is the same registration.
+    const respaced = await sandboxTenant(t, "Op Respaced");
+    const respacedKyb = {
+      ...kyb,
+      registrationNumber: kyb.registrationNumber.toLowerCase().replace("-", " -"),
+      documents: [{ kind: "certificate_of_incorporation", fileName: "c.pdf", sha256: "c".repeat(64) }],
+    };
+    expect((await submitKyb(respaced.token, respacedKyb)).status).toBe(201);
     const honest = await sandboxTenant(t, "Op Honest");
     expect(
       (
@@ -494,7 +502,8 @@ describe("the platform operator", () => {
       of(original.tenantId)
         .map((x) => (x as { tenantId: string }).tenantId)
         .sort(),
-    ).toEqual([copier.tenantId, docOnly.tenantId].sort());
+    ).toEqual([copier.tenantId, docOnly.tenantId, respaced.tenantId].sort());
+    expect(of(respaced.tenantId)).toEqual(expect.arrayContaining([expect.objectContaining({ tenantId: original.tenantId, matched: ["registrationNumber"] })]));
     expect(of(honest.tenantId)).toEqual([]);
   });
 

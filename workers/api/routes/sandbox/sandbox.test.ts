@@ -140,6 +140,30 @@ describe("sandbox clock", () => {
     expect(await typesOf(m.key, loan.id)).toEqual(["loan.application_submitted", "loan.decision", "loan.funded", "loan.repaid"]);
   });
 
+  test("a ledger that cannot be read before the sweep does not fail the advance (the clock has moved): 200, the sweep ran, the ledger named", async () => {
+    const m = await sandboxTenant(t);
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    expect(
+      (await t.request("POST", "/v1/sandbox/chain/faucet", { body: { chain: "POLYGON_AMOY", address, amount: "1.00" }, headers: apiKey(m.key) })).status,
+    ).toBe(200);
+    const chain = t.deps.chain as { readTransactions: unknown };
+    const original = chain.readTransactions;
+    chain.readTransactions = async () => {
+      throw new Error("ledger unavailable");
+    };
+    const errors = console.error;
+    console.error = () => {};
+    try {
+      const res = await advance(m.key, 3600);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ offsetSeconds: 3600, swept: { visited: 0, failed: 0, unreadLedgers: ["POLYGON_AMOY"] } });
+    } finally {
+      chain.readTransactions = original;
+      console.error = errors;
+    }
+    expect((await t.request("GET", "/v1/sandbox/clock", { headers: apiKey(m.key) })).body.offsetSeconds).toBe(3600);
+  });
+
   test("a transaction is stamped with the sandbox clock as it is when written, not as the request's principal read it", async () => {
     const m = await sandboxTenant(t);
     const borrower = privateKeyToAccount(generatePrivateKey());

@@ -28,6 +28,10 @@ export const AdvancedClockSchema = SandboxClockSchema.extend({
     .object({
       visited: z.number().int().openapi({ description: "Loans the overdue/default sweep handled." }),
       failed: z.number().int().openapi({ description: "Loans whose sweep failed; the next advance or cron tick retries them." }),
+      unreadLedgers: z.array(z.string()).optional().openapi({
+        description:
+          "Present when some of your sandbox ledgers could not be read before the sweep (their chains): a payment on them is credited by the next poll, at its own time.",
+      }),
     })
     .openapi({ description: "The sweep that ran for the tenant before this response." }),
 }).openapi("AdvancedSandboxClock");
