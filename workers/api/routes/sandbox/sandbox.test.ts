@@ -30,6 +30,20 @@ const typesOf = async (key: string, loanId: string): Promise<string[]> => {
 const eventsOfType = async (key: string, type: string) =>
   (await t.request("GET", `/v1/events?type=${type}&limit=100`, { headers: apiKey(key) })).body.data as any[];
 
+/** A funded POLYGON_AMOY loan, its borrower topped up by the fee, and its repayment instructions (not yet sent). */
+async function loanToRepay() {
+  const m = await sandboxTenant(t);
+  const borrower = privateKeyToAccount(generatePrivateKey());
+  const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
+  const faucet = await t.request("POST", "/v1/sandbox/chain/faucet", {
+    body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
+    headers: apiKey(m.key),
+  });
+  expect(faucet.status).toBe(200);
+  const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) })).body;
+  return { m, borrower, loan, instructions };
+}
+
 const expectFieldErrors = (res: { status: number; body: any }, ...fields: string[]) => {
   expect(res.status).toBe(400);
   expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
@@ -109,18 +123,7 @@ describe("sandbox clock", () => {
   });
 
   test("a repayment made on time but not yet credited when the clock jumps past grace: credited first, never overdue or defaulted", async () => {
-    const m = await sandboxTenant(t);
-    const borrower = privateKeyToAccount(generatePrivateKey());
-    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
-    expect(
-      (
-        await t.request("POST", "/v1/sandbox/chain/faucet", {
-          body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
-          headers: apiKey(m.key),
-        })
-      ).status,
-    ).toBe(200);
-    const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) })).body;
+    const { m, borrower, loan, instructions } = await loanToRepay();
     // Written to the tenant's ledger now (before dueAt), as a transfer racing the advance is, and not yet polled.
     const [tenant] = await t.db.select({ offset: tenants.clockOffsetMs }).from(tenants).where(eq(tenants.id, m.tenantId));
     const ledger = t.simChains.chain("POLYGON_AMOY", m.tenantId);
@@ -165,18 +168,7 @@ describe("sandbox clock", () => {
   });
 
   test("a transaction is stamped with the sandbox clock as it is when written, not as the request's principal read it", async () => {
-    const m = await sandboxTenant(t);
-    const borrower = privateKeyToAccount(generatePrivateKey());
-    const loan = await createdLoan(t, m.key, { borrowerWalletAddress: borrower.address });
-    expect(
-      (
-        await t.request("POST", "/v1/sandbox/chain/faucet", {
-          body: { chain: "POLYGON_AMOY", address: borrower.address, amount: "2.00" },
-          headers: apiKey(m.key),
-        })
-      ).status,
-    ).toBe(200);
-    const instructions = (await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) })).body;
+    const { m, borrower, loan, instructions } = await loanToRepay();
     // The principal was read at offset 0; a day's advance commits before the write.
     const stale = { id: m.tenantId, mode: "sandbox" as const, clockOffsetMs: 0 };
     expect((await advance(m.key, DAY_S)).status).toBe(200);

@@ -1,3 +1,4 @@
+import { accountChanges } from "./evm-injected.ts";
 import type { WalletOption, WalletSession } from "./wallet.ts";
 
 /**
@@ -34,17 +35,8 @@ export function walletConnectOption(projectId: string, chainId: number, appName:
         signMessage: async (message) => ({
           walletSignature: await provider.request<string>({ method: "personal_sign", params: [hex(message), address] }, chain),
         }),
-        // The provider re-emits the wallet's session events as EIP-1193's (accounts without their `eip155:<id>:` prefix).
-        onAccountChange: (listener) => {
-          const changed = (accounts: string[]) => listener(accounts[0]?.split(":").pop() ?? null);
-          const disconnected = () => listener(null);
-          provider.on("accountsChanged", changed);
-          provider.on("disconnect", disconnected);
-          return () => {
-            provider.removeListener("accountsChanged", changed);
-            provider.removeListener("disconnect", disconnected);
-          };
-        },
+        // The provider re-emits the wallet's session events as EIP-1193's (an account may keep its `eip155:<id>:` prefix).
+        onAccountChange: (listener) => accountChanges(provider as never, (account) => listener(account?.split(":").pop() ?? null)),
       };
     },
   };
