@@ -14,7 +14,10 @@ import type { VerbDeps } from "../verbs.ts";
  * so receivers see the same `webhook-id` and deduplicate on it. Only a
  * finished delivery (SUCCEEDED or FAILED; finished ones never go back) is
  * redelivered. The insert is conditional on the endpoint still being live,
- * so a concurrent delete cannot slip a delivery in after it.
+ * so a concurrent delete cannot slip a delivery in after it, and on no
+ * delivery of the event to the endpoint being in progress: one redelivery at
+ * a time (an audit sent three at once, each with its 3 attempts, into the
+ * queue every tenant shares).
  * `nextAttemptAt` is now: should the message below be lost, the stalled
  * delivery sweep sends it.
  *
@@ -42,13 +45,24 @@ export async function redeliver(
     createdAt: input.now,
     updatedAt: input.now,
   };
+  const inProgress = sql`EXISTS (SELECT 1 FROM webhook_deliveries AS d WHERE d.event_id = ${original.eventId} AND d.endpoint_id = ${original.endpointId} AND d.status = 'PENDING')`;
   const inserted = await insertIf(
     db,
     webhookDeliveries,
     row,
-    sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${original.endpointId} AND ${webhookEndpoints.deletedAt} IS NULL)`,
+    sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${original.endpointId} AND ${webhookEndpoints.deletedAt} IS NULL) AND NOT ${inProgress}`,
   ).returning({ id: webhookDeliveries.id });
-  if (inserted.length === 0) throw conflict("The delivery's webhook endpoint was deleted");
+  if (inserted.length === 0) {
+    const [pending] = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(
+        sql`${webhookDeliveries.eventId} = ${original.eventId} AND ${webhookDeliveries.endpointId} = ${original.endpointId} AND ${webhookDeliveries.status} = 'PENDING'`,
+      )
+      .limit(1);
+    if (pending) throw conflict(`A delivery of this event to this endpoint is in progress (${pending.id}); redeliver once it has finished`);
+    throw conflict("The delivery's webhook endpoint was deleted");
+  }
 
   await queue.send({ kind: "delivery", deliveryId: row.id, attempt: 1 });
   return { ...row, url: original.url, attempts: [] };

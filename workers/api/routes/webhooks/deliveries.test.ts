@@ -218,6 +218,26 @@ describe("redelivery", () => {
     expect(second.body).toMatchObject({ eventId: original.eventId, redeliveryOf: first.body.id });
   });
 
+  test("one redelivery at a time: while one of the event to the endpoint is in progress, another is 409 (racing ones too), and none is made", async () => {
+    const m = await tenantWithDeliveries();
+    const original = m.deliveries[1]!;
+    await finish(original.id, "SUCCEEDED");
+    const racing = await Promise.all([0, 1, 2].map(() => redeliver(apiKey(m.key), original.id)));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const made = racing.find((r) => r.status === 201)!.body.id as string;
+    for (const refused of racing.filter((r) => r.status === 409)) {
+      expect(refused.body).toEqual({
+        statusCode: 409,
+        message: `A delivery of this event to this endpoint is in progress (${made}); redeliver once it has finished`,
+        error: "Conflict",
+      });
+    }
+    expect(await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.redeliveryOf, original.id))).toHaveLength(1);
+    // Once it has finished, the next one goes.
+    await finish(made, "SUCCEEDED");
+    expect((await redeliver(apiKey(m.key), original.id)).status).toBe(201);
+  });
+
   test("the redelivery carries the same event id (`webhook-id`, envelope `id`) with valid signatures", async () => {
     const m = await tenantWithDeliveries();
     const original = m.deliveries[2]!;

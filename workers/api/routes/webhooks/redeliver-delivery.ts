@@ -15,7 +15,7 @@ export const route = defineRoute(
     tags: ["Webhooks"],
     summary: "Redeliver an event",
     description:
-      "Sends the delivery's event to its endpoint again, for example once a failed endpoint is back: a new delivery (`redeliveryOf` = this one) with its own 3 attempts, starting now. The envelope and its `id` (`webhook-id`) are the same as the original's, so a receiver that already processed the event recognizes it. Only a finished delivery (`SUCCEEDED` or `FAILED`) can be redelivered; one still `PENDING`, or one whose endpoint was deleted: 409. Another tenant's delivery: 404.",
+      "Sends the delivery's event to its endpoint again, for example once a failed endpoint is back: a new delivery (`redeliveryOf` = this one) with its own 3 attempts, starting now. The envelope and its `id` (`webhook-id`) are the same as the original's, so a receiver that already processed the event recognizes it. Only a finished delivery (`SUCCEEDED` or `FAILED`) can be redelivered, one at a time: one still `PENDING`, one whose event has a delivery to the endpoint in progress (an earlier redelivery), or one whose endpoint was deleted: 409. Another tenant's delivery: 404.",
     request: { params: IdParamSchema },
     responses: { 201: { description: "The new delivery", content: { "application/json": { schema: DeliverySchema } } } },
   },
