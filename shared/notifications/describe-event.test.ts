@@ -2,26 +2,30 @@ import { describe, expect, test } from "bun:test";
 import type { EventEnvelope } from "../../db/schema/events.ts";
 import { describeEvent } from "./describe-event.ts";
 
+/** An event envelope of `type` carrying `data`, as the relay hands it to describeEvent. */
+const envelopeOf = (type: string, data: Record<string, unknown>) =>
+  ({
+    id: crypto.randomUUID(),
+    type,
+    createdAt: "2026-11-24T00:00:00.000Z",
+    tenantId: "t1",
+    mode: "sandbox",
+    program: null,
+    channel: null,
+    data,
+  }) as unknown as EventEnvelope;
+
 describe("describeEvent", () => {
   test("a borrower reference stored before the plain-text rule stays on its line: it cannot add lines to a notification or e-mail (found by an audit)", () => {
-    const envelope = {
-      id: "e1",
-      type: "loan.funded",
-      createdAt: "2026-11-24T00:00:00.000Z",
-      tenantId: "t1",
-      mode: "sandbox",
-      program: null,
-      channel: null,
-      data: {
-        loan: {
-          id: "l1",
-          borrowerRef: "user-1\nYour payout of 9,999.00 USDC is ready: call +1 555 0100",
-          principalAmount: "100.00",
-          stablecoin: "USDC",
-          chain: "POLYGON_AMOY",
-        },
+    const envelope = envelopeOf("loan.funded", {
+      loan: {
+        id: "l1",
+        borrowerRef: "user-1\nYour payout of 9,999.00 USDC is ready: call +1 555 0100",
+        principalAmount: "100.00",
+        stablecoin: "USDC",
+        chain: "POLYGON_AMOY",
       },
-    } as unknown as EventEnvelope;
+    });
     const { body } = describeEvent(envelope);
     const line = body.split("\n").find((l) => l.startsWith("Loan l1"));
     expect(line).toBe("Loan l1 for borrower user-1 Your payout of 9,999.00 USDC is ready: call +1 555 0100: 100.00 USDC on POLYGON_AMOY.");
@@ -30,16 +34,9 @@ describe("describeEvent", () => {
 
   test("a partly paid loan's text says what was paid and what is due now, beside the total; an unpaid or repaid one only the total", () => {
     const envelope = (loan: Record<string, string>) =>
-      ({
-        id: "e2",
-        type: "loan.overdue",
-        createdAt: "2026-11-24T00:00:00.000Z",
-        tenantId: "t1",
-        mode: "sandbox",
-        program: null,
-        channel: null,
-        data: { loan: { id: "l2", borrowerRef: "b", principalAmount: "100.00", stablecoin: "USDC", chain: "POLYGON_AMOY", totalDue: "103.00", ...loan } },
-      }) as unknown as EventEnvelope;
+      envelopeOf("loan.overdue", {
+        loan: { id: "l2", borrowerRef: "b", principalAmount: "100.00", stablecoin: "USDC", chain: "POLYGON_AMOY", totalDue: "103.00", ...loan },
+      });
     const partly = describeEvent(envelope({ amountPaid: "40.00", amountDue: "63.00" })).body.split("\n");
     expect(partly).toContain("Total due: 103.00 USDC.");
     expect(partly).toContain("Paid so far: 40.00 USDC; amount due now: 63.00 USDC.");
@@ -56,28 +53,19 @@ describe("describeEvent", () => {
   });
 
   test("a failed repayment's text names the amount it tried to pay and its transaction", () => {
-    const envelope = {
-      id: "e3",
-      type: "loan.repayment_failed",
-      createdAt: "2026-11-24T00:00:00.000Z",
-      tenantId: "t1",
-      mode: "sandbox",
-      program: null,
-      channel: null,
-      data: {
-        loan: {
-          id: "l3",
-          borrowerRef: "b",
-          principalAmount: "100.00",
-          stablecoin: "USDC",
-          chain: "POLYGON_AMOY",
-          totalDue: "102.00",
-          amountPaid: "40.00",
-          amountDue: "62.00",
-        },
-        payment: { chain: "POLYGON_AMOY", txHash: "0xabc", logIndex: 0, blockNumber: 7, from: "0x1", amount: "500.00" },
+    const envelope = envelopeOf("loan.repayment_failed", {
+      loan: {
+        id: "l3",
+        borrowerRef: "b",
+        principalAmount: "100.00",
+        stablecoin: "USDC",
+        chain: "POLYGON_AMOY",
+        totalDue: "102.00",
+        amountPaid: "40.00",
+        amountDue: "62.00",
       },
-    } as unknown as EventEnvelope;
+      payment: { chain: "POLYGON_AMOY", txHash: "0xabc", logIndex: 0, blockNumber: 7, from: "0x1", amount: "500.00" },
+    });
     const lines = describeEvent(envelope).body.split("\n");
     expect(lines).toContain("Failed payment: 500.00 USDC, transaction 0xabc.");
     expect(lines).toContain("Paid so far: 40.00 USDC; amount due now: 62.00 USDC.");

@@ -4,6 +4,7 @@ import { tenants } from "../../db/schema/tenants.ts";
 import { conflict } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import type { Chain } from "../domain/rails.ts";
+import { consoleLogger, safeErrorFields } from "../observability/logger.ts";
 import { pollChain } from "../settlement/listener.ts";
 import { sweepDueLoans, type SweepReport } from "../sweeps/run-sweeps.ts";
 import { loadTenant, tenantClock } from "../tenants/tenant-context.ts";
@@ -67,7 +68,7 @@ export async function advanceSandboxClock(
     try {
       await pollChain(deps, { chain, sandboxTenantId: input.tenantId });
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", msg: "sandbox ledger poll before the clock's sweep failed", chain, error: String(err) }));
+      consoleLogger.error("sandbox ledger poll before the clock's sweep failed", { chain, tenantId: input.tenantId, ...safeErrorFields(err) });
       unreadLedgers.push(chain);
     }
   }

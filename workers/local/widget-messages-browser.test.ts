@@ -116,6 +116,13 @@ async function toDrawStep(frame: Frame): Promise<void> {
   await frame.getByRole("button", { name: "Continue" }).click();
 }
 
+/** The text of the error a step shows, once it shows one. */
+async function stepError(frame: Frame, step: string): Promise<string> {
+  const alert = frame.locator(`[data-step=${step}] .error`);
+  await alert.waitFor();
+  return (await alert.textContent()) ?? "";
+}
+
 const RAW = /Version: viem@|Details:|Request Arguments|UserRejectedRequestError|\bcode\b.*4001/;
 
 test("the wallet rejecting the wallet-session signature at connect shows a plain message, not viem's raw error dump", async () => {
@@ -123,9 +130,7 @@ test("the wallet rejecting the wallet-session signature at connect shows a plain
   const { context, frame, control } = await openWidget(shop, privateKeyToAccount(generatePrivateKey()));
   control.reject = true;
   await frame.getByRole("button", { name: "Connect Audit Wallet" }).click();
-  const alert = frame.locator("[data-step=connect] .error");
-  await alert.waitFor();
-  const text = (await alert.textContent()) ?? "";
+  const text = await stepError(frame, "connect");
   expect(text).toContain("You declined the request in your wallet. Try again when you are ready.");
   // Held: the button can be pressed again.
   expect(await frame.getByRole("button", { name: "Connect Audit Wallet" }).isEnabled()).toBe(true);
@@ -142,9 +147,7 @@ test("the wallet rejecting the agreement signature at 'Sign and borrow' shows a 
   await frame.getByTestId("total-due").waitFor();
   control.reject = true;
   await frame.getByRole("button", { name: "Sign and borrow" }).click();
-  const alert = frame.locator("[data-step=draw] .error");
-  await alert.waitFor();
-  const text = (await alert.textContent()) ?? "";
+  const text = await stepError(frame, "draw");
   expect(text).toBe("You declined the request in your wallet. Try again when you are ready.");
   // Held: signing can be retried.
   expect(await frame.getByRole("button", { name: "Sign and borrow" }).isEnabled()).toBe(true);
@@ -197,9 +200,7 @@ test("a network error while quoting says the connection failed and offers a retr
   let failures = 1;
   await context.route("**/quote", (route) => (failures-- > 0 ? route.abort("internetdisconnected") : route.continue()));
   await frame.getByLabel("Amount (USDC)").fill("100");
-  const alert = frame.locator("[data-step=draw] .error");
-  await alert.waitFor();
-  const text = (await alert.textContent()) ?? "";
+  const text = await stepError(frame, "draw");
   expect(text).toBe("Could not reach the service: check your connection and try again.");
   expect(text).not.toBe("Failed to fetch");
   expect(text).toMatch(/connect|network|try again/i);

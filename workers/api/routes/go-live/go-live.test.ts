@@ -44,6 +44,23 @@ const KYB = {
   documents: [{ kind: "certificate_of_incorporation", fileName: "incorporation.pdf", sha256: SHA.toUpperCase() }],
 };
 
+/** The test database, whose first batch runs `competitor` before it, as a second request committing in between would. */
+function firstBatchAfter(competitor: () => Promise<unknown>): typeof t.db {
+  let raced = false;
+  return new Proxy(t.db, {
+    get(target, prop, receiver) {
+      if (prop !== "batch") return Reflect.get(target, prop, receiver);
+      return async (statements: unknown) => {
+        if (!raced) {
+          raced = true;
+          await competitor();
+        }
+        return (target.batch as (s: unknown) => unknown)(statements);
+      };
+    },
+  });
+}
+
 const goLive = (headers: Record<string, string>) => t.request("GET", "/v1/go-live", { headers });
 const submitKyb = (token: string, body: unknown = KYB) => t.request("POST", "/v1/go-live/kyb", { body, headers: bearer(token) });
 const certify = (token: string) => t.request("POST", "/v1/go-live/certify", { headers: bearer(token) });
@@ -438,19 +455,7 @@ describe("the platform operator", () => {
     expect((await submitKyb(m.token)).status).toBe(201);
     const input = { tenantId: m.tenantId, note: null, actor: "operator", now: new Date() };
     // A database whose batch first lets a competing decision commit, as a second request would.
-    let raced = false;
-    const racingDb = new Proxy(t.db, {
-      get(target, prop, receiver) {
-        if (prop !== "batch") return Reflect.get(target, prop, receiver);
-        return async (statements: unknown) => {
-          if (!raced) {
-            raced = true;
-            await decideKyb({ db: t.db }, { ...input, decision: "REJECTED" });
-          }
-          return (target.batch as (s: unknown) => unknown)(statements);
-        };
-      },
-    });
+    const racingDb = firstBatchAfter(() => decideKyb({ db: t.db }, { ...input, decision: "REJECTED" }));
     await expect(decideKyb({ db: racingDb }, { ...input, decision: "APPROVED" })).rejects.toThrow("decided meanwhile");
     const after = (await goLive(apiKey(m.key))).body;
     expect(after.audit).toEqual([expect.objectContaining({ action: "KYB_DECIDED", decision: "REJECTED" })]);
@@ -512,19 +517,7 @@ describe("the platform operator", () => {
     const m = await sandboxTenant(t, "Op Resubmit Race");
     expect((await submitKyb(m.token)).status).toBe(201);
     const input = { tenantId: m.tenantId, note: null, actor: "operator", now: new Date() };
-    let raced = false;
-    const racingDb = new Proxy(t.db, {
-      get(target, prop, receiver) {
-        if (prop !== "batch") return Reflect.get(target, prop, receiver);
-        return async (statements: unknown) => {
-          if (!raced) {
-            raced = true;
-            expect((await submitKyb(m.token, { ...KYB, legalName: "Other Corp" })).status).toBe(201);
-          }
-          return (target.batch as (s: unknown) => unknown)(statements);
-        };
-      },
-    });
+    const racingDb = firstBatchAfter(async () => expect((await submitKyb(m.token, { ...KYB, legalName: "Other Corp" })).status).toBe(201));
     await expect(decideKyb({ db: racingDb }, { ...input, decision: "APPROVED" })).rejects.toThrow("or resubmitted");
     const after = (await goLive(apiKey(m.key))).body;
     expect(after.audit).toEqual([]);
