@@ -20,7 +20,7 @@ import { users } from "./schema/users.ts";
 import { walletSessionChallenges } from "./schema/wallet-session-challenges.ts";
 import { widgetPrograms } from "./schema/widget-programs.ts";
 import { signers, walletChallenges, wallets } from "./schema/wallets.ts";
-import { tonTransfers, tonWalletCursors, tonWalletBacklogs } from "./schema/ton.ts";
+import { tonTransfers, tonWalletCursors, tonWalletBacklogs, tonWalletReads } from "./schema/ton.ts";
 
 export const schema = {
   tenants,
@@ -62,5 +62,6 @@ export const schema = {
   tonTransfers,
   tonWalletCursors,
   tonWalletBacklogs,
+  tonWalletReads,
 };
 export type Schema = typeof schema;

@@ -65,6 +65,12 @@ export const chainCursors = sqliteTable("chain_cursors", {
   /** Live EVM: the poll holding the chain (one at a time), and until when unless it renews (migration 0043); null: free. */
   leaseId: text("lease_id"),
   leaseUntil: timestamp("lease_until"),
+  /**
+   * Live EVM: the block time of `lastBlock` as read (migration 0048): every payment made before it has been read, so a
+   * live loan of the chain is judged overdue or defaulted as of this time at the latest (shared/sweeps/sweep-loans.ts).
+   * It stays while a poll fails or a payment waits for its confirmations; null after a reorg moved the cursor back.
+   */
+  readThroughAt: timestamp("read_through_at"),
 });
 
 /**

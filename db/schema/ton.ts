@@ -83,3 +83,19 @@ export const tonWalletBacklogs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.address] })],
 );
+
+/**
+ * Per tenant and TON COLLECTIONS wallet, the time up to which the listener has read every transaction (migration
+ * 0048): the start of its last poll that reached the newest one, less TON_READ_LAG_MS. A live TON loan is judged
+ * overdue or defaulted as of its tenant's least-read wallet at the latest (shared/sweeps/sweep-loans.ts). No row: never
+ * read through, so a failing poll (toncenter down) or a backlog holds the tenant's TON loans back.
+ */
+export const tonWalletReads = sqliteTable(
+  "ton_wallet_reads",
+  {
+    tenantId: tenantIdColumn(),
+    address: text("address").notNull(),
+    readThroughAt: timestamp("read_through_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.address] })],
+);

@@ -20,7 +20,7 @@ const verifiedCollections = (chain: Chain) => and(verifiedCollectionsOn(chain), 
 /**
  * The COLLECTIONS wallets the listener reads on `chain` at `now` (the system
  * time): verified, not deleted or deleted less than LISTEN_AFTER_DELETE_DAYS
- * ago, of a tenant certified for live.
+ * ago, of a tenant certified for live. (The sweep's liveJudgedAt writes the same condition out in SQL: change both.)
  */
 export const listenedCollections = (chain: Chain, now: Date) =>
   and(

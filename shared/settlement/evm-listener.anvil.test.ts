@@ -22,6 +22,7 @@ import { LISTEN_AFTER_DELETE_DAYS } from "./collections-wallets.ts";
 import { heldBackoffMs } from "./held-payments.ts";
 import { backoffMs, LEASE_MS, type EvmChainReader, evmChainReader, pollEvmChain, pollLiveEvmChains } from "./evm-listener.ts";
 import { pollChain } from "./listener.ts";
+import { sweepDueLoans } from "../sweeps/run-sweeps.ts";
 
 /**
  * The live EVM settlement path against a real node (issue 13): Anvil as
@@ -209,6 +210,54 @@ describe("live repayment through the non-custodial pool on Anvil", () => {
     await node.test.mine({ blocks: 3 });
     expect(await poll()).toMatchObject({ payments: 0, unmatched: 0, reorg: null });
     expect((await eventTypes(tenant.liveKey, loan.id)).filter((e) => e === "loan.repaid")).toHaveLength(1);
+  });
+
+  test("a repayment made before the deadline, still in its confirmations when the sweep runs: the loan is judged only as far as the chain is read, so it is REPAID, never overdue or defaulted; an unpaid loan due before the block read is defaulted", async () => {
+    const tenant = await liveTenant();
+    const { loan, borrower } = await activeLoan(tenant);
+    const { loan: unpaid } = await activeLoan(tenant);
+    await poll();
+    const instructions = await repayInstructions(tenant.liveKey, loan.id);
+    await signAndSend(borrower, instructions);
+    const paidAt = Number((await node.public.getBlock()).timestamp) * 1000;
+    const day = 86_400_000;
+    // Paid a second before it fell due; the other loan fell due 4 days before (3 days' grace), unpaid.
+    await t.db
+      .update(loans)
+      .set({ dueAt: new Date(paidAt + 1000), gracePeriodDays: 3 })
+      .where(eq(loans.id, loan.id));
+    await t.db
+      .update(loans)
+      .set({ dueAt: new Date(paidAt - 4 * day), gracePeriodDays: 3 })
+      .where(eq(loans.id, unpaid.id));
+    const start = t.clock.now();
+    try {
+      // The service's clock 4 days on: past both loans' grace.
+      t.clock.set(new Date(paidAt + 4 * day));
+      expect((await poll()).payments).toBe(0);
+      const [cursor] = await t.db.select().from(chainCursors).where(eq(chainCursors.chain, "POLYGON"));
+      const cursorBlock = await node.public.getBlock({ blockNumber: BigInt(cursor!.lastBlock) });
+      expect(cursor!.readThroughAt?.getTime()).toBe(Number(cursorBlock.timestamp) * 1000);
+      expect(cursor!.readThroughAt!.getTime()).toBeLessThan(paidAt + 1000);
+      const sweep = () => sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
+      expect(await sweep()).toMatchObject({ failed: 0 });
+      expect((await loanOf(tenant.liveKey, loan.id)).status).toBe("ACTIVE");
+      expect(await loanOf(tenant.liveKey, unpaid.id)).toMatchObject({ status: "DEFAULTED", overdue: true });
+
+      await node.test.mine({ blocks: CONFIRMATIONS });
+      expect(await poll()).toMatchObject({ payments: 1 });
+      expect(await sweep()).toMatchObject({ failed: 0 });
+      expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID", overdue: false, lateFee: "0.00" });
+      const types = await eventTypes(tenant.liveKey, loan.id);
+      expect(types).toContain("loan.repaid");
+      expect(types.filter((e) => e === "loan.overdue" || e === "loan.defaulted")).toEqual([]);
+      expect((await eventTypes(tenant.liveKey, unpaid.id)).filter((e) => e === "loan.overdue" || e === "loan.defaulted")).toEqual([
+        "loan.overdue",
+        "loan.defaulted",
+      ]);
+    } finally {
+      t.clock.set(start);
+    }
   });
 
   test("a reorg orphaning the repay un-credits it (ACTIVE, settlement REVERSED, loan.repayment_reversed); re-mined in another block it is credited once again", async () => {
@@ -581,7 +630,7 @@ describe("a failed repayment on a live chain (a reverted repay has no logs: the 
     await t.db.delete(chainBlocks).where(eq(chainBlocks.chain, "BASE"));
     const searched: { afterBlock: number; toBlock: number }[] = [];
     const double: EvmChainReader = {
-      read: async ({ afterBlock }) => ({ transactions: [], head: afterBlock + 12, scannedTo: afterBlock + 10, scannedToHash: "0xabc" }),
+      read: async ({ afterBlock }) => ({ transactions: [], head: afterBlock + 12, scannedTo: afterBlock + 10, scannedToHash: "0xabc", scannedToTime: null }),
       blockHashes: async (numbers) => new Map(numbers.map((n) => [n, "0xabc"])),
       failedRepays: async ({ afterBlock, toBlock }) => {
         searched.push({ afterBlock, toBlock });

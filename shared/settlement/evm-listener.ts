@@ -258,7 +258,7 @@ async function pollLeased(
       report.transactions += read.transactions.length;
       if (read.scannedTo <= report.lastBlock) break;
       report.lastBlock = read.scannedTo;
-      await saveCursor(db, chain, read.scannedTo, read.scannedToHash, deps.clock.now());
+      await saveCursor(db, chain, read, deps.clock.now());
       if (read.transactions.length < LISTENER_PAGE && read.scannedTo >= read.head - settings.confirmations) break;
     }
     await renewLease(db, chain, lease, deps.clock.now());
@@ -349,16 +349,28 @@ async function rememberBlock(db: Db, chain: LiveChainSettings["chain"], blockNum
   if (row && row.blockHash !== blockHash) throw new Error(`block ${blockNumber} of ${chain} changed while it was read (a reorg); the next poll undoes it`);
 }
 
-/** The cursor moves to `block` and its hash replaces the previous cursor's (credited blocks are kept). */
-async function saveCursor(db: Db, chain: LiveChainSettings["chain"], block: number, hash: string | null, now: Date) {
+/**
+ * The cursor moves to the last block read, with its time as the chain's read-through time (both only forward: of two
+ * overlapping polls the one further on stands), and its hash replaces the previous cursor's (credited blocks are kept).
+ */
+async function saveCursor(db: Db, chain: LiveChainSettings["chain"], read: Pick<EvmReadResult, "scannedTo" | "scannedToHash" | "scannedToTime">, now: Date) {
+  const block = read.scannedTo;
+  const readThroughAt = read.scannedToTime === null ? null : new Date(read.scannedToTime);
   await db.batch([
     db
       .insert(chainCursors)
-      .values({ chain, lastBlock: block, updatedAt: now })
-      .onConflictDoUpdate({ target: chainCursors.chain, set: { lastBlock: sql`MAX(${chainCursors.lastBlock}, excluded.last_block)`, updatedAt: now } }),
+      .values({ chain, lastBlock: block, updatedAt: now, readThroughAt })
+      .onConflictDoUpdate({
+        target: chainCursors.chain,
+        set: {
+          readThroughAt: sql`CASE WHEN excluded.last_block >= ${chainCursors.lastBlock} THEN excluded.read_through_at ELSE ${chainCursors.readThroughAt} END`,
+          lastBlock: sql`MAX(${chainCursors.lastBlock}, excluded.last_block)`,
+          updatedAt: now,
+        },
+      }),
     db.delete(chainBlocks).where(and(eq(chainBlocks.chain, chain), eq(chainBlocks.credited, false))),
   ]);
-  if (hash) await rememberBlock(db, chain, block, hash, false, now);
+  if (read.scannedToHash) await rememberBlock(db, chain, block, read.scannedToHash, false, now);
 }
 
 /**
@@ -423,6 +435,8 @@ async function undoReorg(deps: ListenerDeps, reader: EvmChainReader, chain: Live
       .update(chainCursors)
       .set({
         lastBlock: lastGood,
+        // Unknown until the next read: the orphaned blocks' payments are no longer read, so no live loan of the chain is judged meanwhile.
+        readThroughAt: null,
         // Reverted repays re-mined in the winning blocks are searched again (a failure already recorded is not recorded twice).
         revertsScannedTo: sql`MIN(coalesce(${chainCursors.revertsScannedTo}, ${chainCursors.lastBlock}), ${lastGood})`,
         updatedAt: deps.clock.now(),

@@ -1,8 +1,8 @@
 import { Address, type Transaction } from "@ton/core";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans } from "../../db/schema/loans.ts";
-import { tonWalletBacklogs, tonWalletCursors } from "../../db/schema/ton.ts";
+import { tonWalletBacklogs, tonWalletCursors, tonWalletReads } from "../../db/schema/ton.ts";
 import { wallets } from "../../db/schema/wallets.ts";
 import { jettonWalletOf } from "../chains/ton/jetton-reads.ts";
 import type { TonNetwork } from "../chains/ton/ton-network.ts";
@@ -51,7 +51,27 @@ export const TON_MAX_PAGES = 20;
 /** A wallet's first poll reads back to a day before it was verified: no repayment instruction named it earlier. */
 const FIRST_POLL_SLACK_SECONDS = 86_400;
 
+/**
+ * How long after a transaction toncenter may first list it (masterchain commit, then indexing; seconds as a rule): a
+ * poll that started at P and read up to the newest transaction has read every one made before P less this.
+ */
+export const TON_READ_LAG_MS = 60_000;
+
 type Cursor = { lt: bigint; hash: Buffer };
+
+/**
+ * Records that the wallet's transactions are all read up to `at` (only forward): its tenant's live TON loans can be
+ * judged overdue or defaulted up to then (shared/sweeps/sweep-loans.ts).
+ */
+async function saveReadThrough(db: Db, tenantId: string, address: string, at: Date) {
+  await db
+    .insert(tonWalletReads)
+    .values({ tenantId, address, readThroughAt: at })
+    .onConflictDoUpdate({
+      target: [tonWalletReads.tenantId, tonWalletReads.address],
+      set: { readThroughAt: sql`MAX(${tonWalletReads.readThroughAt}, excluded.read_through_at)` },
+    });
+}
 
 async function cursorOf(db: Db, tenantId: string, address: string): Promise<Cursor | null> {
   const [row] = await db
@@ -185,6 +205,7 @@ function applyOrHoldTon(deps: TonListenerDeps, tenantId: string, finding: TonFin
  */
 export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: string; address: string; verifiedAt: Date }): Promise<TonWalletReport> {
   const report: TonWalletReport = { tenantId: wallet.tenantId, address: wallet.address, transactions: 0, payments: 0, unmatched: 0 };
+  const startedAt = deps.clock.now();
   const owner = Address.parse(wallet.address);
   const master = Address.parse(deps.master);
   const budget = deps.heldBudget ?? { left: HELD_RETRY_PAGE };
@@ -215,6 +236,10 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   if (start) {
     await saveWaypoints(deps.db, wallet.tenantId, wallet.address, waypoints.slice(0, -1), deps.clock.now());
     if (waypoints.length > 1) report.backlog = waypoints.length - 1;
+  } else {
+    // This walk started at the newest transaction and reached the cursor: everything listed when the poll began is
+    // read (a backlog's last walk ends at a waypoint read by an earlier poll; the next poll, from the newest, says so).
+    await saveReadThrough(deps.db, wallet.tenantId, wallet.address, new Date(startedAt.getTime() - TON_READ_LAG_MS));
   }
   return report;
 }

@@ -184,47 +184,95 @@ test("grace 0: nothing at dueAt itself; the first sweep after it marks the loan 
   expect(view.body).toMatchObject({ status: "DEFAULTED", overdue: true, lateFeeDays: 0, lateFee: "0.00", totalDue: "102.00" });
 });
 
-test("a live loan is not swept while its chain's listener is behind: its last poll failed, a payment naming it is held, or (TON) the tenant's wallet is in a backlog", async () => {
+test("a live loan is judged only as far as its chain has been read: not past the cursor block's time (a failed poll, a payment in its confirmations, a catch-up), not while a payment naming it is held, not past its tenant's least-read TON wallet", async () => {
   const m = await sandboxTenant(t);
   const now = t.clock.now().getTime();
-  /** A loan of `chain` made live, ACTIVE, due two days ago on the system clock. */
-  const liveDue = async (chain: "POLYGON" | "TON") => {
+  /** A loan of `chain` made live, ACTIVE, due `daysAgo` days ago on the system clock (3 days' grace). */
+  const liveDue = async (chain: "POLYGON" | "TON", daysAgo = 2) => {
     const loan = await createdLoan(t, m.key);
     await t.db
       .update(loans)
-      .set({ mode: "live", chain, status: "ACTIVE", dueAt: new Date(now - 2 * DAY_MS) })
+      .set({ mode: "live", chain, status: "ACTIVE", dueAt: new Date(now - daysAgo * DAY_MS), gracePeriodDays: 3 })
       .where(eq(loans.id, loan.id));
     return loan.id;
   };
-  const overdue = async (loanId: string) => (await t.db.select({ at: loans.overdueAt }).from(loans).where(eq(loans.id, loanId)))[0]!.at !== null;
-  const sweep = () => sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock });
+  const state = async (loanId: string) => {
+    const [row] = await t.db.select({ status: loans.status, overdueAt: loans.overdueAt, days: loans.lateFeeDays }).from(loans).where(eq(loans.id, loanId));
+    return row!.status === "DEFAULTED" ? "DEFAULTED" : row!.overdueAt ? `OVERDUE ${row!.days}` : "ACTIVE";
+  };
+  const sweep = async () => expect((await sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock })).failed).toBe(0);
+  const readThrough = (at: number) => t.client.execute({ sql: "UPDATE chain_cursors SET read_through_at = ? WHERE chain = 'POLYGON'", args: [at] });
 
   const evm = await liveDue("POLYGON");
   const evm2 = await liveDue("POLYGON");
+  const late = await liveDue("POLYGON", 4);
   const ton = await liveDue("TON");
-  await t.client.execute({ sql: "INSERT INTO chain_cursors (chain, last_block, updated_at, failures) VALUES ('POLYGON', 1, ?, 2)", args: [now] });
+  // No cursor: the chain has never been read, so nothing says the borrower did not pay.
+  await sweep();
+  expect([await state(evm), await state(late)]).toEqual(["ACTIVE", "ACTIVE"]);
+  // Read through a block of 4.5 days ago (an outage since, its polls failing): still nothing is judged.
   await t.client.execute({
-    sql: "INSERT INTO ton_wallet_backlogs (tenant_id, address, waypoints, updated_at) VALUES (?, '0:ab', '[]', ?)",
-    args: [m.tenantId, now],
+    sql: "INSERT INTO chain_cursors (chain, last_block, updated_at, failures, read_through_at) VALUES ('POLYGON', 1, ?, 4, ?)",
+    args: [now, now - 4.5 * DAY_MS],
   });
   await sweep();
-  expect([await overdue(evm), await overdue(ton)]).toEqual([false, false]);
+  expect([await state(evm), await state(late)]).toEqual(["ACTIVE", "ACTIVE"]);
+  // Caught up to 1 day 12 hours ago, a poll still failing: judged as of then. The loan due 2 days ago is overdue with
+  // its first late fee day only; the one due 4 days ago (grace 3 days) is overdue, not yet defaulted: its borrower may
+  // have paid in the 36 hours since.
+  await readThrough(now - 1.5 * DAY_MS);
+  await sweep();
+  expect([await state(evm), await state(evm2), await state(late)]).toEqual(["OVERDUE 1", "OVERDUE 1", "OVERDUE 3"]);
+  // The change is recorded when it happens, not at the time it is judged at.
+  const [marked] = await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, evm));
+  expect(marked!.overdueAt!.getTime()).toBe(now);
 
-  // POLYGON's poll succeeds, but a payment naming the loan is held (read, its apply failed): still not swept.
-  await t.client.execute("UPDATE chain_cursors SET failures = 0 WHERE chain = 'POLYGON'");
-  const observation = JSON.stringify({ kind: "payment", chain: "POLYGON", txHash: "0x01", logIndex: 0, loanId: evm, amount: "102000000" });
+  // Read through now, but a payment naming `late` is held (read, its apply failed): it is not defaulted.
+  const observation = JSON.stringify({ kind: "payment", chain: "POLYGON", txHash: "0x01", logIndex: 0, loanId: late, amount: "102000000" });
   await t.client.execute({
     sql: "INSERT INTO held_payments (chain, tx_hash, log_index, kind, block_number, observation, attempts, last_error, next_attempt_at, created_at, updated_at) VALUES ('POLYGON', '0x01', 0, 'payment', 1, ?, 1, 'x', ?, ?, ?)",
     args: [observation, now, now, now],
   });
+  await readThrough(now);
   await sweep();
-  expect([await overdue(evm), await overdue(ton)]).toEqual([false, false]);
-  // The tenant's TON backlog holds back its TON loans only: the other POLYGON loan is swept.
-  expect(await overdue(evm2)).toBe(true);
-
-  // Caught up: both are swept.
+  expect([await state(evm), await state(late)]).toEqual(["OVERDUE 2", "OVERDUE 3"]);
+  // A reorg moved the cursor back (read-through unknown): nothing is judged until the next read.
   await t.client.execute("DELETE FROM held_payments WHERE tx_hash = '0x01'");
-  await t.client.execute({ sql: "DELETE FROM ton_wallet_backlogs WHERE tenant_id = ?", args: [m.tenantId] });
+  await t.client.execute("UPDATE chain_cursors SET read_through_at = NULL WHERE chain = 'POLYGON'");
   await sweep();
-  expect([await overdue(evm), await overdue(ton)]).toEqual([true, true]);
+  expect(await state(late)).toBe("OVERDUE 3");
+  await readThrough(now);
+  await sweep();
+  expect(await state(late)).toBe("DEFAULTED");
+
+  // TON: a tenant without a COLLECTIONS wallet on TON can be paid nowhere, so its loan is judged on the clock.
+  expect(await state(ton)).toBe("OVERDUE 2");
+  const other = await sandboxTenant(t, "Other Pay");
+  await t.client.execute({ sql: "UPDATE tenants SET certified_at = ? WHERE id IN (?, ?)", args: [now, m.tenantId, other.tenantId] });
+  const collections = async (tenantId: string, address: string) =>
+    t.client.execute({
+      sql: "INSERT INTO wallets (id, tenant_id, chain, role, address, verified_at, created_at, updated_at) VALUES (?, ?, 'TON', 'COLLECTIONS', ?, ?, ?, ?)",
+      args: [crypto.randomUUID(), tenantId, address, now, now, now],
+    });
+  const reads = (tenantId: string, address: string, at: number) =>
+    t.client.execute({
+      sql: "INSERT INTO ton_wallet_reads (tenant_id, address, read_through_at) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET read_through_at = excluded.read_through_at",
+      args: [tenantId, address, at],
+    });
+  const ton2 = await liveDue("TON", 5);
+  await collections(m.tenantId, "0:aa");
+  await collections(m.tenantId, "0:bb");
+  await collections(other.tenantId, "0:cc");
+  // 0:bb never read through (toncenter failing, or a backlog): held back, whatever the other wallets read.
+  await reads(m.tenantId, "0:aa", now);
+  await reads(other.tenantId, "0:cc", now);
+  await sweep();
+  expect(await state(ton2)).toBe("ACTIVE");
+  // Its least-read wallet read through 2.5 days ago: overdue, not defaulted.
+  await reads(m.tenantId, "0:bb", now - 2.5 * DAY_MS);
+  await sweep();
+  expect(await state(ton2)).toBe("OVERDUE 3");
+  await reads(m.tenantId, "0:bb", now - 60_000);
+  await sweep();
+  expect(await state(ton2)).toBe("DEFAULTED");
 });

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/create-db.ts";
 import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
+import { LISTEN_AFTER_DELETE_DAYS } from "../settlement/collections-wallets.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import { DAY_MS, isOverdue, isPastGrace, lateFeeDays } from "../domain/pricing.ts";
 import { commitTransition, commitUpdate } from "../loans/commit-transition.ts";
@@ -31,20 +32,38 @@ export const markSweepFailed = (db: Db, loanIds: readonly string[], now: Date) =
     .set({ sweepFailedAt: now.getTime() })
     .where(sql`${loans.id} IN (SELECT value FROM json_each(${JSON.stringify(loanIds)}))`);
 
+/** A payment naming the loan that the listener read and could not apply yet (held_payments): it may have been on time. */
+const heldNamingLoan = sql`EXISTS (SELECT 1 FROM held_payments WHERE held_payments.chain = loans.chain AND held_payments.kind = 'payment'
+  AND json_extract(held_payments.observation, '$.loanId') = loans.id)`;
+
 /**
- * A live loan is judged overdue or defaulted only while its chain's settlement listener is reading it: not while the
- * chain's last poll failed (live EVM: its cursor counts failures, an RPC outage), while the tenant's TON COLLECTIONS
- * wallet is in a backlog larger than a poll reads, or while a payment naming the loan is held (read, not yet
- * applied). A payment not read yet may have been made before the deadline: sweeping first sent loan.overdue and
- * loan.defaulted for a borrower who had paid on time (the payment is judged at its own time once read, but the
- * events cannot be taken back). The sweep takes such loans once the listener has caught up. Sandbox loans: the
- * sandbox clock's advance polls the tenant's ledgers before it sweeps (sandbox-clock.ts).
+ * The time a live loan is judged at, for overdue and default (ms; SQL over `loans`, written out qualified: drizzle
+ * leaves a selected expression's columns bare, and inside the subqueries a bare `chain` or `tenant_id` would be the
+ * wallet's): `nowMs`, or earlier, the time up to which its chain's settlement listener has read every payment that
+ * could repay it. A payment not read yet may have been made before the deadline: sweeping first sent loan.overdue and
+ * loan.defaulted for a borrower who had paid on time (the payment is judged at its own time once read, but the events
+ * cannot be taken back). So:
+ * - live EVM: the block time of the chain's cursor block (chain_cursors.read_through_at), which stays put while a poll
+ *   fails (an RPC outage), while a payment waits for its confirmations and while the listener catches up, block by block;
+ *   no cursor yet: never;
+ * - TON: the least read of the tenant's listened COLLECTIONS wallets (ton_wallet_reads: a poll that reached the newest
+ *   transaction, less TON_READ_LAG_MS), which stays put while toncenter fails or a backlog is being read; a wallet never
+ *   read through: never; no wallet: `nowMs` (nothing could repay it);
+ * - never while a payment naming the loan is held (read, its apply failed, tried again at the next polls).
+ * Sandbox loans are judged on their tenant's clock: its advance polls the tenant's ledgers before it sweeps.
  */
-const settlementReading = sql`(${loans.mode} = 'sandbox' OR (
-  NOT EXISTS (SELECT 1 FROM chain_cursors WHERE chain_cursors.chain = ${loans.chain} AND chain_cursors.failures > 0)
-  AND (${loans.chain} <> 'TON' OR NOT EXISTS (SELECT 1 FROM ton_wallet_backlogs WHERE ton_wallet_backlogs.tenant_id = ${loans.tenantId}))
-  AND NOT EXISTS (SELECT 1 FROM held_payments WHERE held_payments.chain = ${loans.chain} AND held_payments.kind = 'payment'
-    AND json_extract(held_payments.observation, '$.loanId') = ${loans.id})))`;
+export const liveJudgedAt = (nowMs: number) => {
+  const deletedAfter = nowMs - LISTEN_AFTER_DELETE_DAYS * DAY_MS;
+  return sql<number>`CASE
+  WHEN ${heldNamingLoan} THEN 0
+  WHEN loans.chain = 'TON' THEN MIN(${nowMs}, coalesce((SELECT MIN(coalesce(r.read_through_at, 0)) FROM wallets w
+    LEFT JOIN ton_wallet_reads r ON r.tenant_id = w.tenant_id AND r.address = w.address
+    WHERE w.tenant_id = loans.tenant_id AND w.chain = 'TON' AND w.role = 'COLLECTIONS' AND w.verified_at IS NOT NULL
+      AND (w.deleted_at IS NULL OR w.deleted_at > ${deletedAfter})
+      AND EXISTS (SELECT 1 FROM tenants c WHERE c.id = w.tenant_id AND c.certified_at IS NOT NULL)), ${nowMs}))
+  ELSE MIN(${nowMs}, coalesce((SELECT c.read_through_at FROM chain_cursors c WHERE c.chain = loans.chain), 0))
+END`;
+};
 
 /**
  * ACTIVE loans with something due at `now` (ms since the epoch, a number or
@@ -127,7 +146,7 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: T
         mode ? eq(loans.mode, mode) : undefined,
         dueCondition(nowMs),
         notFailedSince(failedBefore),
-        mode === "sandbox" ? undefined : settlementReading,
+        mode === "sandbox" ? undefined : or(eq(loans.mode, "sandbox"), dueCondition(liveJudgedAt(nowMs))),
       ),
     )
     .orderBy(asc(loans.dueAt))
@@ -142,7 +161,14 @@ export const dueLoansQuery = (db: Db, nowMs: number, tenantId?: string, mode?: T
 export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenantId: string; loanId: string }): Promise<LoanRow> {
   const tenant = await loadTenant(deps.db, tenantId);
   const loan = await loadLoan(deps.db, tenantId, loanId);
-  return sweepLoanAt(deps.db, loan, tenantClock(deps.clock, tenant, loan.mode).now());
+  const now = tenantClock(deps.clock, tenant, loan.mode).now();
+  if (loan.mode === "sandbox" || loan.status !== "ACTIVE") return sweepLoanAt(deps.db, loan, now);
+  // A live loan as far as its chain has been read (liveJudgedAt), the change recorded now.
+  const [row] = await deps.db
+    .select({ at: liveJudgedAt(now.getTime()) })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+  return sweepLoanAt(deps.db, loan, new Date(Number(row?.at ?? 0)), now);
 }
 
 /**
@@ -151,11 +177,13 @@ export async function sweepLoan(deps: LoanContext, { tenantId, loanId }: { tenan
  * repayment made past `dueAt` runs it as of the payment's time first
  * (apply-repayment.ts), so what the loan went through before it was paid
  * does not depend on whether a sweep happened to run in between.
+ * `now`: when the change is recorded (`at` unless given: a live loan is judged
+ * as far as its chain has been read, and recorded at the time it happens).
  */
-export async function sweepLoanAt(db: Db, loan: LoanRow, now: Date): Promise<LoanRow> {
-  if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, now)) return loan;
-  const days = lateFeeDays(loan.dueAt, now, loan.gracePeriodDays);
-  if (isPastGrace(loan.dueAt, loan.gracePeriodDays, now)) {
+export async function sweepLoanAt(db: Db, loan: LoanRow, at: Date, now: Date = at): Promise<LoanRow> {
+  if (loan.status !== "ACTIVE" || !loan.dueAt || !isOverdue(loan.dueAt, at)) return loan;
+  const days = lateFeeDays(loan.dueAt, at, loan.gracePeriodDays);
+  if (isPastGrace(loan.dueAt, loan.gracePeriodDays, at)) {
     const defaultedAt = new Date(loan.dueAt.getTime() + loan.gracePeriodDays * DAY_MS);
     return commitTransition(db, {
       loan,

@@ -6,7 +6,7 @@ import { settlements } from "../../db/schema/loan-records.ts";
 import { loans } from "../../db/schema/loans.ts";
 import { unmatchedPayments } from "../../db/schema/settlement-tracking.ts";
 import { heldPayments } from "../../db/schema/settlement-tracking.ts";
-import { tonWalletBacklogs, tonWalletCursors } from "../../db/schema/ton.ts";
+import { tonWalletBacklogs, tonWalletCursors, tonWalletReads } from "../../db/schema/ton.ts";
 import { CHAIN_CONFIG } from "../../shared/chains/chain-config.ts";
 import type { ChainPort } from "../../shared/chains/chain-port.ts";
 import { sealedSignerSource } from "../../shared/chains/live/signer-source.ts";
@@ -21,7 +21,7 @@ import type { Chain } from "../../shared/domain/rails.ts";
 import { CHAINS } from "../../shared/domain/vocabularies.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
 import { heldBackoffMs } from "../../shared/settlement/held-payments.ts";
-import { pollTonCollections, pollTonWallet } from "../../shared/settlement/ton-listener.ts";
+import { pollTonCollections, pollTonWallet, TON_READ_LAG_MS } from "../../shared/settlement/ton-listener.ts";
 import { retryFunding } from "../../shared/sweeps/run-sweeps.ts";
 import { bearer } from "../../shared/testing/fixtures.ts";
 import { createTestApp, type TestApp } from "../../shared/testing/harness.ts";
@@ -137,6 +137,12 @@ const repaymentsOf = (loanId: string) =>
     .select()
     .from(settlements)
     .where(and(eq(settlements.loanId, loanId), eq(settlements.kind, "REPAYMENT")));
+
+/** The time up to which the listener has read the tenant's TON COLLECTIONS wallet (ms), or null. */
+const readThroughOf = async (tenantId: string) => {
+  const [row] = await t.db.select({ at: tonWalletReads.readThroughAt }).from(tonWalletReads).where(eq(tonWalletReads.tenantId, tenantId));
+  return row ? row.at.getTime() : null;
+};
 
 describe("live TON: funding and repayment against the emulator", () => {
   test("a live TON loan is funded by a USDT jetton transfer from the DISBURSEMENT wallet: ACTIVE, the borrower's jetton balance rises by the principal", async () => {
@@ -430,8 +436,14 @@ describe("live TON: funding and repayment against the emulator", () => {
     }
     expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "ACTIVE" });
     expect(await loanOf(b.liveKey, paid[1]!)).toMatchObject({ status: "REPAID" });
+    // The wallet read through is recorded as such (the sweep judges its tenant's TON loans up to then); the one that
+    // failed is not, so a toncenter outage holds its tenant's loans back from overdue and default.
+    const polledAt = t.clock.now().getTime();
+    expect(await readThroughOf(a.tenantId)).toBeNull();
+    expect(await readThroughOf(b.tenantId)).toBe(polledAt - TON_READ_LAG_MS);
     expect((await listen()).find((r) => r.tenantId === a.tenantId)).toMatchObject({ payments: 1 });
     expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
+    expect(await readThroughOf(a.tenantId)).toBe(polledAt - TON_READ_LAG_MS);
   });
 
   test("an RPC page shorter than asked before the cursor: the poll fails with the cursor kept (it was read as the end of history, skipping a repayment for good); whole pages then credit it", async () => {
@@ -470,10 +482,24 @@ describe("live TON: funding and repayment against the emulator", () => {
         { tenantId: m.tenantId, address: m.collections.address.toRawString(), verifiedAt: t.clock.now() },
       );
     const reports = [];
-    for (let i = 0; i < 8 && (reports.length === 0 || reports.at(-1)!.backlog !== undefined || reports.at(-1)!.transactions > 0); i++)
-      reports.push(await poll());
+    const readThrough: (number | null)[] = [];
+    const before = await readThroughOf(m.tenantId);
+    const start = t.clock.now();
+    try {
+      for (let i = 0; i < 8 && (reports.length === 0 || reports.at(-1)!.backlog !== undefined || reports.at(-1)!.transactions > 0); i++) {
+        t.clock.advance(60_000);
+        reports.push(await poll());
+        readThrough.push((await readThroughOf(m.tenantId))! - before!);
+      }
+    } finally {
+      // Sessions are checked against the system clock.
+      t.clock.set(start);
+    }
     // Two walks down (two waypoints), then the oldest part with the repayment, then the rest, then nothing.
     expect(reports.map((r) => r.backlog ?? 0)).toEqual([1, 2, 1, 0, 0, 0]);
+    // Read through only by a walk from the newest transaction that reached the cursor: not during the backlog, nor by
+    // its last walk (which ended at a waypoint an earlier poll read); from the next poll on, each one's start.
+    expect(readThrough).toEqual([0, 0, 0, 0, 5 * 60_000, 6 * 60_000]);
     expect(reports[2]).toMatchObject({ payments: 1 });
     expect(await loanOf(m.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
     expect(reports.reduce((sum, r) => sum + r.transactions, 0)).toBe(251);

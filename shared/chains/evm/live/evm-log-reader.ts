@@ -45,6 +45,11 @@ export type EvmReadResult = {
   scannedTo: number;
   /** That block's hash (null when nothing was read): the listener checks it on its next poll. */
   scannedToHash: string | null;
+  /**
+   * That block's time, unix ms (null when nothing was read): every payment made before it has been read, since a
+   * block's timestamp is above its parent's. How far a live loan of the chain can be judged (shared/sweeps/sweep-loans.ts).
+   */
+  scannedToTime: number | null;
 };
 
 /**
@@ -58,7 +63,7 @@ export type EvmReadResult = {
 export async function readEvmTransactions(settings: LiveChainSettings, client: EvmReadClient, input: EvmReadInput): Promise<EvmReadResult> {
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
   const safeHead = Math.min(head - settings.confirmations, input.afterBlock + (input.maxBlocks ?? Number.POSITIVE_INFINITY));
-  const none: EvmReadResult = { transactions: [], head, scannedTo: input.afterBlock, scannedToHash: null };
+  const none: EvmReadResult = { transactions: [], head, scannedTo: input.afterBlock, scannedToHash: null, scannedToTime: null };
   if (safeHead <= input.afterBlock) return none;
   const pool = settings.poolAddress ? getAddress(settings.poolAddress) : null;
   const token = getAddress(settings.tokenAddress);
@@ -120,7 +125,7 @@ export async function readEvmTransactions(settings: LiveChainSettings, client: E
     });
   }
   const scannedBlock = await client.getBlock({ blockNumber: BigInt(scannedTo) });
-  return { transactions, head, scannedTo, scannedToHash: scannedBlock.hash };
+  return { transactions, head, scannedTo, scannedToHash: scannedBlock.hash, scannedToTime: Number(scannedBlock.timestamp) * 1000 };
 }
 
 async function logsIn(
