@@ -20,6 +20,7 @@ import { type memoryDeliveryQueue, sentItems } from "./memory-queue.ts";
 import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import { deleteEndpoint } from "./endpoints.ts";
+import { sendTestEvent } from "./send-test-event.ts";
 import type { SendSlots } from "./send-slots.ts";
 import { failingBatch } from "../testing/failing-batch.ts";
 
@@ -671,6 +672,46 @@ describe("an endpoint that keeps timing out is paused (one tenant's hanging endp
     clock.advance(QUIET_TIMEOUTS * s.deps.timeoutMs + 1);
     await processDeliveryMessage(s.deps, { ...rest[1]!, attempt: 3 });
     expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 4, pausedUntil: expect.any(Number) });
+  });
+
+  test("a test event's first attempt goes out to a paused endpoint (the merchant who fixed it finds out at once, not after up to 10 minutes): its answer ends the pause; to one still hanging it counts as a timeout; its retries wait like any attempt", async () => {
+    const url = "https://fixed-pause.merchant.example/hook";
+    let answer: () => Promise<Response> = () => new Promise<Response>(() => {});
+    const setUp = await setup({ [url]: () => answer() });
+    const clock = fixedClock(new Date(Math.max(t.clock.now().getTime(), Date.now())));
+    const s = { ...setUp, deps: { ...setUp.deps, clock } };
+    const endpointId = s.endpoints[url]!.id;
+    const pausedFor = 10 * 60_000;
+    // Registered a while ago, and paused after 5 timeouts in a row.
+    clock.advance(QUIET_TIMEOUTS * s.deps.timeoutMs + 1);
+    await t.db
+      .update(webhookEndpoints)
+      .set({ timeoutsInARow: 5, pausedUntil: clock.now().getTime() + pausedFor })
+      .where(eq(webhookEndpoints.id, endpointId));
+    const [loanEvent] = queuedDeliveries(s);
+    const testEvent = async () => {
+      const delivery = await sendTestEvent({ db: t.db, queue: s.queue, clock }, { tenant: { id: s.owner.tenantId, clockOffsetMs: 0 }, endpointId });
+      return queuedDeliveries(s).find((m) => m.deliveryId === delivery.id)!;
+    };
+    // A loan event's attempt waits; the test event's goes out, still hanging: a timeout, the pause extended.
+    expect(await processDeliveryMessage(s.deps, loanEvent!)).toMatchObject({ ack: false });
+    expect(s.received).toHaveLength(0);
+    const hanging = await testEvent();
+    expect(await processDeliveryMessage(s.deps, hanging)).toMatchObject({ ack: true });
+    expect(s.received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook.test"]);
+    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 6, pausedUntil: expect.any(Number) });
+    // Its retry waits for the pause, as every retry does.
+    expect(await processDeliveryMessage(s.deps, { ...hanging, attempt: 2 })).toMatchObject({ ack: false });
+    expect(s.received).toHaveLength(1);
+
+    // Fixed: the next test event is answered and ends the pause, so the waiting deliveries go out as they come back.
+    answer = async () => new Response("ok");
+    expect(await processDeliveryMessage(s.deps, await testEvent())).toMatchObject({ ack: true });
+    expect(await endpointOf(endpointId)).toMatchObject({ timeoutsInARow: 0, pausedUntil: null });
+    expect(await processDeliveryMessage(s.deps, loanEvent!)).toMatchObject({ ack: true });
+    expect(s.received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook.test", "webhook.test", JSON.parse(s.received[2]!.body).type]);
+    expect(JSON.parse(s.received[2]!.body).type).toMatch(/^loan\./);
+    expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === loanEvent!.deliveryId)).toMatchObject({ status: "SUCCEEDED" });
   });
 
   test("an endpoint that refuses connections or answers errors at once is never paused: its 3 attempts go as configured", async () => {

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { insertIf } from "../../db/guarded-writes.ts";
 import { events, type EventEnvelope } from "../../db/schema/events.ts";
 import { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks.ts";
-import { notFound } from "../domain/errors.ts";
+import { conflict, notFound } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
 import type { TenantMode } from "../domain/rails.ts";
 import { tenantClock } from "../tenants/tenant-context.ts";
@@ -18,10 +18,17 @@ import type { DeliveryRecord } from "./delivery-history.ts";
  * neither sends it to the tenant's other endpoints nor makes a notification
  * or e-mail of it; its one delivery is inserted in the same batch, only if
  * the endpoint is still live, and sent like any delivery (3 attempts; a
- * failure raises no `webhook.delivery_failed`).
+ * failure raises no `webhook.delivery_failed`). Its first attempt goes out
+ * even to an endpoint paused for timing out (send-attempt.ts), so one test
+ * event is on its way to an endpoint at a time: another is 409 until the
+ * first attempt of the last one (sent within TEST_IN_FLIGHT_WINDOW_MS) has
+ * finished.
  *
  * @example await sendTestEvent({ db, queue, clock }, { tenant, endpointId, now }) // { eventType: "webhook.test", status: "PENDING", attempts: [], … }
  */
+/** How far back a test event still without its first attempt counts as on its way (a lost message: the recovery pass sends it). */
+export const TEST_IN_FLIGHT_WINDOW_MS = 2 * 60_000;
+
 export async function sendTestEvent(
   { db, queue, clock }: Pick<VerbDeps, "db" | "queue" | "clock">,
   input: { tenant: { id: string; clockOffsetMs: number }; mode?: TenantMode; endpointId: string },
@@ -57,6 +64,11 @@ export async function sendTestEvent(
     channel: null,
   };
   const live = sql`EXISTS (SELECT 1 FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${endpoint.id} AND ${webhookEndpoints.deletedAt} IS NULL)`;
+  // One test event on its way to an endpoint at a time: its first attempt goes out even while the endpoint is paused
+  // (send-attempt.ts), and repeated ones would each hold a request slot of the queue every tenant shares.
+  const onItsWay = sql`EXISTS (SELECT 1 FROM ${webhookDeliveries} WHERE ${webhookDeliveries.endpointId} = ${endpoint.id}
+    AND ${webhookDeliveries.createdAt} > ${at.getTime() - TEST_IN_FLIGHT_WINDOW_MS} AND ${webhookDeliveries.eventType} = 'webhook.test'
+    AND ${webhookDeliveries.status} = 'PENDING' AND ${webhookDeliveries.attemptCount} = 0)`;
   const delivery = {
     id: newId(),
     tenantId: input.tenant.id,
@@ -88,11 +100,18 @@ export async function sendTestEvent(
         // Already relayed: the relay must not fan it out to other endpoints nor notify.
         relayedAt: at,
       },
-      live,
+      sql`${live} AND NOT ${onItsWay}`,
     ).returning({ id: events.id }),
     insertIf(db, webhookDeliveries, delivery, sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} = ${envelope.id})`),
   ]);
-  if (inserted.length === 0) throw notFound("Webhook endpoint");
+  if (inserted.length === 0) {
+    const [busy] = await db
+      .select({ yes: sql<number>`1` })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, endpoint.id), onItsWay));
+    if (busy) throw conflict("A test event to this endpoint is on its way; send another once its first attempt has finished (GET /v1/webhooks/deliveries)");
+    throw notFound("Webhook endpoint");
+  }
 
   await queue.send({ kind: "delivery", deliveryId: delivery.id, attempt: 1 });
   return { ...delivery, url: endpoint.url, attempts: [] };

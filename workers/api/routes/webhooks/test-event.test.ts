@@ -124,6 +124,23 @@ describe("POST /v1/webhooks/:id/test", () => {
     ).toEqual([]);
   });
 
+  test("one test event on its way to an endpoint at a time (its first attempt goes out even while the endpoint is paused): another is 409 until that attempt has finished, whatever its outcome; another endpoint's is not held up", async () => {
+    const m = await sandboxTenant(t);
+    const target = await register(apiKey(m.key), { url: "https://hooks.merchant.example/twice", events: ["*"] });
+    const other = await register(apiKey(m.key), { url: "https://hooks.merchant.example/other", events: ["*"] });
+    const first = await sendTest(apiKey(m.key), target.id);
+    expect(first.status).toBe(201);
+    const again = await sendTest(apiKey(m.key), target.id);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ statusCode: 409, error: "Conflict", message: expect.stringContaining("on its way") });
+    expect((await sendTest(apiKey(m.key), other.id)).status).toBe(201);
+    // Nothing half-written by the refusal: one test event and one delivery to the endpoint.
+    expect(await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, target.id))).toHaveLength(1);
+    // Its first attempt failed: the next one may go.
+    await deliver((async () => new Response("no", { status: 500 })) as unknown as typeof fetch, first.body.id);
+    expect((await sendTest(apiKey(m.key), target.id)).status).toBe(201);
+  });
+
   test("404 for a deleted endpoint, another tenant's, or (API key) the other mode's; 403 for a MEMBER; 401 without credentials", async () => {
     const m = await sandboxTenant(t);
     const stranger = await sandboxTenant(t);
