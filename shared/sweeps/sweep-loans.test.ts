@@ -11,7 +11,7 @@ import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans } from "./run-sweeps.ts";
-import { advancedDueLoansQuery, dueLoansQuery } from "./sweep-loans.ts";
+import { advancedDueLoansQuery, dueLoansQuery, unjudgedLiveLoans } from "./sweep-loans.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -210,6 +210,8 @@ test("a live loan is judged only as far as its chain has been read: not past the
   // No cursor: the chain has never been read, so nothing says the borrower did not pay.
   await sweep();
   expect([await state(evm), await state(late)]).toEqual(["ACTIVE", "ACTIVE"]);
+  // The cron says so (an error in its log): live loans far past due wait on a chain not read past their deadline.
+  expect(await unjudgedLiveLoans(t.db, t.clock.now())).toEqual([{ chain: "POLYGON", loans: 3, oldestDueAt: now - 4 * DAY_MS }]);
   // Read through a block of 4.5 days ago (an outage since, its polls failing): still nothing is judged.
   await t.client.execute({
     sql: "INSERT INTO chain_cursors (chain, last_block, updated_at, failures, read_through_at) VALUES ('POLYGON', 1, ?, 4, ?)",
@@ -223,6 +225,7 @@ test("a live loan is judged only as far as its chain has been read: not past the
   await readThrough(now - 1.5 * DAY_MS);
   await sweep();
   expect([await state(evm), await state(evm2), await state(late)]).toEqual(["OVERDUE 1", "OVERDUE 1", "OVERDUE 3"]);
+  expect(await unjudgedLiveLoans(t.db, t.clock.now())).toEqual([]);
   // The change is recorded when it happens, not at the time it is judged at.
   const [marked] = await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, evm));
   expect(marked!.overdueAt!.getTime()).toBe(now);

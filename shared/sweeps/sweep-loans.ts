@@ -65,6 +65,33 @@ export const liveJudgedAt = (nowMs: number) => {
 END`;
 };
 
+/** How long past due a live loan may wait for its chain to be read before the cron says so (Polygon's 64 confirmations take about 2 minutes). */
+export const JUDGEMENT_LAG_ALERT_MS = 15 * 60_000;
+
+/**
+ * Live loans more than JUDGEMENT_LAG_ALERT_MS past due that are not judged overdue yet because their chain has not
+ * been read past their deadline (liveJudgedAt), per chain, with the oldest deadline: a listener down, failing or far
+ * behind, or one that never ran (a live EVM chain without a pool contract is never read). The cron's sweep logs them
+ * as an error; without it such loans would wait silently. Read through the (status, due_at) index.
+ */
+export async function unjudgedLiveLoans(db: Db, now: Date): Promise<{ chain: string; loans: number; oldestDueAt: number }[]> {
+  const nowMs = now.getTime();
+  const rows = await db
+    .select({ chain: loans.chain, loans: sql<number>`count(*)`, oldestDueAt: sql<number>`min(${loans.dueAt})` })
+    .from(loans)
+    .where(
+      and(
+        eq(loans.status, "ACTIVE"),
+        sql`${loans.dueAt} < ${nowMs - JUDGEMENT_LAG_ALERT_MS}`,
+        eq(loans.mode, "live"),
+        isNull(loans.overdueAt),
+        sql`${liveJudgedAt(nowMs)} <= ${loans.dueAt}`,
+      ),
+    )
+    .groupBy(loans.chain);
+  return rows.map((r) => ({ chain: r.chain, loans: Number(r.loans), oldestDueAt: Number(r.oldestDueAt) }));
+}
+
 /**
  * ACTIVE loans with something due at `now` (ms since the epoch, a number or
  * an SQL expression of it): overdue not yet marked, a late fee day not yet

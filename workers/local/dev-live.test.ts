@@ -39,7 +39,7 @@ const rpc = async (url: string, method: string, params: unknown[]) => {
   return ((await res.json()) as { result: string }).result;
 };
 
-test("npm run dev:live: Anvil as POLYGON 137 and BASE 8453, and GET /v1/chains names pools that have code there", async () => {
+test("npm run dev:live: Anvil as POLYGON 137 and BASE 8453, GET /v1/chains names pools that have code there, and a quiet chain keeps producing blocks", async () => {
   const [polygonPort, basePort] = [await freePort(), await freePort()];
   const child = Bun.spawn([process.execPath, join(import.meta.dir, "dev-live.ts")], {
     env: {
@@ -51,6 +51,7 @@ test("npm run dev:live: Anvil as POLYGON 137 and BASE 8453, and GET /v1/chains n
       LOG_LEVEL: "warn",
       POLYGON_ANVIL_PORT: String(polygonPort),
       BASE_ANVIL_PORT: String(basePort),
+      REHEARSAL_BLOCK_SECONDS: "1",
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -87,4 +88,9 @@ test("npm run dev:live: Anvil as POLYGON 137 and BASE 8453, and GET /v1/chains n
     expect((await rpc(url, "eth_getCode", [pool, "latest"])).length).toBeGreaterThan(100);
     expect((await rpc(url, "eth_getCode", [byChain[chain]!.tokenAddress, "latest"])).length).toBeGreaterThan(100);
   }
+  // A quiet chain keeps producing blocks (a live loan is judged only as far as its chain has been read).
+  const height = async () => Number(await rpc(`http://127.0.0.1:${polygonPort}`, "eth_blockNumber", []));
+  const before = await height();
+  await Bun.sleep(3_500);
+  expect(await height()).toBeGreaterThanOrEqual(before + 2);
 }, 120_000);

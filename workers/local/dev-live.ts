@@ -12,12 +12,20 @@ import { REPO_ROOT } from "./wrangler-config.ts";
  * configured (its emulator runs inside the tests, not as a node).
  *
  * Env as `npm run dev`, plus POLYGON_ANVIL_PORT (8545), BASE_ANVIL_PORT
- * (8546) and REHEARSAL_CONFIRMATIONS (1); data (D1 and both chains) in
- * DATA_DIR (default `.data-live`, apart from the sandbox-only `.data`).
+ * (8546), REHEARSAL_CONFIRMATIONS (1) and REHEARSAL_BLOCK_SECONDS (12); data
+ * (D1 and both chains) in DATA_DIR (default `.data-live`, apart from the
+ * sandbox-only `.data`).
+ *
+ * Anvil mines a block per transaction; a quiet rehearsal chain would then stand
+ * still, and a live loan is judged overdue only as far as its chain has been
+ * read (the block time of the listener's cursor block). So each node also gets
+ * an empty block whenever none came for REHEARSAL_BLOCK_SECONDS, as a real
+ * chain keeps producing them.
  */
 const dataDir = process.env.DATA_DIR ?? ".data-live";
 mkdirSync(resolve(REPO_ROOT, dataDir), { recursive: true });
 const confirmations = process.env.REHEARSAL_CONFIRMATIONS ?? "1";
+const blockSeconds = Number(process.env.REHEARSAL_BLOCK_SECONDS ?? 12);
 
 const chains = [
   { chain: "POLYGON", chainId: 137, port: Number(process.env.POLYGON_ANVIL_PORT ?? 8545) },
@@ -36,6 +44,18 @@ const nodes = await Promise.all(
   }),
 );
 process.env.DATA_DIR = dataDir;
+
+// An empty block on each quiet chain every blockSeconds (transactions are still mined at once).
+if (blockSeconds > 0) {
+  setInterval(() => {
+    for (const { node } of nodes) {
+      node.public
+        .getBlock()
+        .then((head) => (Date.now() / 1000 - Number(head.timestamp) >= blockSeconds ? node.test.mine({ blocks: 1 }) : undefined))
+        .catch(() => {});
+    }
+  }, blockSeconds * 1000);
+}
 
 console.log(`
 Local live rehearsal: Anvil (real EVM nodes, offline; test funds only)

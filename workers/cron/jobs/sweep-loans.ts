@@ -3,6 +3,7 @@ import { tenantDatabase } from "../../../db/databases.ts";
 import { systemClock } from "../../../shared/domain/clock.ts";
 import { durableLoanWriter } from "../../../shared/loans/durable-loan-writer.ts";
 import { sweepDueLoans } from "../../../shared/sweeps/run-sweeps.ts";
+import { unjudgedLiveLoans } from "../../../shared/sweeps/sweep-loans.ts";
 import { SWEEP_PAGES_PER_RUN } from "../budget.ts";
 import type { CronJob } from "../job.ts";
 
@@ -17,11 +18,16 @@ export const sweepLoansJob: CronJob = {
   name: "sweep-loans",
   crons: ["* * * * *"],
   async run({ env, log }) {
-    const report = await sweepDueLoans(
-      { db: createDb(tenantDatabase(env)), writer: durableLoanWriter(env.LOANS), clock: systemClock },
-      { maxPages: SWEEP_PAGES_PER_RUN },
-    );
+    const db = createDb(tenantDatabase(env));
+    const report = await sweepDueLoans({ db, writer: durableLoanWriter(env.LOANS), clock: systemClock }, { maxPages: SWEEP_PAGES_PER_RUN });
     if (report.visited > 0) log.info("loans swept", report);
+    // Live loans judged only as far as their chain is read: one far past due and still unjudged means a listener down or never run.
+    for (const waiting of await unjudgedLiveLoans(db, systemClock.now())) {
+      log.error("live loans past due wait for their chain's settlement listener to read past the deadline", {
+        ...waiting,
+        oldestDueAt: new Date(waiting.oldestDueAt).toISOString(),
+      });
+    }
     return { more: report.more === true };
   },
 };
