@@ -68,31 +68,46 @@ describe("lateFeeDays, isOverdue, isPastGrace", () => {
 
   test("each started day counts, up to the grace period", () => {
     const table: [ms: number, days: number][] = [
-      [1, 1],
+      [1_000, 1],
       [DAY_MS - 1, 1],
       [DAY_MS, 1],
-      [DAY_MS + 1, 2],
+      [DAY_MS + 1_000, 2],
       [2 * DAY_MS, 2],
-      [2 * DAY_MS + 1, 3],
+      [2 * DAY_MS + 1_000, 3],
       [3 * DAY_MS, 3],
-      [3 * DAY_MS + 1, 3], // defaulted: accrual has stopped
+      [3 * DAY_MS + 1_000, 3], // defaulted: accrual has stopped
       [30 * DAY_MS, 3],
     ];
     for (const [ms, days] of table) expect({ ms, days: lateFeeDays(dueAt, at(ms), 3) }).toEqual({ ms, days });
   });
 
   test("a grace of 0 defaults at once and charges no late day", () => {
-    expect(lateFeeDays(dueAt, at(1), 0)).toBe(0);
+    expect(lateFeeDays(dueAt, at(1_000), 0)).toBe(0);
     expect(lateFeeDays(dueAt, at(5 * DAY_MS), 0)).toBe(0);
     expect(isPastGrace(dueAt, 0, at(0))).toBe(false);
-    expect(isPastGrace(dueAt, 0, at(1))).toBe(true);
+    expect(isPastGrace(dueAt, 0, at(1_000))).toBe(true);
+  });
+
+  test("judged to the second, as a chain dates a payment: within the second of dueAt (or of a day's start) nothing more is late; a dueAt with milliseconds is passed at the next whole second", () => {
+    expect(isOverdue(dueAt, at(999))).toBe(false);
+    expect(lateFeeDays(dueAt, at(999), 3)).toBe(0);
+    expect(lateFeeDays(dueAt, at(DAY_MS + 999), 3)).toBe(1);
+    expect(isPastGrace(dueAt, 3, at(3 * DAY_MS + 999))).toBe(false);
+    // Funded at 10:00:00.400: due at 10:00:00.400 a tenure later. At 10:00:00.900 the instructions ask what a payment
+    // the chain dates 10:00:00 owes (nothing late); from 10:00:01 on, a started day.
+    const msDue = new Date(dueAt.getTime() + 400);
+    expect(lateFeeDays(msDue, at(900), 3)).toBe(0);
+    expect(lateFeeDays(msDue, at(0), 3)).toBe(lateFeeDays(msDue, at(900), 3));
+    expect(isOverdue(msDue, at(900))).toBe(false);
+    expect(lateFeeDays(msDue, at(1_000), 3)).toBe(1);
+    expect(isOverdue(msDue, at(1_000))).toBe(true);
   });
 
   test("overdue strictly after dueAt, past grace strictly after dueAt + grace", () => {
-    expect(isOverdue(dueAt, at(1))).toBe(true);
+    expect(isOverdue(dueAt, at(1_000))).toBe(true);
     expect(isPastGrace(dueAt, 3, at(3 * DAY_MS))).toBe(false);
-    expect(isPastGrace(dueAt, 3, at(3 * DAY_MS + 1))).toBe(true);
-    expect(isPastGrace(dueAt, 30, at(30 * DAY_MS + 1))).toBe(true);
+    expect(isPastGrace(dueAt, 3, at(3 * DAY_MS + 1_000))).toBe(true);
+    expect(isPastGrace(dueAt, 30, at(30 * DAY_MS + 1_000))).toBe(true);
   });
 
   test("late days are monotonic in time, bounded by grace, and agree with the predicates (property)", () => {

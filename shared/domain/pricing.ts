@@ -48,26 +48,38 @@ export const dailyLateFeeUnits = (principal: bigint, fee: Fee): bigint => feeUni
 export const dueAtFor = (fundedAt: Date, tenureDays: number): Date => new Date(fundedAt.getTime() + tenureDays * DAY_MS);
 
 /**
- * Started days past `dueAt` that carry a late fee, at `now`. Accrual stops
- * when the grace period ends, because that is when the loan defaults; so the
- * count never exceeds `gracePeriodDays` (and a grace of 0 charges none).
+ * A time as a chain tells it: whole seconds (a block's timestamp has no
+ * milliseconds). Lateness is judged at it everywhere: a payment is judged at
+ * its block's time, so the view, the quote of what is owed and the sweep
+ * judge `now` to the second too. Before, `dueAt` (funded time + tenure, with
+ * milliseconds) was passed half a second before a payment's block, which the
+ * chain dated before it: the instructions asked a day's late fee the payment
+ * then did not owe (a surplus).
+ */
+export const wholeSecondMs = (ms: number): number => Math.floor(ms / 1000) * 1000;
+
+/**
+ * Started days past `dueAt` that carry a late fee, at `now` (to the second,
+ * wholeSecondMs). Accrual stops when the grace period ends, because that is
+ * when the loan defaults; so the count never exceeds `gracePeriodDays` (and a
+ * grace of 0 charges none).
  *
- * @example lateFeeDays(dueAt, new Date(dueAt.getTime() + 1), 3) // 1 (a started day)
+ * @example lateFeeDays(dueAt, new Date(dueAt.getTime() + 1_000), 3) // 1 (a started day)
  * @example lateFeeDays(dueAt, new Date(dueAt.getTime() + 10 * DAY_MS), 3) // 3
  */
 export function lateFeeDays(dueAt: Date | null, now: Date, gracePeriodDays: number): number {
   if (dueAt === null) return 0;
-  const late = now.getTime() - dueAt.getTime();
+  const late = wholeSecondMs(now.getTime()) - dueAt.getTime();
   const accruing = Math.min(Math.max(late, 0), Math.max(gracePeriodDays, 0) * DAY_MS);
   return Math.ceil(accruing / DAY_MS);
 }
 
-/** Past `dueAt` and so due a `loan.overdue`; false before funding (no `dueAt`). */
-export const isOverdue = (dueAt: Date | null, now: Date): boolean => dueAt !== null && now.getTime() > dueAt.getTime();
+/** Past `dueAt` (at `now` to the second) and so due a `loan.overdue`; false before funding (no `dueAt`). */
+export const isOverdue = (dueAt: Date | null, now: Date): boolean => dueAt !== null && wholeSecondMs(now.getTime()) > dueAt.getTime();
 
-/** Past `dueAt` plus the grace period: the moment a still-unpaid loan defaults. */
+/** Past `dueAt` plus the grace period (at `now` to the second): the moment a still-unpaid loan defaults. */
 export const isPastGrace = (dueAt: Date | null, gracePeriodDays: number, now: Date): boolean =>
-  dueAt !== null && now.getTime() > dueAt.getTime() + gracePeriodDays * DAY_MS;
+  dueAt !== null && wholeSecondMs(now.getTime()) > dueAt.getTime() + gracePeriodDays * DAY_MS;
 
 /**
  * Principal + processing fee + accrued late fees.

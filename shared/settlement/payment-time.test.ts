@@ -120,6 +120,19 @@ const moneyOf = (l: any) => ({
   repaidAt: l.repaidAt === null ? null : Date.parse(l.repaidAt),
 });
 
+/** A 10.00 loan repaid in full on time at `repaidAt`, never overdue, as moneyOf shows it. */
+const repaidOnTime = (repaidAt: number) => ({
+  status: "REPAID",
+  lateFeeDays: 0,
+  lateFee: "0.00",
+  totalDue: "10.20",
+  amountPaid: "10.20",
+  amountDue: "0.00",
+  surplus: "0.00",
+  overdue: false,
+  repaidAt,
+});
+
 describe("a payment the listener sees after a sweep is judged at its transfer's time", () => {
   test("10.20 confirmed a minute before dueAt, swept a minute after, then polled: REPAID with no late fee, repaidAt the transfer's time", async () => {
     const m = await tonMerchant();
@@ -133,18 +146,8 @@ describe("a payment the listener sees after a sweep is judged at its transfer's 
     expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFeeDays: 1, amountDue: "11.20", overdue: true });
 
     await poll(m);
-    expect(moneyOf(await getLoan(m, loan.id))).toEqual({
-      status: "REPAID",
-      lateFeeDays: 0,
-      lateFee: "0.00",
-      totalDue: "10.20",
-      amountPaid: "10.20",
-      amountDue: "0.00",
-      surplus: "0.00",
-      // loan.overdue was sent before the payment was seen: it stays in the history, and so does the flag.
-      overdue: true,
-      repaidAt: dueAt - 60_000,
-    });
+    // loan.overdue was sent before the payment was seen: it stays in the history, and so does the flag.
+    expect(moneyOf(await getLoan(m, loan.id))).toEqual({ ...repaidOnTime(dueAt - 60_000), overdue: true });
     expect((await typesOf(m, loan.id)).slice(3)).toEqual(["loan.overdue", "loan.repaid"]);
   });
 
@@ -201,17 +204,7 @@ describe("a sandbox transfer keeps the tenant's time it was made at, whenever th
     // The advance credits what is on the tenant's ledgers before it sweeps (it swept first, and a loan paid on time
     // got loan.overdue, then loan.repaid).
     await advance(m, 5 * 86_400);
-    expect(moneyOf(await getLoan(m, loan.id))).toEqual({
-      status: "REPAID",
-      lateFeeDays: 0,
-      lateFee: "0.00",
-      totalDue: "10.20",
-      amountPaid: "10.20",
-      amountDue: "0.00",
-      surplus: "0.00",
-      overdue: false,
-      repaidAt: madeAt,
-    });
+    expect(moneyOf(await getLoan(m, loan.id))).toEqual(repaidOnTime(madeAt));
     await poll(m);
     expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "REPAID", amountPaid: "10.20", overdue: false });
   });
@@ -241,17 +234,7 @@ describe("an attributed payment is judged at its transfer's time", () => {
     );
     const res = await t.request("POST", `/v1/settlements/unmatched/${row.id}/attribute`, { body: { loanId: loan.id }, headers: bearer(m.token) });
     expect(res.status).toBe(200);
-    expect(moneyOf(await getLoan(m, loan.id))).toEqual({
-      status: "REPAID",
-      lateFeeDays: 0,
-      lateFee: "0.00",
-      totalDue: "10.20",
-      amountPaid: "10.20",
-      amountDue: "0.00",
-      surplus: "0.00",
-      overdue: true,
-      repaidAt: madeAt,
-    });
+    expect(moneyOf(await getLoan(m, loan.id))).toEqual({ ...repaidOnTime(madeAt), overdue: true });
     // The kept payment shows when it was made: the time it was judged at.
     expect(Date.parse(row.paidAt)).toBe(madeAt);
   });
@@ -273,17 +256,7 @@ describe("an attributed payment is judged at its transfer's time", () => {
     const res = await t.request("POST", `/v1/settlements/unmatched/${row.id}/attribute`, { body: { loanId: second.id }, headers: bearer(m.token) });
     expect(res.status).toBe(200);
     // Made before the loan was funded: it counts from the funding, never before.
-    expect(moneyOf(await getLoan(m, second.id))).toEqual({
-      status: "REPAID",
-      lateFeeDays: 0,
-      lateFee: "0.00",
-      totalDue: "10.20",
-      amountPaid: "10.20",
-      amountDue: "0.00",
-      surplus: "0.00",
-      overdue: false,
-      repaidAt: Date.parse(second.fundedAt),
-    });
+    expect(moneyOf(await getLoan(m, second.id))).toEqual(repaidOnTime(Date.parse(second.fundedAt)));
     // Seven days on, nothing is owed, nothing defaults.
     await advance(m, 7 * 86_400);
     expect(moneyOf(await getLoan(m, second.id))).toMatchObject({ status: "REPAID", amountDue: "0.00", lateFee: "0.00" });
@@ -313,5 +286,31 @@ describe("an attributed payment is judged at its transfer's time", () => {
       amountDue: "1.00",
       repaidAt: null,
     });
+  });
+});
+
+describe("lateness is judged to the second, as the chain dates a payment", () => {
+  test("funded at .400, due at .400 a tenure later; half a second after dueAt the loan and its instructions ask what a payment the chain dates in that second owes (no late day): paid as instructed, REPAID with no surplus (it asked a day's late fee and left it as a surplus)", async () => {
+    const m = await tonMerchant();
+    t.clock.set(new Date(start.getTime() + 400));
+    const loan = await tonLoan(m);
+    const dueAt = Date.parse(loan.dueAt);
+    expect(dueAt % 1000).toBe(400);
+    t.clock.set(new Date(dueAt + 500));
+    expect(moneyOf(await getLoan(m, loan.id))).toMatchObject({ status: "ACTIVE", lateFee: "0.00", totalDue: "10.20", amountDue: "10.20" });
+    const instructions = await t.request("POST", `/v1/loans/${loan.id}/repay`, { headers: apiKey(m.key) });
+    expect(instructions.body).toMatchObject({ amount: "10.200000", amountUnits: "10200000" });
+    await helperTransfer(m, loan.borrowerWalletAddress, instructions.body.amount, `svc:repay:${loan.id}`);
+    expect(moneyOf(await getLoan(m, loan.id))).toEqual(repaidOnTime(dueAt - 400));
+
+    // From the next whole second on, a started late day, in the view and for a payment alike.
+    const late = await tonLoan(m);
+    const lateDue = Date.parse(late.dueAt);
+    t.clock.set(new Date(lateDue + 600));
+    expect(moneyOf(await getLoan(m, late.id))).toMatchObject({ lateFee: "1.00", amountDue: "11.20" });
+    const owed = await t.request("POST", `/v1/loans/${late.id}/repay`, { headers: apiKey(m.key) });
+    expect(owed.body).toMatchObject({ amount: "11.200000" });
+    await helperTransfer(m, late.borrowerWalletAddress, owed.body.amount, `svc:repay:${late.id}`);
+    expect(moneyOf(await getLoan(m, late.id))).toMatchObject({ status: "REPAID", lateFee: "1.00", amountPaid: "11.20", surplus: "0.00" });
   });
 });

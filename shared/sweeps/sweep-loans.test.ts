@@ -153,7 +153,8 @@ test("a loan swept on its last grace day defaults on the first sweep past grace:
   expect((await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS)).visited).toBe(0);
   expect((await rowOf(loan.id)).status).toBe("ACTIVE");
 
-  await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS + 1);
+  // Judged to the second, as a chain dates a payment (pricing.ts wholeSecondMs).
+  await sweepAt(owner.tenantId, dueAt + 3 * DAY_MS + 1_000);
   const row = await rowOf(loan.id);
   expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({
     status: "DEFAULTED",
@@ -171,7 +172,7 @@ test("grace 0: nothing at dueAt itself; the first sweep after it marks the loan 
   expect((await sweepAt(owner.tenantId, dueAt)).visited).toBe(0);
   expect(await rowOf(loan.id)).toMatchObject({ status: "ACTIVE", overdueAt: null });
 
-  await sweepAt(owner.tenantId, dueAt + 1);
+  await sweepAt(owner.tenantId, dueAt + 1_000);
   const row = await rowOf(loan.id);
   expect({ status: row.status, lateFeeDays: row.lateFeeDays, defaultedAt: row.defaultedAt?.getTime() }).toEqual({
     status: "DEFAULTED",

@@ -4,7 +4,7 @@ import { loans, type LoanRow } from "../../db/schema/loans.ts";
 import { tenants } from "../../db/schema/tenants.ts";
 import { LISTEN_AFTER_DELETE_DAYS } from "../settlement/collections-wallets.ts";
 import type { TenantMode } from "../domain/rails.ts";
-import { DAY_MS, isOverdue, isPastGrace, lateFeeDays } from "../domain/pricing.ts";
+import { DAY_MS, isOverdue, isPastGrace, lateFeeDays, wholeSecondMs } from "../domain/pricing.ts";
 import { commitTransition, commitUpdate } from "../loans/commit-transition.ts";
 import type { LoanContext } from "../loans/loan-context.ts";
 import { loadLoan } from "../loans/load-loan.ts";
@@ -124,14 +124,15 @@ function dueCondition(now: number | SQL) {
  * sandbox call neither touches them nor counts them.
  */
 export async function findLoansToSweep(db: Db, systemNow: Date, onlyTenantId?: string): Promise<{ tenantId: string; loanId: string }[]> {
-  const nowMs = systemNow.getTime();
+  // To the second, as the loan's own judgement (pricing.ts wholeSecondMs): a loan the query finds is one its sweep changes.
+  const nowMs = wholeSecondMs(systemNow.getTime());
   // One tenant's sweep (its sandbox clock moved: DECISIONS.md says the sweep has run when the call returns) takes its
-  // loans whose sweep threw lately too, except in this very run (marked at `nowMs`); the cron's leaves them out a while.
-  const failedBefore = onlyTenantId ? nowMs : nowMs - SWEEP_RETRY_AFTER_MS;
+  // loans whose sweep threw lately too, except in this very run (marked at `systemNow`); the cron's leaves them out a while.
+  const failedBefore = onlyTenantId ? systemNow.getTime() : systemNow.getTime() - SWEEP_RETRY_AFTER_MS;
   const onTenantClock = async () => {
     if (!onlyTenantId) return advancedDueLoansQuery(db, nowMs);
     const offset = (await loadTenant(db, onlyTenantId)).clockOffsetMs;
-    return offset > 0 ? dueLoansQuery(db, nowMs + offset, onlyTenantId, "sandbox", failedBefore) : [];
+    return offset > 0 ? dueLoansQuery(db, wholeSecondMs(nowMs + offset), onlyTenantId, "sandbox", failedBefore) : [];
   };
   const pages = await Promise.all([dueLoansQuery(db, nowMs, onlyTenantId, onlyTenantId ? "sandbox" : undefined, failedBefore), onTenantClock()]);
   const seen = new Set<string>();
