@@ -186,8 +186,12 @@ export async function acceptDraw(
   // What this accept records on the challenge it uses, so that a retry of it (same key space and key) is known as one.
   const usedFor = `${scope}\n${idempotencyKey}`;
   const retry = (used: AgreementChallenge | null) => retriedAccept(deps, { program, scope, idempotencyKey, usedFor, challenge: used, proof, now });
-  // A retry of the accept that used it gets that accept's loan, whatever the price is now.
-  if (challenge.consumedAt !== null) return retry(challenge);
+  // A retry of the accept that used it gets that accept's loan, whatever the price is now; only a client that sends its
+  // own idempotencyKey retries: without one, a used challenge is 400, as DECISIONS.md says of every reuse.
+  if (challenge.consumedAt !== null) {
+    if (!input.idempotencyKey) throw validationError([CHALLENGE_USED]);
+    return retry(challenge);
+  }
   // A key that already made a loan (the client quoted again before retrying): that loan, with the wallet's signature
   // over this challenge, which stays unused.
   if (input.idempotencyKey && (await findLoanByKey(deps.db, program.tenant.id, scope, idempotencyKey))) return retry(challenge);
@@ -215,7 +219,7 @@ export async function acceptDraw(
     );
   } catch (err) {
     // Another accept used it between our read and our use: perhaps this same accept, sent again while the first ran.
-    if (isChallengeUsed(err)) return retry(await deps.challenges.get(challenge.id));
+    if (isChallengeUsed(err) && input.idempotencyKey) return retry(await deps.challenges.get(challenge.id));
     throw err;
   }
   try {

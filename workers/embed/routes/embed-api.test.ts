@@ -369,7 +369,7 @@ describe("quote and accept (EVM)", () => {
     expect(status.body.loan.borrowerRef).toBeUndefined();
     const boot = await call(m, "POST", "/credit-line/bootstrap", { walletAddress: account.address }, ORIGIN, await sessionOf(m, account));
     expect(boot.body).toMatchObject({ agreementAccepted: true, creditLine: { available: "900.00" } });
-    // Replay with the same idempotency (the challenge) answers with the same loan.
+    // The same accept again, without an idempotencyKey of its own: the challenge is single-use (SPEC.md rule 2), 400.
     const replay = await call(m, "POST", "/accept", {
       walletAddress: account.address,
       amount: "100.00",
@@ -378,8 +378,8 @@ describe("quote and accept (EVM)", () => {
       walletSignature: signature,
       channel: "IOS",
     });
-    expect(replay.status).toBe(200);
-    expect(replay.body.loan.id).toBe(res.body.loan.id);
+    expect(replay.body).toEqual({ statusCode: 400, message: ["agreementChallengeId: the challenge was already used"], error: "Bad Request" });
+    expect(await t.db.select().from(loans).where(eq(loans.programId, m.programId))).toHaveLength(1);
   });
 
   test("tampered amount, tenure, wallet; another wallet's signature; expired; used: 400 naming the field, no loan", async () => {
@@ -456,14 +456,14 @@ describe("quote and accept (EVM)", () => {
     expect(again).toMatchObject({ processingFee: "10.00", totalDue: "110.00" });
     expect(again.agreementChallenge.message).toContain("Late fee: 25.00 USDC for each started day past the due date");
     expect(again.agreementChallenge.message).toContain("Default: 0 days past the due date");
-    const made = await call(m, "POST", "/accept", await signedAccept(m, account, again));
+    const made = await call(m, "POST", "/accept", { ...(await signedAccept(m, account, again)), idempotencyKey: "draw-1" });
     expect(made.status).toBe(201);
     const loan = (await t.request("GET", `/v1/loans/${made.body.loan.id}`, { headers: { "x-api-key": m.key } })).body;
     expect(loan).toMatchObject({ processingFee: "10.00", totalDue: "110.00", gracePeriodDays: 0 });
     expect(loan.agreement.message).toBe(again.agreementChallenge.message);
     // The price changes again: a retry of that accept still answers with its loan (200), made on the terms it was signed on.
     expect((await put({ processingFee: { type: "PERCENTAGE", value: "5.00" } })).status).toBe(200);
-    const retried = await call(m, "POST", "/accept", await signedAccept(m, account, again));
+    const retried = await call(m, "POST", "/accept", { ...(await signedAccept(m, account, again)), idempotencyKey: "draw-1" });
     expect(retried.status).toBe(200);
     expect(retried.body.loan).toMatchObject({ id: made.body.loan.id, processingFee: "10.00", totalDue: "110.00" });
   });

@@ -56,12 +56,10 @@ export const AcceptBodySchema = z.object({
   // ERC-6492 signatures carry the wallet's factory call, so they run to a few KB.
   walletSignature: z.string().min(1).max(8192),
   channel: z.enum(CHANNELS).default("WEB"),
-  idempotencyKey: z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .openapi({ description: "Unique per program and wallet (the merchant's POST /v1/loans keys are another key space); default: one per challenge" }),
+  idempotencyKey: z.string().min(1).max(255).optional().openapi({
+    description:
+      "Unique per program and wallet (the merchant's POST /v1/loans keys are another key space). Sent, it makes the accept retryable: the same key again, with the wallet's signature, answers 200 with the loan it made (also with a new quote's challenge). Without it, an accept whose challenge is already used is 400, the same body sent twice included: the challenge is single-use.",
+  }),
   ...TonConnectFields,
 });
 
