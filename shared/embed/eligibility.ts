@@ -7,6 +7,7 @@ import type { VerbDeps } from "../verbs.ts";
 import type { ProgramContext } from "./program-context.ts";
 import { embedKeyMode } from "../auth/api-keys.ts";
 
+const WALLET_BLOCKED = { code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" };
 const KYC_REQUIRED = { code: "KYC_REQUIRED", message: "The merchant must verify your identity first" };
 /** Underwriting's LIVE_KYC_POLICY_REQUIRED, known before any draw: a live program whose merchant requires no KYC lends to nobody. */
 const LIVE_KYC_POLICY_REQUIRED = { code: "LIVE_KYC_POLICY_REQUIRED", message: "This merchant cannot lend here yet" };
@@ -20,10 +21,12 @@ const declinesEveryDraw = (program: ProgramContext, policy: { requireKycVerified
  * the amount (the amount ones run at accept): a blocked wallet, the
  * borrower's open loans against `maxOpenLoansPerBorrower`, and KYC still to
  * be confirmed by the merchant (eligible once it is). Only a caller with a
- * wallet session for the wallet gets the whole answer; anyone else gets
- * KYC_REQUIRED as bootstrap's `requiresKyc` says it (the line's own, which
- * turns off once the merchant confirms KYC: credit-lines.ts), and nothing
- * about the wallet's open loans or a block. Either caller learns that a live
+ * wallet session for the wallet gets the whole answer; anyone else gets a
+ * block (WALLET_BLOCKED: the merchant's policy, which accept tells anyone
+ * anyway, by a DECLINED loan), KYC_REQUIRED as bootstrap's `requiresKyc` says
+ * it (the line's own, which turns off once the merchant confirms KYC:
+ * credit-lines.ts), and nothing about the wallet's open loans (issue 10: no
+ * wallet's outstanding balance to anyone who types its address). Either caller learns that a live
  * program whose merchant requires no KYC declines every draw
  * (LIVE_KYC_POLICY_REQUIRED), before the borrower signs anything.
  * Underwriting and accept apply every rule regardless.
@@ -36,7 +39,11 @@ export async function checkEligibility(
   const line = await creditLineFor({ db }, { program, wallet, now });
   if (!walletSession) {
     const [policy, kycNeeded] = await Promise.all([currentPolicy(db, program.tenant.id), requiresKyc({ db }, { program, line })]);
-    const reasons = [...(kycNeeded ? [KYC_REQUIRED] : []), ...(declinesEveryDraw(program, policy) ? [LIVE_KYC_POLICY_REQUIRED] : [])];
+    const reasons = [
+      ...(policy.blockedWallets.includes(wallet) ? [WALLET_BLOCKED] : []),
+      ...(kycNeeded ? [KYC_REQUIRED] : []),
+      ...(declinesEveryDraw(program, policy) ? [LIVE_KYC_POLICY_REQUIRED] : []),
+    ];
     return { walletAddress: wallet, eligible: reasons.length === 0, reasons };
   }
   const [policy, kycNeeded, [open], [borrower]] = await Promise.all([
@@ -54,7 +61,7 @@ export async function checkEligibility(
       .where(and(eq(borrowers.tenantId, program.tenant.id), eq(borrowers.borrowerRef, line.borrowerRef))),
   ]);
   const reasons: { code: string; message: string }[] = [];
-  if (policy.blockedWallets.includes(wallet)) reasons.push({ code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" });
+  if (policy.blockedWallets.includes(wallet)) reasons.push(WALLET_BLOCKED);
   if (policy.maxOpenLoansPerBorrower !== null && Number(open?.n ?? 0) >= policy.maxOpenLoansPerBorrower) {
     reasons.push({ code: "MAX_OPEN_LOANS", message: `At most ${policy.maxOpenLoansPerBorrower} open loans at a time` });
   }

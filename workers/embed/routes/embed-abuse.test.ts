@@ -318,6 +318,23 @@ describe("wallet sessions: what typing an address discloses (item 8)", () => {
     return borrower;
   }
 
+  test("a wallet the merchant blocked is ineligible (WALLET_BLOCKED) to any caller, session or not: the merchant's policy, which a declined accept tells anyway, not the wallet's balance", async () => {
+    const m = await merchant();
+    const borrower = evmBorrower();
+    const policy = { requireKycVerified: false, manualReviewAbove: null, maxOpenLoansPerBorrower: null, blockedWallets: [borrower.address] };
+    expect((await m.dashboard("PUT", "/v1/policies", policy)).status).toBe(200);
+    const blocked = {
+      walletAddress: borrower.address,
+      eligible: false,
+      reasons: [{ code: "WALLET_BLOCKED", message: "This wallet cannot borrow from this merchant" }],
+    };
+    expect((await m.post("/eligibility", { walletAddress: borrower.address })).body).toEqual(blocked);
+    const session = { [SESSION]: await m.widget.session(borrower) };
+    expect((await m.post("/eligibility", { walletAddress: borrower.address }, session)).body).toEqual(blocked);
+    // Another wallet is not.
+    expect((await m.post("/eligibility", { walletAddress: evmBorrower().address })).body).toMatchObject({ eligible: true, reasons: [] });
+  });
+
   test("without a session: available = limit, no MAX_OPEN_LOANS, any amount quotes (the agreement is the line's own); with the wallet's session: exact", async () => {
     const m = await merchant();
     const borrower = await walletWithOpenLoan(m);

@@ -13,7 +13,7 @@ export const route = defineEmbedRoute({
   path: "/v1/embed/{embedKey}/eligibility",
   operationId: "embed.eligibility",
   summary: "Wallet eligibility",
-  description: `Whether the wallet may draw: blocked wallets, open loans against the policy's maximum, and KYC still to be confirmed by the merchant (code KYC_REQUIRED). Amount rules apply at accept. These rules are evaluated only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer carries only KYC_REQUIRED, as bootstrap's \`requiresKyc\` says it (the line's own, off once the merchant confirms KYC), and nothing about the wallet's open loans or a block; underwriting applies every rule at accept. An address invalid for the program's chain: 400. ${EMBED_ERRORS}`,
+  description: `Whether the wallet may draw: blocked wallets, open loans against the policy's maximum, and KYC still to be confirmed by the merchant (code KYC_REQUIRED). Amount rules apply at accept. The open-loan rule is evaluated only with a wallet session for the wallet (header x-svc-wallet-session); without one, the answer carries WALLET_BLOCKED (the merchant's policy), KYC_REQUIRED as bootstrap's \`requiresKyc\` says it (the line's own, off once the merchant confirms KYC) and LIVE_KYC_POLICY_REQUIRED, and nothing about the wallet's open loans; underwriting applies every rule at accept. An address invalid for the program's chain: 400. ${EMBED_ERRORS}`,
   request: { params: KeyParams, headers: SessionHeaders, ...json(WalletBody, WALLET_EXAMPLE) },
   responses: { 200: { description: "The result", content: { "application/json": { schema: EligibilitySchema } } }, 401: SESSION_401 },
 });
