@@ -18,6 +18,7 @@ import {
   shot,
   waitForEvent,
   widgetFrame,
+  allowOnlyOrigin,
 } from "./widget-harness.ts";
 
 /**
@@ -272,6 +273,34 @@ test("the hosted repay page names the wallet that borrowed and refuses to pay fr
   await page.getByText("Connect the wallet that borrowed").waitFor({ timeout: 10_000 });
   expect(wallet.calls.map((c) => c.method)).toEqual(["eth_requestAccounts"]);
   expect(await page.getByRole("button", { name: "Repay with my wallet" }).isEnabled()).toBe(true);
+  await context.close();
+}, 60_000);
+
+test("framed as SPEC.md shows it, a bare iframe without widget.js or ?parent=: the page still gets svc:kyc-required, from the widget's origin at its own exact origin", async () => {
+  const m = await signUpMerchant(stack, "Bare Frame Shop");
+  const shop = servePage(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bare</title></head><body>
+<iframe src="${stack.embedUrl}/embed/${m.embedKey}" title="Credit" style="width:360px;height:640px;border:0"></iframe>
+<script>window.rawMessages = []; window.addEventListener("message", function (e) { window.rawMessages.push({ origin: e.origin, data: e.data }); });</script>
+</body></html>`,
+    { hostname: "127.0.0.1" },
+  );
+  pages.push(shop);
+  await allowOnlyOrigin(m, shop.origin);
+  const branding = { companyName: "Bare Frame Shop", logoUrl: null, primaryColor: "#0A7E3D", supportEmail: "help@shop.example", termsUrl: null };
+  expect((await m.dashboard("/v1/settings", { method: "PUT", json: { requiresKycBeforeFunding: true, branding } })).status).toBe(200);
+  const borrower = privateKeyToAccount(generatePrivateKey());
+  const context = await browser.newContext({ viewport: { width: 400, height: 740 } });
+  await installInjectedWallet(context, { account: borrower, chainId: 80002, sendRawTransaction: async () => "0x" as Hex });
+  const page = await context.newPage();
+  await page.goto(shop.origin);
+  const frame = await widgetFrame(page, stack.embedUrl);
+  expect(new URL(frame.url()).searchParams.get("parent")).toBeNull();
+  await frame.getByRole("button", { name: "Connect Test Wallet" }).click();
+  await frame.getByRole("heading", { name: "Verify your identity" }).waitFor();
+  await page.waitForFunction(() => (globalThis as any).rawMessages.some((msg: any) => msg.data?.type === "svc:kyc-required"), undefined, { timeout: 15_000 });
+  const raw = await page.evaluate(() => (globalThis as any).rawMessages.filter((msg: any) => msg.data?.type === "svc:kyc-required"));
+  expect(raw).toEqual([{ origin: stack.embedUrl, data: { type: "svc:kyc-required", creditLineId: expect.any(String), walletAddress: borrower.address } }]);
   await context.close();
 }, 60_000);
 

@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import { expect } from "bun:test";
 import type { BrowserContext, Frame, Page } from "playwright-core";
+import type { signUpMerchant } from "./integration.ts";
 
 /** The `svc:*` events a merchant page records (`window.svcEvents`). */
 export const WIDGET_EVENTS = ["svc:ready", "svc:kyc-required", "svc:loan-created", "svc:loan-funded", "svc:loan-repaid"];
@@ -124,3 +126,13 @@ export const embedPost = (embedUrl: string, embedKey: string) => async (path: st
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
 };
+
+/** Makes `origin` the only one the merchant's first widget program allows (it may frame the widget and call the embed API). */
+export async function allowOnlyOrigin(m: Awaited<ReturnType<typeof signUpMerchant>>, origin: string): Promise<void> {
+  const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
+  const put = await m.dashboard(`/v1/widget-programs/${program.id}`, {
+    method: "PUT",
+    json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [origin] },
+  });
+  expect(put.status).toBe(200);
+}

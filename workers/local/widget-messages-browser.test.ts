@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import { launchBrowser, servePage, type ServedPage } from "./browser.ts";
 import { evmBorrower, widgetCalls } from "../../shared/testing/widget-borrower.ts";
 import { signUpMerchant, startTestStack, type TestStack } from "./integration.ts";
-import { embedPost, merchantPage, widgetFrame } from "./widget-harness.ts";
+import { allowOnlyOrigin, embedPost, merchantPage, widgetFrame } from "./widget-harness.ts";
 
 /**
  * What the borrower reads when something goes wrong: a wallet's refusal, an
@@ -29,12 +29,7 @@ async function merchantWithPage(name: string) {
   const m = await signUpMerchant(stack, name);
   const shop = servePage(merchantPage(stack.embedUrl, m.embedKey, "WEB"), { hostname: "127.0.0.1" });
   pages.push(shop);
-  const program = (await m.dashboard("/v1/me")).body.widgetPrograms[0];
-  const put = await m.dashboard(`/v1/widget-programs/${program.id}`, {
-    method: "PUT",
-    json: { name: program.name, merchantConfigId: program.merchantConfigId, allowedOrigins: [shop.origin] },
-  });
-  expect(put.status).toBe(200);
+  await allowOnlyOrigin(m, shop.origin);
   return { m, shop };
 }
 

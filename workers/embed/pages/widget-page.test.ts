@@ -120,6 +120,17 @@ describe("the iframe page /embed/<key>", () => {
     expect(boot).toMatchObject({ parentOrigin: null, channel: "PARTNER_WEBVIEW" });
   });
 
+  test("framed as SPEC.md shows it (no ?parent=): the parent is the Referer's origin when it is one of the program's, so svc:kyc-required still reaches it; any other Referer, none, or a ?parent= of another origin: no parent", async () => {
+    const m = await merchant();
+    const bootFor = async (query: string, referer?: string) =>
+      parsePage(String((await e.request("GET", `/embed/${m.embedKey}${query}`, referer ? { headers: { referer } } : {})).body)).boot;
+    expect((await bootFor("", `${SHOP}/checkout?step=2`)).parentOrigin).toBe(SHOP);
+    for (const referer of ["https://evil.example/", `${SHOP}.evil.example/`, "not a url", undefined])
+      expect((await bootFor("", referer)).parentOrigin).toBeNull();
+    // An explicit ?parent= decides (widget.js sends the page's own origin).
+    expect((await bootFor(`?parent=${encodeURIComponent("https://evil.example")}`, `${SHOP}/`)).parentOrigin).toBeNull();
+  });
+
   test("branding is escaped: name and logo as text and attribute, a color only as #RRGGBB", async () => {
     const m = await merchant({
       companyName: `</script><script>alert(1)</script>"<b>`,

@@ -62,7 +62,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
       },
       instructions,
       embedKey: program.program.embedKey,
-      parentOrigin: parentOriginFor(program, c.req.query("parent")),
+      parentOrigin: parentOriginFor(program, c.req.query("parent"), c.req.header("referer")),
     });
     return c.html(page, 200, pageSecurityHeaders({ nonce, frameAncestors: program.program.allowedOrigins }));
   });

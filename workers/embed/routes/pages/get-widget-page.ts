@@ -46,7 +46,7 @@ export const register = (app: OpenAPIHono<EmbedAppEnv>) => {
     const boot: WidgetBoot = {
       embedKey: key,
       channel,
-      parentOrigin: parentOriginFor(program, c.req.query("parent")),
+      parentOrigin: parentOriginFor(program, c.req.query("parent"), c.req.header("referer")),
       apiBase: `/v1/embed/${encodeURIComponent(key)}`,
       repayPath: `/embed/${encodeURIComponent(key)}/repay/`,
       config: widgetConfigView(program),
