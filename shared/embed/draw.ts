@@ -37,7 +37,7 @@ export type Channel = (typeof CHANNELS)[number];
 function checkDraw(program: ProgramContext, amount: string, tenureDays: number): bigint {
   const units = parseAmount(amount, 2);
   const errors: string[] = [];
-  if (units === null || units <= 0n) errors.push("amount: must be a decimal string greater than 0 with at most 2 decimals");
+  if (units === null || units <= 0n) errors.push("amount: must be a decimal string greater than 0, with at most 15 digits before the point and 2 after it");
   else if (units < program.product.minTicket || units > program.product.maxTicket || units > TICKET_CAP_UNITS) {
     errors.push(`amount: must be between ${formatAmount(program.product.minTicket)} and ${formatAmount(program.product.maxTicket)}`);
   }

@@ -125,7 +125,7 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
   if (refused) errors.push(`${input.program ? "walletAddress" : "borrowerWalletAddress"}: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {
-    errors.push("principalAmount: must be a decimal string greater than 0 with at most 2 decimals");
+    errors.push("principalAmount: must be a decimal string greater than 0, with at most 15 digits before the point and 2 after it");
   } else if (principal < product.minTicket || principal > product.maxTicket || principal > TICKET_CAP_UNITS) {
     errors.push(`principalAmount: must be between ${formatAmount(product.minTicket)} and ${formatAmount(product.maxTicket)}`);
   }

@@ -50,6 +50,10 @@ describe("describeEvent", () => {
     const repaid = describeEvent(envelope({ amountPaid: "103.00", amountDue: "0.00" })).body.split("\n");
     expect(repaid).toContain("Paid in full: 103.00 USDC.");
     expect(repaid.some((l) => l.startsWith("Total due"))).toBe(false);
+    expect(repaid.some((l) => l.startsWith("Paid over"))).toBe(false);
+    // Paid over the total: the surplus the borrower is owed back is named.
+    const over = describeEvent(envelope({ amountPaid: "103.00", amountDue: "0.00", surplus: "17.00" })).body.split("\n");
+    expect(over).toContain("Paid over the total: 17.00 USDC, owed back to the borrower (GET /v1/settlements/l2).");
   });
 
   test("a failed repayment's text names the amount it tried to pay and its transaction", () => {

@@ -10,6 +10,7 @@ type LoanData = {
   totalDue?: string;
   amountPaid?: string;
   amountDue?: string;
+  surplus?: string;
   decision?: { outcome?: string } | null;
 };
 
@@ -52,6 +53,9 @@ export function describeEvent(envelope: EventEnvelope): { title: string; body: s
     // A repaid loan's text says it was paid, and how much; "Total due" read as if something were still owed.
     if (paidInFull) lines.push(`Paid in full: ${l.amountPaid} ${l.stablecoin}.`);
     else if (l.totalDue) lines.push(`Total due: ${l.totalDue} ${l.stablecoin}.`);
+    // Paid over the total: the borrower is owed it back (a SURPLUS settlement), which the text said nothing of.
+    if (paidInFull && l.surplus && Number(l.surplus) > 0)
+      lines.push(`Paid over the total: ${l.surplus} ${l.stablecoin}, owed back to the borrower (GET /v1/settlements/${l.id}).`);
     // Partly paid: what is left, not only the total (a partly paid loan's overdue e-mail named the whole total).
     if (l.amountPaid && Number(l.amountPaid) > 0 && l.amountDue && Number(l.amountDue) > 0)
       lines.push(`Paid so far: ${l.amountPaid} ${l.stablecoin}; amount due now: ${l.amountDue} ${l.stablecoin}.`);

@@ -65,7 +65,8 @@ function address(chain: Chain, field: string, value: string): string {
 
 function amountOf(value: string): bigint {
   const units = parseAmount(value, 6);
-  if (units === null || units <= 0n) throw validationError(["amount: must be a decimal string greater than 0 with at most 6 decimals"]);
+  if (units === null || units <= 0n)
+    throw validationError(["amount: must be a decimal string greater than 0, with at most 15 digits before the point and 6 after it"]);
   return units;
 }
 
