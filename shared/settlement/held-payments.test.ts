@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Db } from "../../db/create-db.ts";
 import { createTestDb } from "../../db/test-db.ts";
 import type { Observation } from "./classify-transaction.ts";
-import { dueHeldPayments, heldBackoffMs, holdPayment, listHeldPayments, releaseHeld } from "./held-payments.ts";
+import { applyOrHold, dueHeldPayments, heldBackoffMs, holdPayment, listHeldPayments, releaseHeld } from "./held-payments.ts";
 
 let db: Db;
 let close: () => void;
@@ -59,6 +59,45 @@ describe("held payments", () => {
       now = row!.nextAttemptAt;
     }
     await releaseHeld(db, scope, obs);
+    expect(await listHeldPayments(db, 10)).toEqual([]);
+  });
+
+  test("a payment to a loan made after one that is held waits behind it (applied first, it was judged as if the earlier one had not been made: late fees, loan.overdue); earlier ones, other loans' and other scopes' apply", async () => {
+    const now = new Date("2026-11-24T12:00:00Z");
+    const scope = { chain: "POLYGON" as const, tenantId: null };
+    const at = (txHash: string, blockNumber: number, logIndex = 0, loanId = payment("x").loanId) => ({
+      obs: { ...payment(txHash, 1_000_000n), chain: "POLYGON" as const, blockNumber, logIndex, loanId },
+      blockHash: null,
+    });
+    const applied: string[] = [];
+    const run = async (held: ReturnType<typeof at>, retry = false) => {
+      const report = {};
+      await applyOrHold(db, scope, held, async () => void applied.push(held.obs.txHash), report, { now: () => now, retry });
+      return report;
+    };
+    const first = at("0xa1", 7, 3);
+    await holdPayment(db, scope, first, "the loan's writer failed", now);
+    // Later in the same block, a later block: held behind it, not applied.
+    expect(await run(at("0xb1", 7, 4))).toEqual({ held: 1, heldError: expect.stringContaining("waits for the payment 0xa1") });
+    expect(await run(at("0xb2", 8))).toMatchObject({ held: 1 });
+    // Made before it, another loan's, the same loan on TON (another scope): applied.
+    await run(at("0xc1", 7, 2));
+    await run(at("0xc2", 9, 0, "0192f6c4-0000-7000-8000-000000000002"));
+    await applyOrHold(
+      db,
+      { chain: "TON", tenantId: "t" },
+      { ...at("0xc3", 9), obs: { ...at("0xc3", 9).obs, chain: "TON" } },
+      async () => void applied.push("0xc3"),
+      {},
+      { now: () => now },
+    );
+    expect(applied).toEqual(["0xc1", "0xc2", "0xc3"]);
+    expect((await listHeldPayments(db, 10)).map((r) => r.txHash).sort()).toEqual(["0xa1", "0xb1", "0xb2"]);
+    // The first applies at last: the ones behind it follow, in order.
+    expect(await run(first, true)).toEqual({ heldApplied: 1 });
+    expect(await run(at("0xb1", 7, 4), true)).toEqual({ heldApplied: 1 });
+    expect(await run(at("0xb2", 8), true)).toEqual({ heldApplied: 1 });
+    expect(applied).toEqual(["0xc1", "0xc2", "0xc3", "0xa1", "0xb1", "0xb2"]);
     expect(await listHeldPayments(db, 10)).toEqual([]);
   });
 });

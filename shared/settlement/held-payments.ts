@@ -99,6 +99,31 @@ export async function dueHeldPayments(db: Db, scope: HeldScope, now: Date, limit
   return rows.map((r) => ({ obs: observationOf(r.observation), blockHash: r.blockHash }));
 }
 
+/**
+ * The transaction of a payment to the same loan, made before `obs` (an
+ * earlier block, or earlier in the block), that is held; null when none. A
+ * later payment applied first would be judged as if the earlier one had not
+ * been made: a late fee it did not owe, `loan.overdue` or `loan.defaulted`
+ * for a borrower who paid on time (a review). So it waits behind it.
+ */
+async function heldBefore(db: Db, scope: HeldScope, obs: Observation): Promise<string | null> {
+  if (obs.kind !== "payment" || !obs.loanId) return null;
+  const [row] = await db
+    .select({ txHash: heldPayments.txHash })
+    .from(heldPayments)
+    .where(
+      and(
+        eq(heldPayments.chain, scope.chain),
+        eq(heldPayments.tenantId, tenantKey(scope.tenantId)),
+        eq(heldPayments.kind, "payment"),
+        sql`(${heldPayments.blockNumber} < ${obs.blockNumber} OR (${heldPayments.blockNumber} = ${obs.blockNumber} AND ${heldPayments.logIndex} < ${obs.logIndex}))`,
+        sql`json_extract(${heldPayments.observation}, '$.loanId') = ${obs.loanId}`,
+      ),
+    )
+    .limit(1);
+  return row?.txHash ?? null;
+}
+
 /** What a listener's report says of held payments. */
 export type HeldReport = {
   /** Payments this poll could not apply (read now, or held before and failing again): held, tried again later. */
@@ -124,6 +149,9 @@ export async function applyOrHold(
   options: { now: () => Date; retry?: boolean; reasonOf?: (error: unknown) => string },
 ): Promise<void> {
   try {
+    const before = await heldBefore(db, scope, held.obs);
+    if (before)
+      throw new Error(`waits for the payment ${before} to the same loan, made before it and held: payments to a loan apply in the order they were made`);
     await apply();
   } catch (error) {
     const reason = options.reasonOf ? options.reasonOf(error) : error instanceof Error ? error.message : String(error);
