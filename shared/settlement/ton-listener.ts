@@ -9,6 +9,7 @@ import type { TonNetwork } from "../chains/ton/ton-network.ts";
 import type { VerbDeps } from "../verbs.ts";
 import { classifyTonTransaction, type TonFinding } from "./classify-ton-transaction.ts";
 import { MAX_STORABLE_UNITS } from "../domain/money.ts";
+import { wholeSecondMs } from "../domain/pricing.ts";
 import { minuteTurn, windowOfTurn } from "../domain/turns.ts";
 import { listenedCollections } from "./collections-wallets.ts";
 import { applyOrHold, dueHeldPayments, HELD_RETRY_PAGE, type HeldReport } from "./held-payments.ts";
@@ -239,7 +240,8 @@ export async function pollTonWallet(deps: TonListenerDeps, wallet: { tenantId: s
   } else {
     // This walk started at the newest transaction and reached the cursor: everything listed when the poll began is
     // read (a backlog's last walk ends at a waypoint read by an earlier poll; the next poll, from the newest, says so).
-    await saveReadThrough(deps.db, wallet.tenantId, wallet.address, new Date(startedAt.getTime() - TON_READ_LAG_MS));
+    // Whole seconds, as every time a loan is judged at (pricing.ts wholeSecondMs): the sweep's query and its loan agree.
+    await saveReadThrough(deps.db, wallet.tenantId, wallet.address, new Date(wholeSecondMs(startedAt.getTime() - TON_READ_LAG_MS)));
   }
   return report;
 }

@@ -280,3 +280,34 @@ test("a live loan is judged only as far as its chain has been read: not past the
   await sweep();
   expect(await state(ton2)).toBe("DEFAULTED");
 });
+
+test("a live loan's judged time is a whole second, as its own judgement: a read-through half a second past dueAt neither finds the loan nor leaves it found and unchanged on every page", async () => {
+  const m = await sandboxTenant(t, "Sub-second Pay");
+  const now = t.clock.now().getTime();
+  const dueAt = Math.floor(now / 1000) * 1000 - 10_000 + 300;
+  const loan = await createdLoan(t, m.key);
+  await t.db
+    .update(loans)
+    .set({ mode: "live", chain: "TON", status: "ACTIVE", dueAt: new Date(dueAt), gracePeriodDays: 3 })
+    .where(eq(loans.id, loan.id));
+  await t.client.execute({ sql: "UPDATE tenants SET certified_at = ? WHERE id = ?", args: [now, m.tenantId] });
+  await t.client.execute({
+    sql: "INSERT INTO wallets (id, tenant_id, chain, role, address, verified_at, created_at, updated_at) VALUES (?, ?, 'TON', 'COLLECTIONS', '0:dd', ?, ?, ?)",
+    args: [crypto.randomUUID(), m.tenantId, now, now, now],
+  });
+  const reads = (at: number) =>
+    t.client.execute({
+      sql: "INSERT INTO ton_wallet_reads (tenant_id, address, read_through_at) VALUES (?, '0:dd', ?) ON CONFLICT DO UPDATE SET read_through_at = excluded.read_through_at",
+      args: [m.tenantId, at],
+    });
+  const sweep = () => sweepDueLoans({ db: t.db, writer: t.deps.writer, clock: t.clock }, { tenantId: undefined });
+  await reads(dueAt + 500);
+  expect((await dueLoansQuery(t.db, now)).map((l) => l.loanId)).not.toContain(loan.id);
+  expect(await sweep()).toMatchObject({ failed: 0 });
+  await reads(dueAt + 700);
+  expect((await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, loan.id)))[0]!.overdueAt).toBeNull();
+  await reads(dueAt + 1_000);
+  expect((await dueLoansQuery(t.db, now)).map((l) => l.loanId)).toContain(loan.id);
+  await sweep();
+  expect((await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, loan.id)))[0]!.overdueAt).not.toBeNull();
+});

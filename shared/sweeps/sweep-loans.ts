@@ -54,7 +54,8 @@ const heldNamingLoan = sql`EXISTS (SELECT 1 FROM held_payments WHERE held_paymen
  */
 export const liveJudgedAt = (nowMs: number) => {
   const deletedAfter = nowMs - LISTEN_AFTER_DELETE_DAYS * DAY_MS;
-  return sql<number>`CASE
+  // To the whole second, as the loan's own judgement (pricing.ts wholeSecondMs), whatever a listener stored.
+  return sql<number>`CAST((CASE
   WHEN ${heldNamingLoan} THEN 0
   WHEN loans.chain = 'TON' THEN MIN(${nowMs}, coalesce((SELECT MIN(coalesce(r.read_through_at, 0)) FROM wallets w
     LEFT JOIN ton_wallet_reads r ON r.tenant_id = w.tenant_id AND r.address = w.address
@@ -62,7 +63,7 @@ export const liveJudgedAt = (nowMs: number) => {
       AND (w.deleted_at IS NULL OR w.deleted_at > ${deletedAfter})
       AND EXISTS (SELECT 1 FROM tenants c WHERE c.id = w.tenant_id AND c.certified_at IS NOT NULL)), ${nowMs}))
   ELSE MIN(${nowMs}, coalesce((SELECT c.read_through_at FROM chain_cursors c WHERE c.chain = loans.chain), 0))
-END`;
+END) / 1000 AS INTEGER) * 1000`;
 };
 
 /** How long past due a live loan may wait for its chain to be read before the cron says so (Polygon's 64 confirmations take about 2 minutes). */

@@ -21,6 +21,7 @@ import { type DeliveryMessage, itemsOf } from "./messages.ts";
 import { relayOutbox } from "./relay-outbox.ts";
 import { deleteEndpoint } from "./endpoints.ts";
 import { sendTestEvent } from "./send-test-event.ts";
+import { redeliver } from "./redeliver.ts";
 import type { SendSlots } from "./send-slots.ts";
 import { failingBatch } from "../testing/failing-batch.ts";
 
@@ -712,6 +713,26 @@ describe("an endpoint that keeps timing out is paused (one tenant's hanging endp
     expect(s.received.map((r) => JSON.parse(r.body).type)).toEqual(["webhook.test", "webhook.test", JSON.parse(s.received[2]!.body).type]);
     expect(JSON.parse(s.received[2]!.body).type).toMatch(/^loan\./);
     expect((await deliveriesOf(s.owner.tenantId)).find((d) => d.id === loanEvent!.deliveryId)).toMatchObject({ status: "SUCCEEDED" });
+  });
+
+  test("a redelivered test event waits for the pause like any delivery (finished test deliveries redelivered at once each went out to the paused endpoint)", async () => {
+    const url = "https://redelivered-pause.merchant.example/hook";
+    const setUp = await setup({ [url]: () => new Promise<Response>(() => {}) });
+    const clock = fixedClock(new Date(Math.max(t.clock.now().getTime(), Date.now())));
+    const s = { ...setUp, deps: { ...setUp.deps, clock } };
+    const endpointId = s.endpoints[url]!.id;
+    queuedDeliveries(s);
+    const test = await sendTestEvent({ db: t.db, queue: s.queue, clock }, { tenant: { id: s.owner.tenantId, clockOffsetMs: 0 }, endpointId });
+    queuedDeliveries(s);
+    await t.db.update(webhookDeliveries).set({ status: "FAILED", attemptCount: 3, nextAttemptAt: null }).where(eq(webhookDeliveries.id, test.id));
+    await t.db
+      .update(webhookEndpoints)
+      .set({ timeoutsInARow: 5, pausedUntil: clock.now().getTime() + 10 * 60_000 })
+      .where(eq(webhookEndpoints.id, endpointId));
+    const again = await redeliver({ db: t.db, queue: s.queue }, { tenantId: s.owner.tenantId, deliveryId: test.id, now: clock.now() });
+    const [message] = queuedDeliveries(s).filter((m) => m.deliveryId === again.id);
+    expect(await processDeliveryMessage(s.deps, message!)).toMatchObject({ ack: false });
+    expect(s.received).toHaveLength(0);
   });
 
   test("an endpoint that refuses connections or answers errors at once is never paused: its 3 attempts go as configured", async () => {

@@ -42,10 +42,11 @@ export const RESIGN_AFTER_MS = 5_000;
 export async function sendInSlot(deps: DeliveryDeps, loaded: Loaded, attempt: number, secretOf?: SecretOpener): Promise<AttemptResult | "deferred" | "paused"> {
   if (loaded.endpointDeleted) return ENDPOINT_DELETED;
   // Its endpoint kept timing out: not sent now, and no slot taken (endpoint-pause.ts). Except a test event's first
-  // attempt: the merchant who fixed the endpoint and sends one finds out at once (its answer ends the pause), rather
-  // than after up to 10 minutes; it goes as a slow endpoint's request, one slot at most.
+  // attempt (POST /v1/webhooks/:id/test, one on its way at a time; not a redelivery of one, which would let a pile of
+  // finished test deliveries through at once): the merchant who fixed the endpoint and sends one finds out at once (its
+  // answer ends the pause), rather than after up to 10 minutes; it goes as a slow endpoint's request, one slot at most.
   const paused = pausedUntil(loaded.endpointPausedUntil, deps.clock.now()) !== null;
-  if (paused && !(attempt === 1 && loaded.envelope.type === "webhook.test")) return "paused";
+  if (paused && !(attempt === 1 && loaded.envelope.type === "webhook.test" && loaded.delivery.redeliveryOf === null)) return "paused";
   const { tenantId, endpointId } = loaded.delivery;
   let request = await signedRequest(deps, loaded, attempt, secretOf);
   if ("error" in request) return request.error;

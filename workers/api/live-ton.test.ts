@@ -19,6 +19,7 @@ import { type SandboxNetwork, sandboxNetwork } from "../../shared/chains/ton/tes
 import { testV5Wallet, type TestV5Wallet } from "../../shared/chains/ton/testing/test-ton-wallet.ts";
 import type { Chain } from "../../shared/domain/rails.ts";
 import { CHAINS } from "../../shared/domain/vocabularies.ts";
+import { wholeSecondMs } from "../../shared/domain/pricing.ts";
 import { inProcessLoanWriter } from "../../shared/loans/loan-commands.ts";
 import { heldBackoffMs } from "../../shared/settlement/held-payments.ts";
 import { pollTonCollections, pollTonWallet, TON_READ_LAG_MS } from "../../shared/settlement/ton-listener.ts";
@@ -440,10 +441,10 @@ describe("live TON: funding and repayment against the emulator", () => {
     // failed is not, so a toncenter outage holds its tenant's loans back from overdue and default.
     const polledAt = t.clock.now().getTime();
     expect(await readThroughOf(a.tenantId)).toBeNull();
-    expect(await readThroughOf(b.tenantId)).toBe(polledAt - TON_READ_LAG_MS);
+    expect(await readThroughOf(b.tenantId)).toBe(wholeSecondMs(polledAt - TON_READ_LAG_MS));
     expect((await listen()).find((r) => r.tenantId === a.tenantId)).toMatchObject({ payments: 1 });
     expect(await loanOf(a.liveKey, paid[0]!)).toMatchObject({ status: "REPAID" });
-    expect(await readThroughOf(a.tenantId)).toBe(polledAt - TON_READ_LAG_MS);
+    expect(await readThroughOf(a.tenantId)).toBe(wholeSecondMs(polledAt - TON_READ_LAG_MS));
   });
 
   test("an RPC page shorter than asked before the cursor: the poll fails with the cursor kept (it was read as the end of history, skipping a repayment for good); whole pages then credit it", async () => {
