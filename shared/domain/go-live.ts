@@ -38,15 +38,11 @@ export type GoLiveFacts = {
   /** The active loan product with the smallest minimum ticket, or null when none is active. */
   product: { activeSince: Date; minPrincipal: bigint } | null;
   /**
-   * A verified live DISBURSEMENT wallet whose on-chain stablecoin balance covers
-   * the product's minimum ticket. Live wallets are not built yet, so the loader
-   * always reports null and step 5 stays PENDING.
-   */
-  /**
    * A verified live DISBURSEMENT wallet's balance (net of what its live pool holds reserved), and the smallest minimum
-   * ticket of the active products on its chain, which the balance must cover.
+   * ticket of the active products on its chain, which the balance must cover; `walletId`: that wallet (certification
+   * asserts it is still there in its own write).
    */
-  liquidity: { verifiedAt: Date; balance: bigint; minPrincipal: bigint } | null;
+  liquidity: { verifiedAt: Date; balance: bigint; minPrincipal: bigint; walletId?: string } | null;
   /** When the first active webhook endpoint was created, or null. */
   webhookAt: Date | null;
   /** When the first unrevoked API key was created, or null. */

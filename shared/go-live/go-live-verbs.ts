@@ -62,13 +62,18 @@ export async function submitKyb(deps: Pick<GoLiveFactsDeps, "db">, input: { tena
 
 /**
  * The steps a tenant undoes in the database, asserted again in the certifying write itself: a webhook endpoint
- * deleted, the last key revoked or the product deactivated between the check and the write left the tenant
- * certified with a step no longer DONE. (The KYB cannot be undone once APPROVED; step 5 is the chain's balance, read
- * by the liquidity reader, and a wallet deleted in that window is not caught here.)
+ * deleted, the last key revoked, the product deactivated or the DISBURSEMENT wallet step 5 counted deleted between the
+ * check and the write left the tenant certified with a step no longer DONE (an audit certified 5 of 5 times while
+ * deleting the only wallet). (The KYB cannot be undone once APPROVED; the wallet's balance is the chain's.)
  */
-const stillCertifiable = (tenantId: string) => sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = ${tenantId} AND deleted_at IS NULL)
+const stillCertifiable = (
+  tenantId: string,
+  walletId: string | undefined,
+) => sql`EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = ${tenantId} AND deleted_at IS NULL)
   AND EXISTS (SELECT 1 FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL)
-  AND EXISTS (SELECT 1 FROM loan_products WHERE tenant_id = ${tenantId} AND status = 'ACTIVE')`;
+  AND EXISTS (SELECT 1 FROM loan_products WHERE tenant_id = ${tenantId} AND status = 'ACTIVE')
+  AND EXISTS (SELECT 1 FROM wallets WHERE tenant_id = ${tenantId} AND role = 'DISBURSEMENT' AND verified_at IS NOT NULL AND deleted_at IS NULL
+    AND (${walletId ?? null} IS NULL OR id = ${walletId ?? null}))`;
 
 /**
  * Certifies the tenant for live when all 10 steps are DONE: writes
@@ -80,13 +85,14 @@ const stillCertifiable = (tenantId: string) => sql`EXISTS (SELECT 1 FROM webhook
 export async function certifyTenant(deps: GoLiveFactsDeps, input: { tenantId: string; now: Date }) {
   const tenant = await loadTenant(deps.db, input.tenantId);
   if (tenant.certifiedAt) return { mode: "live" as const, certifiedAt: tenant.certifiedAt };
-  const evaluation = evaluateGoLive(await loadGoLiveFacts(deps, input));
+  const facts = await loadGoLiveFacts(deps, input);
+  const evaluation = evaluateGoLive(facts);
   if (evaluation.nextStep !== null) throw conflict(notCertifiableMessage(evaluation));
   const [certified] = await deps.db
     .update(tenants)
     // The sandbox clock's offset stays: only sandbox loans run on it, live loans on the system clock.
     .set({ mode: "live", certifiedAt: input.now })
-    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt), stillCertifiable(input.tenantId)))
+    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.certifiedAt), stillCertifiable(input.tenantId, facts.liquidity?.walletId)))
     .returning({ certifiedAt: tenants.certifiedAt });
   const after = await loadTenant(deps.db, input.tenantId);
   // Another call certified it meanwhile (its certifiedAt stands), or a step was undone between the check and the write.

@@ -52,12 +52,13 @@ export function liveLiquidityFromWallets(deps: Pick<VerbDeps, "db" | "chain">): 
       .from(liquidityPools)
       .where(and(eq(liquidityPools.tenantId, tenantId), eq(liquidityPools.mode, "live"), inArray(liquidityPools.chain, chains)));
     const reservedOn = new Map(pools.map((p) => [p.chain, p.reserved]));
-    let best: { verifiedAt: Date; balance: bigint; minPrincipal: bigint } | null = null;
+    let best: { verifiedAt: Date; balance: bigint; minPrincipal: bigint; walletId: string } | null = null;
     const covers = (w: { balance: bigint; minPrincipal: bigint }) => w.balance >= w.minPrincipal;
     for (const wallet of candidates) {
       const balances = await readBalances(deps.chain, wallet);
       if (!balances) continue;
       const found = {
+        walletId: wallet.id,
         verifiedAt: wallet.verifiedAt!,
         balance: balances.stablecoin - (reservedOn.get(wallet.chain) ?? 0n),
         minPrincipal: minOn.get(wallet.chain)!,

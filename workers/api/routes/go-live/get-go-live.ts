@@ -17,7 +17,7 @@ export const route = defineRoute(
     description: [
       "The 10 steps to live, evaluated in order from the tenant's current state: `KYB_APPROVED`, `COMMERCIAL_TERMS_AGREED`, `UNDERWRITING_POLICY_ACTIVE`, `LOAN_PRODUCT_ACTIVE`, `LIQUIDITY_AVAILABLE`, `WEBHOOK_CONFIGURED`, `API_KEY_ISSUED`, `OWNER_EXISTS`, `BRANDING_CONFIGURED`, `SANDBOX_CYCLE_COMPLETED`.",
       "Each step up to the first incomplete one is `DONE` (with `completedAt`), that one is `PENDING` and its `detail` says what to do next, every later step is `BLOCKED`. `nextStep` is the PENDING step's key, or null when all are DONE.",
-      "`LIQUIDITY_AVAILABLE` needs a verified live DISBURSEMENT wallet holding at least the loan product's minimum ticket; live wallets are not available yet, so this step stays PENDING for now.",
+      "`LIQUIDITY_AVAILABLE` needs a verified live DISBURSEMENT wallet (`POST /v1/wallets`, then its challenge and verify) on the live chain of an active loan product's rail, whose stablecoin balance read from the chain, less what its live pool holds reserved, covers the smallest minimum ticket of the active products on that chain. A wallet whose balance cannot be read (the chain not configured, its RPC down) does not count. Certification asserts again, in its own write, that the wallet it counted is still there.",
       "`audit`: every platform operator action on this tenant (KYB decisions, commercial terms), oldest first: who decided what and when.",
     ].join("\n\n"),
     responses: { 200: { description: "The checklist", content: { "application/json": { schema: GoLiveSchema } } } },

@@ -4,11 +4,13 @@ import { eq, sql } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { operatorAudit } from "../../../../db/schema/go-live.ts";
 import { tenants } from "../../../../db/schema/tenants.ts";
+import { wallets } from "../../../../db/schema/wallets.ts";
 import { webhookEndpoints } from "../../../../db/schema/webhooks.ts";
 import { DEV_OPERATOR_KEY, OPERATOR_KEY_HEADER } from "../../../../shared/auth/operator-key.ts";
 import { GO_LIVE_STEP_KEYS } from "../../../../shared/domain/go-live.ts";
 import { loadGoLiveFacts, type LiveLiquidityReader } from "../../../../shared/go-live/go-live-facts.ts";
 import { certifyTenant, goLiveStatus, submitKyb as submitKybVerb } from "../../../../shared/go-live/go-live-verbs.ts";
+import { liveLiquidityFromWallets } from "../../../../shared/go-live/live-liquidity.ts";
 import { decideKyb } from "../../../../shared/go-live/operator-verbs.ts";
 import { addUserWithRole, bearer } from "../../../../shared/testing/fixtures.ts";
 import { chainPortDouble, type ChainPortDouble } from "../../../../shared/testing/chain-port-double.ts";
@@ -276,7 +278,25 @@ describe("GET /v1/go-live and certify", () => {
     expect(
       (await t.request("POST", "/v1/webhooks", { body: { url: "https://hooks.merchant.example/go-live-2", events: ["*"] }, headers: apiKey(m.key) })).status,
     ).toBe(201);
-    // With the seam filled: certified once; the second time answers the first certifiedAt.
+    // The DISBURSEMENT wallet step 5 counted deleted between the check and the write: 409 naming step 5, not certified
+    // (an audit certified 5 of 5 times while deleting the only wallet).
+    const account = privateKeyToAccount(generatePrivateKey());
+    const proven = await verifiedDisbursement(m.token, "POLYGON", account);
+    expect(proven.status).toBe(200);
+    chain.setBalances("POLYGON", account.address, { stablecoin: 10n ** 12n, native: 0n });
+    const reader = liveLiquidityFromWallets({ db: t.db, chain });
+    const deleting = {
+      db: t.db,
+      liveLiquidity: async (input: { tenantId: string }) => {
+        const fact = await reader(input);
+        await t.db.update(wallets).set({ deletedAt: new Date() }).where(eq(wallets.id, proven.body.id));
+        return fact;
+      },
+    };
+    await expect(certifyTenant(deleting, { tenantId: m.tenantId, now: new Date() })).rejects.toThrow(/LIQUIDITY_AVAILABLE/);
+    expect((await t.db.select({ at: tenants.certifiedAt }).from(tenants).where(eq(tenants.id, m.tenantId)))[0]!.at).toBeNull();
+    expect((await verifiedDisbursement(m.token, "POLYGON", privateKeyToAccount(generatePrivateKey()))).status).toBe(200);
+    // With the seam filled (and a verified DISBURSEMENT wallet again): certified once; the second time answers the first certifiedAt.
     const first = await certifyTenant(deps, { tenantId: m.tenantId, now: new Date("2026-11-22T10:00:00Z") });
     expect(first).toEqual({ mode: "live", certifiedAt: new Date("2026-11-22T10:00:00Z") });
     const again = await certify(m.token);
