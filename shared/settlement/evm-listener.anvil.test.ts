@@ -260,6 +260,32 @@ describe("live repayment through the non-custodial pool on Anvil", () => {
     }
   });
 
+  test("a COLLECTIONS wallet verified while a poll is under way: the poll's later pages read it, so a payment made to it as instructed is credited (it was filtered out for good and the loan defaulted)", async () => {
+    const tenant = await liveTenant({ collections: false });
+    const { loan, borrower } = await activeLoan(tenant);
+    await poll();
+    await node.test.mine({ blocks: 5 });
+    const collections = fresh();
+    let first = true;
+    const midPoll: EvmChainReader = {
+      ...reader,
+      read: async (input) => {
+        if (!first) return reader.read(input);
+        first = false;
+        // During the poll's first page: the merchant verifies its wallet, the borrower pays as instructed, and it is confirmed.
+        await verifiedEvmWallet(t, tenant.token, { chain: "POLYGON", role: "COLLECTIONS", account: collections });
+        const instructions = await repayInstructions(tenant.liveKey, loan.id);
+        expect(instructions).toMatchObject({ supported: true, collections: collections.address });
+        await signAndSend(borrower, instructions);
+        await node.test.mine({ blocks: CONFIRMATIONS });
+        // This page reads one block: the payment is for a later page of the same poll.
+        return reader.read({ ...input, maxBlocks: 1 });
+      },
+    };
+    expect(await pollEvmChain(listenerDeps(), { settings, reader: midPoll })).toMatchObject({ payments: 1 });
+    expect(await loanOf(tenant.liveKey, loan.id)).toMatchObject({ status: "REPAID" });
+  });
+
   test("a reorg orphaning the repay un-credits it (ACTIVE, settlement REVERSED, loan.repayment_reversed); re-mined in another block it is credited once again", async () => {
     const tenant = await liveTenant();
     const { loan, borrower } = await activeLoan(tenant);

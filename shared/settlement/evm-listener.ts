@@ -227,8 +227,7 @@ async function pollLeased(
     return report;
   }
   try {
-    const owners = await collectionsOwners(db, chain, startedAt);
-    const collections = new Set(owners.keys());
+    const startOwners = await collectionsOwners(db, chain, startedAt);
     const config = effectiveChainConfig(chain, { [chain]: settings });
     report.reorg = await undoReorg(deps, reader, chain, report.lastBlock, input.startBlock ?? 0);
     // Where the search for reverted repay calls goes on from: a deployment before it starts at the log cursor.
@@ -238,12 +237,19 @@ async function pollLeased(
       revertsFrom = Math.min(revertsFrom, report.lastBlock);
     }
     // Payments held by earlier polls, due again (their blocks are behind the cursor; a reorg above it dropped them).
-    await retryHeld(deps, owners, chain, report);
+    await retryHeld(deps, startOwners, chain, report);
     const stopAt = report.lastBlock + MAX_BLOCKS_PER_POLL;
+    let owners = startOwners;
     for (;;) {
       const maxBlocks = stopAt - report.lastBlock;
       if (maxBlocks <= 0) break;
       await renewLease(db, chain, lease, deps.clock.now());
+      // The wallets read anew for each page, whose blocks go up to the head as read now: a COLLECTIONS wallet verified
+      // during a long poll was left out of its later pages, and a payment made to it as instructed was never read (the
+      // address filter dropped it, the cursor moved past it, and the loan defaulted). A payment a page reads can only be
+      // `confirmations` deep if it was mined, so instructed, so verified, before the wallets were read.
+      owners = await collectionsOwners(db, chain, deps.clock.now());
+      const collections = new Set(owners.keys());
       const read = await reader.read({ afterBlock: report.lastBlock, limit: LISTENER_PAGE, collections: [...collections], maxBlocks });
       for (const tx of read.transactions) {
         const observations = classifyTransaction(tx, { config, collections });
