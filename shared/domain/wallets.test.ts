@@ -28,6 +28,17 @@ describe("native amounts", () => {
     expect(parseBaseUnits(text, decimals)).toEqual({ ok: true, units });
   });
 
+  test.each([
+    [1_000_000_000n, "1000.00"],
+    [100_000n, "0.10"],
+    [0n, "0.00"],
+    [1_234_567n, "1.234567"],
+    [2_500_500_000n, "2500.50"],
+  ])("a stablecoin balance (6 decimals) shows at least 2: %p → %p, and parses back", (units, text) => {
+    expect(formatBaseUnits(units, 6, 2)).toBe(text);
+    expect(parseBaseUnits(text, 6)).toEqual({ ok: true, units });
+  });
+
   test.each(["", "-1", "+1", "1e18", " 1", "1 ", "1.", ".5", "0x10", "1,5", "١"])("%p is not an amount", (text) => {
     expect(parseBaseUnits(text, 18).ok).toBe(false);
   });

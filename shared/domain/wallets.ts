@@ -23,16 +23,20 @@ export const nativeSymbol = (chain: Chain): string =>
   chain === "TON" || chain === "TON_TESTNET" ? "TON" : chain === "SOLANA_DEVNET" ? "SOL" : chain.startsWith("POLYGON") ? "POL" : "ETH";
 
 /**
- * Base units as a decimal string with no trailing zeros ("0.5", "12", "0").
+ * Base units as a decimal string with no trailing zeros ("0.5", "12", "0"),
+ * or at least `minFraction` fraction digits (stablecoin balances show 2, as
+ * every amount: "1000.00", "0.10", "1.234567").
  *
  * @example formatBaseUnits(500_000_000_000_000_000n, 18) // "0.5"
+ * @example formatBaseUnits(1_000_000_000n, 6, 2) // "1000.00"
  */
-export function formatBaseUnits(units: bigint, decimals: number): string {
+export function formatBaseUnits(units: bigint, decimals: number, minFraction = 0): string {
   const negative = units < 0n;
   const abs = negative ? -units : units;
   const scale = 10n ** BigInt(decimals);
   const whole = abs / scale;
-  const frac = decimals > 0 ? (abs % scale).toString().padStart(decimals, "0").replace(/0+$/, "") : "";
+  const trimmed = decimals > 0 ? (abs % scale).toString().padStart(decimals, "0").replace(/0+$/, "") : "";
+  const frac = trimmed.padEnd(Math.min(minFraction, decimals), "0");
   return `${negative ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`;
 }
 

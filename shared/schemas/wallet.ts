@@ -21,7 +21,7 @@ export const WalletSchema = z
     stablecoinBalance: z
       .string()
       .nullable()
-      .openapi({ description: `The chain's stablecoin held, decimal string. ${NOT_READ}`, example: "2500.5" }),
+      .openapi({ description: `The chain's stablecoin held, decimal string with 2 to 6 decimals, as every amount. ${NOT_READ}`, example: "2500.50" }),
     nativeBalance: z
       .string()
       .nullable()

@@ -34,7 +34,7 @@ export function walletView(
     address: w.address,
     controlVerified: w.verifiedAt !== null,
     verifiedAt: w.verifiedAt ? w.verifiedAt.toISOString() : null,
-    stablecoinBalance: balances ? formatBaseUnits(balances.stablecoin, chainConfig(w.chain).token.decimals) : null,
+    stablecoinBalance: balances ? formatBaseUnits(balances.stablecoin, chainConfig(w.chain).token.decimals, 2) : null,
     nativeBalance: balances ? formatBaseUnits(balances.native, native) : null,
     gasThreshold: w.gasThreshold === null ? null : formatBaseUnits(BigInt(w.gasThreshold), native),
     createdAt: w.createdAt.toISOString(),

@@ -50,7 +50,7 @@ describe("live EVM funding on workerd", () => {
     const installed = await stack.fetch(`/v1/operator/tenants/${m.tenantId}/signers`, { json: signer, headers: { "x-operator-key": "svc_operator_dev" } });
     expect(installed.status).toBe(201);
     // The wallet's balances are read from Anvil through the adapter.
-    expect((await m.dashboard(`/v1/wallets/${wallet.body.id}`)).body).toMatchObject({ stablecoinBalance: "1000", nativeBalance: "10" });
+    expect((await m.dashboard(`/v1/wallets/${wallet.body.id}`)).body).toMatchObject({ stablecoinBalance: "1000.00", nativeBalance: "10" });
 
     const loans = await Promise.all(
       [1, 2, 3].map(async (n) => {

@@ -62,7 +62,7 @@ describe("wallets: CRUD", () => {
       address: account.address,
       controlVerified: false,
       verifiedAt: null,
-      stablecoinBalance: "2500.5",
+      stablecoinBalance: "2500.50",
       nativeBalance: "0.75",
       gasThreshold: null,
       createdAt: app.clock.now().toISOString(),
@@ -81,7 +81,7 @@ describe("wallets: CRUD", () => {
     const created = (await create({ chain: "TON", role: "COLLECTIONS", address: ton.address })).body;
     expect(created.address).toMatch(/^0:[0-9a-f]{64}$/);
     chain.setBalances("TON", created.address, { stablecoin: 1_000_000n, native: 1_500_000_000n });
-    expect((await get(created.id)).body).toMatchObject({ stablecoinBalance: "1", nativeBalance: "1.5" });
+    expect((await get(created.id)).body).toMatchObject({ stablecoinBalance: "1.00", nativeBalance: "1.5" });
   });
 
   test("one address may hold several roles; the same role twice is 409, in any spelling", async () => {
