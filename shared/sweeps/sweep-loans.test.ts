@@ -28,6 +28,9 @@ test("the sweep reads due loans through an index on status and due time, never a
     const plan = await client.execute({ sql: `EXPLAIN QUERY PLAN ${q.sql}`, args: q.params as never[] });
     const details = plan.rows.map((r) => String(r.detail)).join("\n");
     expect(details).toMatch(/SEARCH loans USING INDEX loans_(tenant_)?status_due_idx \(.*status=\?.*due_at<\?\)/);
+    // A live loan's judgement reads its tenant's wallets through the tenant's index, never every tenant's.
+    if (!tenantId) expect(details).toMatch(/SEARCH w USING INDEX wallets_tenant_idx \(tenant_id=\?\)/);
+    expect(details).not.toMatch(/wallets_gas_idx|SCAN/);
     expect(details).not.toMatch(/SCAN loans\b/);
   }
   client.close();

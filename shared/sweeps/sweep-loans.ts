@@ -50,14 +50,16 @@ const heldNamingLoan = sql`EXISTS (SELECT 1 FROM held_payments WHERE held_paymen
  *   transaction, less TON_READ_LAG_MS), which stays put while toncenter fails or a backlog is being read; a wallet never
  *   read through: never; no wallet: `nowMs` (nothing could repay it);
  * - never while a payment naming the loan is held (read, its apply failed, tried again at the next polls).
- * Sandbox loans are judged on their tenant's clock: its advance polls the tenant's ledgers before it sweeps.
+ * Sandbox loans are judged on their tenant's clock: its advance polls the tenant's ledgers before it sweeps. The
+ * tenant's wallets are read through its own index (INDEXED BY: on few rows SQLite took the role index, every tenant's
+ * COLLECTIONS wallets).
  */
 export const liveJudgedAt = (nowMs: number) => {
   const deletedAfter = nowMs - LISTEN_AFTER_DELETE_DAYS * DAY_MS;
   // To the whole second, as the loan's own judgement (pricing.ts wholeSecondMs), whatever a listener stored.
   return sql<number>`CAST((CASE
   WHEN ${heldNamingLoan} THEN 0
-  WHEN loans.chain = 'TON' THEN MIN(${nowMs}, coalesce((SELECT MIN(coalesce(r.read_through_at, 0)) FROM wallets w
+  WHEN loans.chain = 'TON' THEN MIN(${nowMs}, coalesce((SELECT MIN(coalesce(r.read_through_at, 0)) FROM wallets w INDEXED BY wallets_tenant_idx
     LEFT JOIN ton_wallet_reads r ON r.tenant_id = w.tenant_id AND r.address = w.address
     WHERE w.tenant_id = loans.tenant_id AND w.chain = 'TON' AND w.role = 'COLLECTIONS' AND w.verified_at IS NOT NULL
       AND (w.deleted_at IS NULL OR w.deleted_at > ${deletedAfter})
