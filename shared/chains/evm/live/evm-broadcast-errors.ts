@@ -38,12 +38,22 @@ function rpcCode(error: unknown): number | undefined {
 export class WrongChainError extends Error {}
 
 /**
+ * Text a node wrote, without what may be a provider's key: any URL, and any
+ * run of 16 or more letters and digits mixed (not 0x-hex: addresses and
+ * hashes stay). A provider can echo the request's URL, whose path or query
+ * holds its key, in an error page or a JSON-RPC message ("key … over quota"),
+ * and the reason travels to events, webhooks, e-mails and logs (an audit).
+ */
+export const redactNodeText = (text: string): string =>
+  text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"']+/gi, "<url>").replace(/\b(?!0x)(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}/g, "<redacted>");
+
+/**
  * A node's reason without the request: viem's messages carry the request
  * body and the RPC URL (which may hold a provider API key), so only the
- * node's own words (`details`) or the short message are kept.
+ * node's own words (`details`) or the short message are kept, redacted.
  */
 export function safeRpcReason(error: unknown): string {
-  if (error instanceof BaseError) return (error.details || error.shortMessage).slice(0, 300);
+  if (error instanceof BaseError) return redactNodeText(error.details || error.shortMessage).slice(0, 300);
   if (error instanceof WrongChainError) return error.message;
   return "the node could not be asked";
 }
