@@ -21,6 +21,8 @@ const LOAN_POLL_MS = 1500;
 const QUOTE_DEBOUNCE_MS = 300;
 /** A quote whose challenge expires sooner than this is renewed before signing. */
 const CHALLENGE_MARGIN_MS = 30_000;
+/** An agreement challenge's life (DECISIONS.md: five minutes). */
+const CHALLENGE_TTL_MS = 5 * 60_000;
 
 /**
  * What the borrower reads for a failure: the service's own message, or a
@@ -363,6 +365,9 @@ export function startFlow(d: FlowDeps): void {
     const error = errorBox();
     const sign = el("button", { type: "submit", disabled: true }, "Sign and borrow");
     let quote: Quote | null = null;
+    // When the quote came, on this browser's clock: its challenge's expiresAt is on the tenant's clock (a sandbox clock
+    // moved ahead says a day is left), so the widget also counts the challenge's 5 minutes from its arrival.
+    let quotedAt = 0;
     let seq = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -382,6 +387,7 @@ export function startFlow(d: FlowDeps): void {
         const q = await withSession(() => api.quote({ walletAddress: wallet!.address, amount: value, tenureDays: tenure() }));
         if (mine !== seq) return null;
         quote = q;
+        quotedAt = Date.now();
         quoteBox.replaceChildren(
           el(
             "dl",
@@ -430,7 +436,8 @@ export function startFlow(d: FlowDeps): void {
       sign.disabled = true;
       try {
         let q = quote;
-        if (!q || Date.parse(q.agreementChallenge.expiresAt) - Date.now() < CHALLENGE_MARGIN_MS) q = await refresh();
+        const left = Math.min(Date.parse(q?.agreementChallenge.expiresAt ?? ""), quotedAt + CHALLENGE_TTL_MS) - Date.now();
+        if (!q || !(left >= CHALLENGE_MARGIN_MS)) q = await refresh();
         if (!q) return;
         sign.disabled = true;
         announce(status, "Confirm the agreement in your wallet…");

@@ -45,7 +45,9 @@ export class WrongChainError extends Error {}
  * and the reason travels to events, webhooks, e-mails and logs (an audit).
  */
 export const redactNodeText = (text: string): string =>
-  text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"']+/gi, "<url>").replace(/\b(?!0x)(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}/g, "<redacted>");
+  text
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"']+/gi, "<url>")
+    .replace(/\b(?!0x)(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}/g, "<redacted>");
 
 /**
  * A node's reason without the request: viem's messages carry the request
