@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { displayAmount, formatAmount, parseAmount, roundUnits, TICKET_CAP_UNITS, UNITS_PER_COIN } from "./money.ts";
+import { amountError, displayAmount, formatAmount, MAX_WHOLE_DIGITS, parseAmount, roundUnits, TICKET_CAP_UNITS, UNITS_PER_COIN } from "./money.ts";
 
 describe("parseAmount", () => {
   test("exact base units", () => {
@@ -27,6 +27,17 @@ describe("parseAmount", () => {
   });
   test("refuses a precision finer than the unit", () => {
     expect(() => parseAmount("1", 7)).toThrow(RangeError);
+  });
+});
+
+describe("amountError", () => {
+  test("names the field, the digit limit parseAmount applies and the decimals", () => {
+    expect(parseAmount("9".repeat(MAX_WHOLE_DIGITS))).not.toBeNull();
+    expect(parseAmount("1".repeat(MAX_WHOLE_DIGITS + 1))).toBeNull();
+    expect(amountError("principalAmount")).toBe(
+      "principalAmount: must be a decimal string greater than 0, with at most 15 digits before the point and 2 after it",
+    );
+    expect(amountError("amount", 6)).toBe("amount: must be a decimal string greater than 0, with at most 15 digits before the point and 6 after it");
   });
 });
 

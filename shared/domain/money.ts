@@ -13,6 +13,17 @@ export const TICKET_CAP_UNITS = 1_000n * UNITS_PER_COIN;
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
+/** Digits before the point parseAmount takes at most: far beyond any amount we handle; keeps Number() exact in SQLite. */
+export const MAX_WHOLE_DIGITS = 15;
+
+/**
+ * The error of an amount parseAmount refused (or of 0), naming `field`.
+ *
+ * @example amountError("amount", 6) // "amount: must be a decimal string greater than 0, with at most 15 digits before the point and 6 after it"
+ */
+export const amountError = (field: string, maxDecimals = 2): string =>
+  `${field}: must be a decimal string greater than 0, with at most ${MAX_WHOLE_DIGITS} digits before the point and ${maxDecimals} after it`;
+
 /**
  * Parses a decimal string with at most `maxDecimals` fraction digits into base units.
  * Returns null for anything else (signs, exponents, spaces, too many decimals).
@@ -27,7 +38,7 @@ export function parseAmount(input: string, maxDecimals = 2): bigint | null {
   if (frac.length > maxDecimals) return null;
   // Leading zeros say nothing ("0000100.00" is 100.00); what counts is the value's own digits.
   const whole = digits!.replace(/^0+(?=\d)/, "");
-  if (whole.length > 15) return null; // far beyond any amount we handle; keeps Number() exact in SQLite
+  if (whole.length > MAX_WHOLE_DIGITS) return null;
   return BigInt(whole) * UNITS_PER_COIN + BigInt(frac.padEnd(UNIT_DECIMALS, "0"));
 }
 

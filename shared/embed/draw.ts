@@ -11,7 +11,7 @@ import { widgetDrawDomains } from "../agreements/ton-connect-domains.ts";
 import { CHALLENGE_USED, isChallengeUsed, verifyAndConsumeChallenge } from "../agreements/verify-and-consume-challenge.ts";
 import { conflict, validationError } from "../domain/errors.ts";
 import { newId } from "../domain/ids.ts";
-import { formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
+import { amountError, formatAmount, parseAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, dueAtFor, processingFeeUnits } from "../domain/pricing.ts";
 import { createLoan, findLoanByKey, idempotencyScopeOf } from "../loans/create-loan.ts";
 import { notTheTenantsOwn, ownWalletsQuery } from "../loans/own-wallets.ts";
@@ -37,7 +37,7 @@ export type Channel = (typeof CHANNELS)[number];
 function checkDraw(program: ProgramContext, amount: string, tenureDays: number): bigint {
   const units = parseAmount(amount, 2);
   const errors: string[] = [];
-  if (units === null || units <= 0n) errors.push("amount: must be a decimal string greater than 0, with at most 15 digits before the point and 2 after it");
+  if (units === null || units <= 0n) errors.push(amountError("amount"));
   else if (units < program.product.minTicket || units > program.product.maxTicket || units > TICKET_CAP_UNITS) {
     errors.push(`amount: must be between ${formatAmount(program.product.minTicket)} and ${formatAmount(program.product.maxTicket)}`);
   }

@@ -21,12 +21,13 @@ const declinesEveryDraw = (program: ProgramContext, policy: { requireKycVerified
  * the amount (the amount ones run at accept): a blocked wallet, the
  * borrower's open loans against `maxOpenLoansPerBorrower`, and KYC still to
  * be confirmed by the merchant (eligible once it is). Only a caller with a
- * wallet session for the wallet gets the whole answer; anyone else gets a
+ * wallet session for the wallet gets the whole answer. Anyone else gets a
  * block (WALLET_BLOCKED: the merchant's policy about the address, which is
- * what DECISIONS.md's eligibility answers; not the wallet's history), KYC_REQUIRED as bootstrap's `requiresKyc` says
- * it (the line's own, which turns off once the merchant confirms KYC:
- * credit-lines.ts), and nothing about the wallet's open loans (issue 10: no
- * wallet's outstanding balance to anyone who types its address). Either caller learns that a live
+ * what DECISIONS.md's eligibility answers; not the wallet's history),
+ * KYC_REQUIRED as bootstrap's `requiresKyc` says it (the line's own, which
+ * turns off once the merchant confirms KYC: credit-lines.ts), and nothing
+ * about the wallet's open loans (issue 10: no wallet's outstanding balance
+ * to anyone who types its address). Either caller learns that a live
  * program whose merchant requires no KYC declines every draw
  * (LIVE_KYC_POLICY_REQUIRED), before the borrower signs anything.
  * Underwriting and accept apply every rule regardless.

@@ -17,7 +17,7 @@ import { type DeployedContracts, notAPayee } from "../chains/chain-config.ts";
 import { strictlyAfter } from "../domain/clock.ts";
 import { conflict, DomainError, forbidden, notFound, validationError } from "../domain/errors.ts";
 import { newId, isUuid } from "../domain/ids.ts";
-import { parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
+import { amountError, parseAmount, formatAmount, TICKET_CAP_UNITS } from "../domain/money.ts";
 import { dailyLateFeeUnits, processingFeeUnits } from "../domain/pricing.ts";
 import { isSandboxChain, modeOfChain, RAILS, type Chain, type Network, type Stablecoin, type TenantMode } from "../domain/rails.ts";
 import { loanEnvelope, loanEventInsert } from "../events/loan-events.ts";
@@ -125,7 +125,7 @@ function checkRequest(input: CreateLoanInput, product: ProductRow, tenant: LoanT
   if (refused) errors.push(`${input.program ? "walletAddress" : "borrowerWalletAddress"}: ${refused}`);
   const principal = parseAmount(input.principalAmount, 2);
   if (principal === null || principal <= 0n) {
-    errors.push("principalAmount: must be a decimal string greater than 0, with at most 15 digits before the point and 2 after it");
+    errors.push(amountError("principalAmount"));
   } else if (principal < product.minTicket || principal > product.maxTicket || principal > TICKET_CAP_UNITS) {
     errors.push(`principalAmount: must be between ${formatAmount(product.minTicket)} and ${formatAmount(product.maxTicket)}`);
   }

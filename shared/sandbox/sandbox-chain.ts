@@ -3,7 +3,7 @@ import { SimChainRejected } from "../chains/simulated/sim-chain-rejected.ts";
 import { chainConfig } from "../chains/chain-config.ts";
 import { canonicalAddress } from "../domain/addresses.ts";
 import { forbidden, validationError } from "../domain/errors.ts";
-import { formatAmount, parseAmount } from "../domain/money.ts";
+import { amountError, formatAmount, parseAmount } from "../domain/money.ts";
 import { isSandboxChain, type Chain } from "../domain/rails.ts";
 import { markLedgerWritten, pollChain, type ListenerDeps } from "../settlement/listener.ts";
 import { tenantClock } from "../tenants/tenant-context.ts";
@@ -65,8 +65,7 @@ function address(chain: Chain, field: string, value: string): string {
 
 function amountOf(value: string): bigint {
   const units = parseAmount(value, 6);
-  if (units === null || units <= 0n)
-    throw validationError(["amount: must be a decimal string greater than 0, with at most 15 digits before the point and 6 after it"]);
+  if (units === null || units <= 0n) throw validationError([amountError("amount", 6)]);
   return units;
 }
 

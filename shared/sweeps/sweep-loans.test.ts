@@ -11,7 +11,9 @@ import { createTestApp, type TestApp } from "../testing/harness.ts";
 import { createdLoan, sandboxTenant } from "../testing/loan-fixtures.ts";
 import { DAY_MS } from "../domain/pricing.ts";
 import { sweepDueLoans } from "./run-sweeps.ts";
-import { advancedDueLoansQuery, dueLoansQuery, unjudgedLiveLoans } from "./sweep-loans.ts";
+import { advancedDueLoansQuery, dueLoansQuery, liveJudgedAt, unjudgedLiveLoans } from "./sweep-loans.ts";
+import { LISTEN_AFTER_DELETE_DAYS, listenedCollections } from "../settlement/collections-wallets.ts";
+import { wallets } from "../../db/schema/wallets.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -313,4 +315,55 @@ test("a live loan's judged time is a whole second, as its own judgement: a read-
   expect((await dueLoansQuery(t.db, now)).map((l) => l.loanId)).toContain(loan.id);
   await sweep();
   expect((await t.db.select({ overdueAt: loans.overdueAt }).from(loans).where(eq(loans.id, loan.id)))[0]!.overdueAt).not.toBeNull();
+});
+
+test("a live TON loan waits on exactly the wallets the listener reads (liveJudgedAt writes listenedCollections out in SQL): deleted within the window, verified, COLLECTIONS, TON, of a certified tenant", async () => {
+  const now = t.clock.now().getTime();
+  const cases = [
+    { name: "listened", deletedDaysAgo: null, verified: true, role: "COLLECTIONS", chain: "TON", certified: true },
+    { name: "deleted inside the window", deletedDaysAgo: LISTEN_AFTER_DELETE_DAYS - 1, verified: true, role: "COLLECTIONS", chain: "TON", certified: true },
+    { name: "deleted past the window", deletedDaysAgo: LISTEN_AFTER_DELETE_DAYS + 1, verified: true, role: "COLLECTIONS", chain: "TON", certified: true },
+    { name: "unverified", deletedDaysAgo: null, verified: false, role: "COLLECTIONS", chain: "TON", certified: true },
+    { name: "a DISBURSEMENT wallet", deletedDaysAgo: null, verified: true, role: "DISBURSEMENT", chain: "TON", certified: true },
+    { name: "on another chain", deletedDaysAgo: null, verified: true, role: "COLLECTIONS", chain: "POLYGON", certified: true },
+    { name: "an uncertified tenant's", deletedDaysAgo: null, verified: true, role: "COLLECTIONS", chain: "TON", certified: false },
+  ];
+  const seen: { name: string; listened: boolean; holdsBack: boolean }[] = [];
+  for (const c of cases) {
+    const m = await sandboxTenant(t, `Listened ${c.name}`);
+    const loan = await createdLoan(t, m.key);
+    await t.db
+      .update(loans)
+      .set({ mode: "live", chain: "TON", status: "ACTIVE", dueAt: new Date(now - 2 * DAY_MS) })
+      .where(eq(loans.id, loan.id));
+    if (c.certified) await t.client.execute({ sql: "UPDATE tenants SET certified_at = ? WHERE id = ?", args: [now, m.tenantId] });
+    await t.client.execute({
+      sql: "INSERT INTO wallets (id, tenant_id, chain, role, address, verified_at, deleted_at, created_at, updated_at) VALUES (?, ?, ?, ?, '0:ee', ?, ?, ?, ?)",
+      args: [
+        crypto.randomUUID(),
+        m.tenantId,
+        c.chain,
+        c.role,
+        c.verified ? now : null,
+        c.deletedDaysAgo === null ? null : now - c.deletedDaysAgo * DAY_MS,
+        now,
+        now,
+      ],
+    });
+    const listened =
+      (
+        await t.db
+          .select()
+          .from(wallets)
+          .where(and(eq(wallets.tenantId, m.tenantId), listenedCollections("TON", new Date(now))))
+      ).length > 0;
+    const [row] = await t.db
+      .select({ at: liveJudgedAt(now) })
+      .from(loans)
+      .where(eq(loans.id, loan.id));
+    // Never read, a listened wallet holds the loan back (judged at 0); any other is no wallet at all (judged now).
+    seen.push({ name: c.name, listened, holdsBack: Number(row!.at) === 0 });
+  }
+  for (const s of seen) expect({ name: s.name, holdsBack: s.holdsBack }).toEqual({ name: s.name, holdsBack: s.listened });
+  expect(seen.map((s) => s.listened)).toEqual([true, true, false, false, false, false, false]);
 });
